@@ -1,0 +1,153 @@
+// Processes. A process is a name plus a main function; each start of it is an incarnation with a fresh id. A
+// SIGKILL ends the incarnation at once: it is fenced, so its timers and pending events are skipped by the
+// scheduler, its pending awaits are never resumed, and a continuation that was already queued when it died finds
+// every primitive inert (no send, no write, no timer). Its memory is gone because the next incarnation runs main
+// again from scratch; what it synced to disk and committed to SQLite stays. Kill hooks let the network drop its
+// mailbox and resend buffers and the disk drop its volatile writes.
+import type { ProcessMain } from '../src/ports.ts';
+import { assert } from './assert.ts';
+import type { Fence, Scheduler } from './scheduler.ts';
+import type { Trace } from './trace.ts';
+
+export class Incarnation {
+  alive = true;
+  private readonly killHooks: (() => void)[] = [];
+
+  constructor(
+    readonly id: number,
+    readonly name: string,
+    /** How many incarnations of this name came before this one. */
+    readonly generation: number,
+    private readonly scheduler: Scheduler,
+  ) {}
+
+  onKill(hook: () => void): void {
+    this.killHooks.push(hook);
+  }
+
+  /** Called by the process table only. */
+  die(): void {
+    assert(this.alive, `incarnation ${this.name}#${this.id} killed twice`);
+    this.alive = false;
+    for (const hook of this.killHooks) hook();
+    this.killHooks.length = 0;
+  }
+
+  /**
+   * The one way a process waits: `register` receives a resume function that the kernel calls from an event. If the
+   * incarnation is dead by then (or already), the promise never settles.
+   */
+  suspend<T>(register: (resume: (value: T) => void, fail: (error: Error) => void) => void): Promise<T> {
+    const scheduler = this.scheduler;
+    scheduler.activity++;
+    if (!this.alive) return new Promise<T>(() => {});
+    return new Promise<T>((resolve, reject) => {
+      register(
+        (value) => {
+          if (!this.alive) return;
+          scheduler.resumed++;
+          scheduler.activity++;
+          resolve(value);
+        },
+        (error) => {
+          if (!this.alive) return;
+          scheduler.resumed++;
+          scheduler.activity++;
+          reject(error);
+        },
+      );
+    });
+  }
+}
+
+export interface ProcessCrash {
+  name: string;
+  incarnation: number;
+  timeMs: number;
+  error: unknown;
+}
+
+export class ProcessTable implements Fence {
+  private readonly byId: (Incarnation | undefined)[] = [undefined];
+  private readonly live = new Map<string, Incarnation>();
+  private readonly mains = new Map<string, ProcessMain>();
+  private readonly generations = new Map<string, number>();
+  readonly crashes: ProcessCrash[] = [];
+
+  constructor(
+    private readonly scheduler: Scheduler,
+    private readonly trace: Trace,
+    private readonly start: (incarnation: Incarnation, main: ProcessMain) => void,
+  ) {}
+
+  isAlive(owner: number): boolean {
+    return this.byId[owner]?.alive === true;
+  }
+
+  current(name: string): Incarnation | undefined {
+    return this.live.get(name);
+  }
+
+  isRunning(name: string): boolean {
+    return this.live.has(name);
+  }
+
+  names(): string[] {
+    return [...this.mains.keys()];
+  }
+
+  /** Start a new incarnation of `name` now. */
+  spawn(name: string, main?: ProcessMain): Incarnation {
+    assert(!this.live.has(name), `process ${name} is already running`);
+    const body = main ?? this.mains.get(name);
+    assert(body !== undefined, `process ${name} has no main function`);
+    this.mains.set(name, body);
+    const generation = this.generations.get(name) ?? 0;
+    this.generations.set(name, generation + 1);
+    const incarnation = new Incarnation(this.byId.length, name, generation, this.scheduler);
+    this.byId.push(incarnation);
+    this.live.set(name, incarnation);
+    this.trace.record(generation === 0 ? 'proc.spawn' : 'proc.restart', {
+      name,
+      incarnation: incarnation.id,
+    });
+    this.start(incarnation, body);
+    return incarnation;
+  }
+
+  /** SIGKILL. Returns false if the process was not running (a kill of a dead process is a no-op). */
+  kill(name: string): boolean {
+    const incarnation = this.live.get(name);
+    if (incarnation === undefined) return false;
+    this.live.delete(name);
+    this.trace.record('proc.kill', { name, incarnation: incarnation.id });
+    incarnation.die();
+    return true;
+  }
+
+  /** Start `name` again after delayMs unless it is already running by then. */
+  restart(name: string, delayMs: number): void {
+    assert(this.mains.has(name), `cannot restart unknown process ${name}`);
+    this.scheduler.schedule(delayMs, () => {
+      if (!this.live.has(name)) this.spawn(name);
+    });
+  }
+
+  /** A task of a live incarnation threw: the process crashes (as an uncaught exception would kill it). */
+  crashed(incarnation: Incarnation, error: unknown): void {
+    if (!incarnation.alive) return;
+    this.crashes.push({
+      name: incarnation.name,
+      incarnation: incarnation.id,
+      timeMs: this.scheduler.clock.nowMs(),
+      error,
+    });
+    this.trace.record('proc.exit', {
+      name: incarnation.name,
+      incarnation: incarnation.id,
+      error: error instanceof Error ? error.message : String(error),
+    });
+    this.live.delete(incarnation.name);
+    incarnation.die();
+  }
+}

@@ -1,0 +1,109 @@
+// The ports through which the model (src/) touches the world. The model never reads a global clock, timer,
+// random source, file system or socket: each process is handed a ProcessContext bound to its incarnation, and
+// everything it does goes through it. The simulation kernel (sim/) implements these ports; a kill fences an
+// incarnation, after which its primitives do nothing and its pending awaits never resume.
+
+export interface Clock {
+  nowMs(): number;
+}
+
+export interface Random {
+  /** Uniform integer in [min, max], inclusive. */
+  int(min: number, max: number): number;
+  /** True with probability numerator/denominator. */
+  chance(numerator: number, denominator: number): boolean;
+  pick<T>(items: readonly T[]): T;
+}
+
+export interface TimerHandle {
+  cancel(): void;
+}
+
+export interface Timers {
+  sleep(delayMs: number): Promise<void>;
+  /** Run `fn` after delayMs in this incarnation, unless cancelled or the incarnation is killed first. */
+  setTimer(delayMs: number, fn: () => void): TimerHandle;
+}
+
+export interface Delivery<T = unknown> {
+  from: string;
+  payload: T;
+  /** Acknowledge a message that came over a reconnecting connection; a no-op on plain links. */
+  ack(): void;
+}
+
+export interface Network {
+  /** Fire and forget: the message may be delayed, dropped, duplicated or reordered by the link. */
+  send(to: string, payload: unknown): void;
+  /** The next message for this process's endpoint, in arrival order. */
+  receive(): Promise<Delivery>;
+}
+
+export interface Disk {
+  read(path: string): Promise<string | undefined>;
+  /** Replace the whole file (volatile until fsync). */
+  write(path: string, data: string): Promise<void>;
+  append(path: string, data: string): Promise<void>;
+  fsync(path: string): Promise<void>;
+  /** Atomic. */
+  rename(from: string, to: string): Promise<void>;
+  remove(path: string): Promise<void>;
+  /** Paths that start with `prefix`, sorted. */
+  list(prefix: string): Promise<string[]>;
+}
+
+export type SqlValue = string | number | null;
+export type SqlRow = Record<string, SqlValue>;
+export type SqlParams = readonly SqlValue[];
+
+export interface SqlRunResult {
+  changes: number;
+  lastInsertRowId: number;
+}
+
+/** Synchronous access inside a transaction: the body runs and commits atomically at one simulated instant. */
+export interface SqlTransaction {
+  query(sql: string, params?: SqlParams): SqlRow[];
+  run(sql: string, params?: SqlParams): SqlRunResult;
+}
+
+export interface SqlDatabase {
+  readonly path: string;
+  query(sql: string, params?: SqlParams): Promise<SqlRow[]>;
+  /** A single autocommit write. May reject with SqliteBusyError when that fault is on. */
+  run(sql: string, params?: SqlParams): Promise<SqlRunResult>;
+  /** BEGIN, body, COMMIT; a throw rolls back. May reject with SqliteBusyError before the body runs. */
+  transaction<T>(body: (tx: SqlTransaction) => T): Promise<T>;
+}
+
+export interface Sqlite {
+  /** Open (creating with `schemaSql` if new) the database kept at `path` on the simulated disk. */
+  open(path: string, schemaSql: string): Promise<SqlDatabase>;
+}
+
+export type TraceValue = string | number | boolean | null;
+
+export interface ProcessContext {
+  readonly name: string;
+  readonly incarnation: number;
+  readonly clock: Clock;
+  readonly timers: Timers;
+  readonly random: Random;
+  readonly net: Network;
+  readonly disk: Disk;
+  readonly sqlite: Sqlite;
+  /** Record a model step in the trace as `model.<kind>`. */
+  note(kind: string, fields: Record<string, TraceValue>): void;
+  /** Start a concurrent task in this incarnation; an exception in it crashes the process. */
+  spawnTask(name: string, task: () => Promise<void>): void;
+}
+
+/** A transient SQLite "database is locked" error. */
+export class SqliteBusyError extends Error {
+  override name = 'SqliteBusyError';
+  constructor(path: string) {
+    super(`database is locked: ${path}`);
+  }
+}
+
+export type ProcessMain = (ctx: ProcessContext) => Promise<void>;
