@@ -117,7 +117,9 @@ export class SimDisk {
       if (!file.pending.some((op) => op.owner === name)) continue;
       const first = file.pending[0] as PendingOp;
       let tornBytes = 0;
-      if (first.owner === name && first.kind === 'append' && this.prng.chance(this.faults.tearPer1000, 1000)) {
+      // An empty append has no prefix to tear (and int(0, -1) would be an empty range).
+      const tearable = first.owner === name && first.kind === 'append' && first.data.length > 0;
+      if (tearable && this.prng.chance(this.faults.tearPer1000, 1000)) {
         tornBytes = this.prng.int(0, first.data.length - 1);
         file.synced += first.data.slice(0, tornBytes);
       }

@@ -9,6 +9,14 @@ import { assert } from './assert.ts';
 import type { Fence, Scheduler } from './scheduler.ts';
 import type { Trace } from './trace.ts';
 
+// Promise executors run synchronously, so sleep() can take the resolve function out through a module variable
+// instead of allocating a closure per call.
+let capturedResolve: (() => void) | undefined;
+function captureResolve(resolve: () => void): void {
+  capturedResolve = resolve;
+}
+function never(): void {}
+
 export class Incarnation {
   alive = true;
   private readonly killHooks: (() => void)[] = [];
@@ -34,7 +42,29 @@ export class Incarnation {
   }
 
   /**
-   * The one way a process waits: `register` receives a resume function that the kernel calls from an event. If the
+   * Wait delayMs of simulated time. The same contract as a suspend() whose register schedules the resume, with
+   * less allocation on the hottest primitive: no wrapper closures (the wake event is the promise's own resolve),
+   * since the event is owned by this incarnation, a kill fences it and the promise never settles.
+   */
+  sleep(delayMs: number): Promise<void> {
+    const scheduler = this.scheduler;
+    scheduler.activity++;
+    if (!this.alive) return new Promise<void>(never);
+    const promise = new Promise<void>(captureResolve);
+    const resolve = capturedResolve;
+    capturedResolve = undefined;
+    assert(resolve !== undefined, 'sleep: the promise executor did not run');
+    try {
+      scheduler.scheduleWake(delayMs, resolve, this.id);
+    } catch (error) {
+      // As if the executor had thrown: the sleep rejects rather than throwing synchronously.
+      return Promise.reject(error);
+    }
+    return promise;
+  }
+
+  /**
+   * A general way a process waits: `register` receives a resume function that the kernel calls from an event. If the
    * incarnation is dead by then (or already), the promise never settles.
    */
   suspend<T>(register: (resume: (value: T) => void, fail: (error: Error) => void) => void): Promise<T> {

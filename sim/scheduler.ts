@@ -1,15 +1,17 @@
 // The scheduler: a binary min-heap of events ordered by (timeMs, sequence). Sequence numbers are unique, so no two
-// events tie and events due at the same instant fire in insertion order. Keys live in typed arrays indexed by slot;
-// callbacks live in a parallel array. Every event has an owner: 0 is the kernel, any other number is a process
-// incarnation, and an event whose owner has been killed is skipped (fenced) instead of run.
+// events tie and events due at the same instant fire in insertion order. The keys live inline, in heap order, in
+// typed arrays beside each event's slot; an event's owner and callback live in per-slot arrays. Every event has an
+// owner: 0 is the kernel, any other number is a process incarnation, and an event whose owner has been killed is
+// skipped (fenced) instead of run.
 //
 // Promise continuations. Model code is ordinary async TypeScript: it awaits kernel primitives, which the kernel
 // resolves from inside an event. A resolved primitive's continuation runs as a microtask, in JavaScript's
 // deterministic microtask order. After an event that resumed at least one continuation, `run()` settles: it hops
-// through the microtask queue (`await null`) until `settleQuietHopsMin` consecutive hops pass without any kernel
-// activity (a primitive call, a trace note, a resolution). So a continuation chain runs to its next primitive call
-// at the simulated instant of the event that resumed it, before the next event is popped. Events that resumed
-// nothing (plain callbacks) run back to back with no hop at all. A continuation that computes for more than
+// through the microtask queue (each hop one microtask: a `then` on an already-resolved promise in run(), an
+// `await null` in settle()) until `settleQuietHopsMin` consecutive hops pass without any kernel activity (a
+// primitive call, a trace note, a resolution). So a continuation chain runs to its next primitive call at the
+// simulated instant of the event that resumed it, before the next event is popped. Events that resumed nothing
+// (plain callbacks) run back to back with no hop at all. A continuation that computes for more than
 // `settleQuietHopsMin` microtask hops without touching the kernel still runs deterministically (microtask order is
 // specified by ECMAScript), only possibly after a later event; nothing in the model does that.
 import { assert, assertNonNegativeInteger } from './assert.ts';
@@ -31,12 +33,17 @@ export interface Fence {
 
 const INITIAL_CAPACITY = 1024;
 export const settleQuietHopsMin = 4;
+const settleHopsMax = 1_000_000;
 
 export class Scheduler {
-  private heap = new Int32Array(INITIAL_CAPACITY);
-  private slotTime = new Float64Array(INITIAL_CAPACITY);
-  private slotSeq = new Float64Array(INITIAL_CAPACITY);
+  // The heap, in heap order: each entry's key inline (so sifting never chases an index) and its slot.
+  private heapTime = new Float64Array(INITIAL_CAPACITY);
+  private heapSeq = new Float64Array(INITIAL_CAPACITY);
+  private heapSlot = new Int32Array(INITIAL_CAPACITY);
+  // Per slot: what an entry carries besides its key. A slot is free from its event's pop to its next reuse.
   private slotOwner = new Int32Array(INITIAL_CAPACITY);
+  /** 1 for an event that resumes a continuation (scheduleWake), 0 for a plain callback. */
+  private slotWake = new Uint8Array(INITIAL_CAPACITY);
   private slotFn: (EventCallback | undefined)[] = [];
   private freeSlots: number[] = [];
   private slotCount = 0;
@@ -72,22 +79,34 @@ export class Scheduler {
   }
 
   scheduleAt(timeMs: number, fn: EventCallback, owner = 0): number {
+    return this.insert(timeMs, fn, owner, 0);
+  }
+
+  /**
+   * Schedule `wake` (a promise's resolve function) at now + delayMs on behalf of `owner`. When the event runs, the
+   * scheduler counts a resumption and kernel activity before calling it, so the continuation it resumes settles.
+   */
+  scheduleWake(delayMs: number, wake: EventCallback, owner: number): number {
+    assertNonNegativeInteger(delayMs, 'delayMs');
+    return this.insert(this.clock.nowMs() + delayMs, wake, owner, 1);
+  }
+
+  private insert(timeMs: number, fn: EventCallback, owner: number, wake: number): number {
     assertNonNegativeInteger(timeMs, 'event time');
     assert(timeMs >= this.clock.nowMs(), 'an event cannot be scheduled in the past');
     const slot = this.allocateSlot();
     const seq = this.sequence++;
-    this.slotTime[slot] = timeMs;
-    this.slotSeq[slot] = seq;
     this.slotOwner[slot] = owner;
+    this.slotWake[slot] = wake;
     this.slotFn[slot] = fn;
-    this.push(slot);
+    this.push(timeMs, seq, slot);
     return seq;
   }
 
   /** Time of the next event, or undefined if there is none. */
   peekTimeMs(): number | undefined {
     if (this.size === 0) return undefined;
-    return this.slotTime[this.heap[0] as number];
+    return this.heapTime[0];
   }
 
   stop(): void {
@@ -102,9 +121,9 @@ export class Scheduler {
     if (this.stopRequested) return this.halt('stopped');
     if (this.size === 0) return this.halt('idle');
     if (this.steps >= this.limits.stepsMax) return this.halt('steps-cap');
-    const slot = this.heap[0] as number;
-    const timeMs = this.slotTime[slot] as number;
+    const timeMs = this.heapTime[0] as number;
     if (timeMs > this.limits.simTimeMsMax) return this.halt('time-cap');
+    const slot = this.heapSlot[0] as number;
     this.pop();
     const fn = this.slotFn[slot] as EventCallback;
     const owner = this.slotOwner[slot] as number;
@@ -115,6 +134,10 @@ export class Scheduler {
     if (owner !== 0 && !this.fence.isAlive(owner)) {
       this.fencedSteps++;
       return true;
+    }
+    if (this.slotWake[slot] === 1) {
+      this.resumed++;
+      this.activity++;
     }
     fn();
     return true;
@@ -130,17 +153,61 @@ export class Scheduler {
     return more;
   }
 
-  /** Loop step() until idle, a cap, or stop(). */
-  async run(): Promise<StopReason> {
+  /**
+   * Loop step() until idle, a cap, or stop(). The same rule as step() then settle(), without an async frame per
+   * event: settling is a chain of `then` hops on one resolved promise, and the next event is popped straight from
+   * the last quiet hop.
+   */
+  run(): Promise<StopReason> {
     this.stopReason = undefined;
-    for (;;) {
-      const more = this.stepSync();
-      if (this.resumed > 0) {
-        this.resumed = 0;
-        await this.settle();
+    return new Promise<StopReason>((resolve, reject) => {
+      const resolved = Promise.resolve();
+      let more = true;
+      let quiet = 0;
+      let hops = 0;
+      let before = 0;
+      const loop = (): void => {
+        for (;;) {
+          more = this.stepSync();
+          if (this.resumed > 0) {
+            quiet = 0;
+            hops = 0;
+            before = this.activity;
+            void resolved.then(hop);
+            return;
+          }
+          if (!more) {
+            resolve(this.lastStopReason());
+            return;
+          }
+        }
+      };
+      const hop = (): void => {
+        try {
+          hops++;
+          assert(hops < settleHopsMax, 'settle: continuations did not quiesce within a million microtask hops');
+          quiet = this.activity === before ? quiet + 1 : 0;
+          if (quiet < settleQuietHopsMin) {
+            before = this.activity;
+            void resolved.then(hop);
+            return;
+          }
+          this.resumed = 0;
+          if (more) {
+            loop();
+            return;
+          }
+          resolve(this.lastStopReason());
+        } catch (error) {
+          reject(error);
+        }
+      };
+      try {
+        loop();
+      } catch (error) {
+        reject(error);
       }
-      if (!more) return this.lastStopReason();
-    }
+    });
   }
 
   /** Hop the microtask queue until it has been quiet for settleQuietHopsMin hops. */
@@ -151,7 +218,7 @@ export class Scheduler {
       const before = this.activity;
       await null;
       hops++;
-      assert(hops < 1_000_000, 'settle: continuations did not quiesce within a million microtask hops');
+      assert(hops < settleHopsMax, 'settle: continuations did not quiesce within a million microtask hops');
       quiet = this.activity === before ? quiet + 1 : 0;
     }
     this.resumed = 0;
@@ -171,61 +238,82 @@ export class Scheduler {
     const reused = this.freeSlots.pop();
     if (reused !== undefined) return reused;
     const slot = this.slotCount++;
-    if (slot >= this.slotTime.length) this.grow();
+    if (slot >= this.heapSlot.length) this.grow();
     return slot;
   }
 
   private grow(): void {
-    const capacity = this.slotTime.length * 2;
-    const time = new Float64Array(capacity);
-    time.set(this.slotTime);
-    this.slotTime = time;
-    const seq = new Float64Array(capacity);
-    seq.set(this.slotSeq);
-    this.slotSeq = seq;
+    const capacity = this.heapSlot.length * 2;
+    const heapTime = new Float64Array(capacity);
+    heapTime.set(this.heapTime);
+    this.heapTime = heapTime;
+    const heapSeq = new Float64Array(capacity);
+    heapSeq.set(this.heapSeq);
+    this.heapSeq = heapSeq;
+    const heapSlot = new Int32Array(capacity);
+    heapSlot.set(this.heapSlot);
+    this.heapSlot = heapSlot;
     const owner = new Int32Array(capacity);
     owner.set(this.slotOwner);
     this.slotOwner = owner;
-    const heap = new Int32Array(capacity);
-    heap.set(this.heap);
-    this.heap = heap;
+    const wake = new Uint8Array(capacity);
+    wake.set(this.slotWake);
+    this.slotWake = wake;
   }
 
-  private less(a: number, b: number): boolean {
-    const ta = this.slotTime[a] as number;
-    const tb = this.slotTime[b] as number;
-    if (ta !== tb) return ta < tb;
-    return (this.slotSeq[a] as number) < (this.slotSeq[b] as number);
-  }
-
-  private push(slot: number): void {
-    const heap = this.heap;
+  /** Sift a new entry up from the end. */
+  private push(timeMs: number, seq: number, slot: number): void {
+    const heapTime = this.heapTime;
+    const heapSeq = this.heapSeq;
+    const heapSlot = this.heapSlot;
     let i = this.size++;
     while (i > 0) {
       const parent = (i - 1) >> 1;
-      const p = heap[parent] as number;
-      if (!this.less(slot, p)) break;
-      heap[i] = p;
+      const parentTime = heapTime[parent] as number;
+      if (parentTime < timeMs || (parentTime === timeMs && (heapSeq[parent] as number) < seq)) break;
+      heapTime[i] = parentTime;
+      heapSeq[i] = heapSeq[parent] as number;
+      heapSlot[i] = heapSlot[parent] as number;
       i = parent;
     }
-    heap[i] = slot;
+    heapTime[i] = timeMs;
+    heapSeq[i] = seq;
+    heapSlot[i] = slot;
   }
 
+  /** Remove the root: sift the last entry down from the top. */
   private pop(): void {
-    const heap = this.heap;
-    const last = heap[--this.size] as number;
-    const n = this.size;
+    const heapTime = this.heapTime;
+    const heapSeq = this.heapSeq;
+    const heapSlot = this.heapSlot;
+    const n = --this.size;
+    const lastTime = heapTime[n] as number;
+    const lastSeq = heapSeq[n] as number;
+    const lastSlot = heapSlot[n] as number;
     let i = 0;
     for (;;) {
-      const left = 2 * i + 1;
-      if (left >= n) break;
-      const right = left + 1;
-      let child = left;
-      if (right < n && this.less(heap[right] as number, heap[left] as number)) child = right;
-      if (!this.less(heap[child] as number, last)) break;
-      heap[i] = heap[child] as number;
+      let child = 2 * i + 1;
+      if (child >= n) break;
+      let childTime = heapTime[child] as number;
+      let childSeq = heapSeq[child] as number;
+      const right = child + 1;
+      if (right < n) {
+        const rightTime = heapTime[right] as number;
+        const rightSeq = heapSeq[right] as number;
+        if (rightTime < childTime || (rightTime === childTime && rightSeq < childSeq)) {
+          child = right;
+          childTime = rightTime;
+          childSeq = rightSeq;
+        }
+      }
+      if (lastTime < childTime || (lastTime === childTime && lastSeq < childSeq)) break;
+      heapTime[i] = childTime;
+      heapSeq[i] = childSeq;
+      heapSlot[i] = heapSlot[child] as number;
       i = child;
     }
-    heap[i] = last;
+    heapTime[i] = lastTime;
+    heapSeq[i] = lastSeq;
+    heapSlot[i] = lastSlot;
   }
 }

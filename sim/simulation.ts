@@ -126,10 +126,7 @@ export class Simulation {
         },
       },
       timers: {
-        sleep: (delayMs) =>
-          incarnation.suspend<void>((resume) => {
-            scheduler.schedule(delayMs, () => resume(undefined), incarnation.id);
-          }),
+        sleep: (delayMs) => incarnation.sleep(delayMs),
         setTimer: (delayMs, fn) => {
           scheduler.activity++;
           let cancelled = !incarnation.alive;
@@ -165,6 +162,19 @@ export class Simulation {
       },
       sqlite: {
         open: (path, schemaSql) => this.sqlite.open(incarnation, path, schemaSql),
+      },
+      supervisor: {
+        isRunning: (name) => this.processes.isRunning(name),
+        kill: (name) => {
+          scheduler.activity++;
+          if (!incarnation.alive) return false;
+          this.trace.record('fault', { kind: 'supervisor-kill', by: incarnation.name, target: name });
+          return this.processes.kill(name);
+        },
+        start: (name, delayMs) => {
+          scheduler.activity++;
+          if (incarnation.alive) this.processes.restart(name, delayMs);
+        },
       },
       note: (kind: string, fields: Record<string, TraceValue>) => {
         scheduler.activity++;

@@ -135,9 +135,10 @@ export class SimSqlite {
 
   private create(schemaSql: string): Database {
     const image = schemaImages.get(schemaSql);
-    if (image !== undefined) return new this.sql.Database(image);
-    const db = new this.sql.Database();
+    // journal_mode is a property of the connection, not of the image, so a database opened from an image sets it too.
+    const db = image === undefined ? new this.sql.Database() : new this.sql.Database(image);
     db.exec('PRAGMA journal_mode=MEMORY;');
+    if (image !== undefined) return db;
     db.exec(schemaSql);
     schemaImages.set(schemaSql, db.export());
     return db;

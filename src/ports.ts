@@ -83,6 +83,15 @@ export interface Sqlite {
 
 export type TraceValue = string | number | boolean | null;
 
+/** Process supervision, as a container host has it: the gateway starts and kills the runner and tool server. */
+export interface Supervisor {
+  isRunning(name: string): boolean;
+  /** SIGKILL. */
+  kill(name: string): boolean;
+  /** Start `name` after delayMs unless it is running by then. */
+  start(name: string, delayMs: number): void;
+}
+
 export interface ProcessContext {
   readonly name: string;
   readonly incarnation: number;
@@ -92,6 +101,7 @@ export interface ProcessContext {
   readonly net: Network;
   readonly disk: Disk;
   readonly sqlite: Sqlite;
+  readonly supervisor: Supervisor;
   /** Record a model step in the trace as `model.<kind>`. */
   note(kind: string, fields: Record<string, TraceValue>): void;
   /** Start a concurrent task in this incarnation; an exception in it crashes the process. */

@@ -1,0 +1,104 @@
+// Fault coverage: for each fault type and each phase of a turn, how often a fault landed there. The "current
+// phase" is the phase of the most recent phase-bearing trace event, so a runner kill right after a tool send and
+// before the result dispatch counts under tool-send. A campaign sums the tables of its runs.
+import { type FaultType, faultTypes, type KillableProcess, linkPairs, type Phase, phaseOfTrace, phases } from './plan.ts';
+import type { Simulation } from './simulation.ts';
+import type { TraceEvent } from './trace.ts';
+
+export type FaultCoverage = Record<FaultType, Record<Phase | 'idle', number>>;
+
+export function emptyCoverage(): FaultCoverage {
+  const coverage = {} as FaultCoverage;
+  for (const type of faultTypes) {
+    const row = { idle: 0 } as Record<Phase | 'idle', number>;
+    for (const phase of phases) row[phase] = 0;
+    coverage[type] = row;
+  }
+  return coverage;
+}
+
+export function addCoverage(into: FaultCoverage, from: FaultCoverage): void {
+  for (const type of faultTypes) for (const [phase, count] of Object.entries(from[type])) into[type][phase as Phase] += count;
+}
+
+export class FaultRecorder {
+  readonly coverage = emptyCoverage();
+  private phase: Phase | 'idle' = 'idle';
+  private readonly lastDeliveredId = new Map<string, number>();
+
+  constructor(private readonly sim: Simulation) {
+    sim.trace.onEvent((event) => this.observe(event));
+  }
+
+  kill(process: KillableProcess, restartAfterMs: number): void {
+    if (this.sim.kill(process)) this.sim.restart(process, restartAfterMs);
+  }
+
+  linkFault(kind: 'partition' | 'hold' | 'reset', link: number, undoAfterMs: number): void {
+    const pair = linkPairs[link % linkPairs.length] ?? linkPairs[0];
+    const [a, b] = pair;
+    const network = this.sim.network;
+    if (kind === 'partition') {
+      network.partition(a, b);
+      this.sim.scheduler.schedule(undoAfterMs, () => network.heal(a, b));
+    } else if (kind === 'hold') {
+      network.hold(a, b);
+      network.hold(b, a);
+      this.sim.scheduler.schedule(undoAfterMs, () => {
+        network.release(a, b);
+        network.release(b, a);
+      });
+    } else {
+      network.reset(a, b);
+    }
+  }
+
+  private observe(event: TraceEvent): void {
+    const phase = phaseOfTrace(event);
+    if (phase !== undefined) {
+      this.phase = phase;
+      return;
+    }
+    const type = this.faultTypeOf(event);
+    if (type !== undefined) this.coverage[type][this.phase]++;
+  }
+
+  private faultTypeOf(event: TraceEvent): FaultType | undefined {
+    const fields = event.fields;
+    switch (event.kind) {
+      case 'proc.kill':
+        return 'kill';
+      case 'net.partition':
+        return 'partition';
+      case 'net.hold':
+        return 'hold';
+      case 'net.reset':
+        return 'reset';
+      case 'net.duplicate':
+        return 'duplicate';
+      case 'net.drop':
+        return fields.reason === 'fault' ? 'drop' : undefined;
+      case 'net.deliver':
+        return this.reordered(event) ? 'reorder' : undefined;
+      case 'sql.busy':
+        return 'sql-busy';
+      case 'disk.crash':
+        return Number(fields.tornBytes) > 0 ? 'disk-tear' : undefined;
+      case 'disk.sync':
+        return fields.reason === 'writeback' ? 'disk-writeback' : undefined;
+      case 'model.model-call':
+        if (fields.error === true) return 'model-error';
+        return Number(fields.latencyMs) > 3_000 ? 'model-slow' : undefined;
+      default:
+        return undefined;
+    }
+  }
+
+  private reordered(event: TraceEvent): boolean {
+    const link = `${String(event.fields.from)}->${String(event.fields.to)}`;
+    const id = Number(event.fields.id);
+    const last = this.lastDeliveredId.get(link) ?? 0;
+    this.lastDeliveredId.set(link, Math.max(last, id));
+    return id < last;
+  }
+}

@@ -1,0 +1,177 @@
+// The harness: one run of the model from a RunSpec (scenario, bugs, seed, plan). It builds the simulation and the
+// model, applies the plan's workload and faults (timed ones at their instant, phase-triggered ones when the trace
+// shows the phase), stops the faults at faultPhaseMs, lets the run settle fault-free, and hands the trace and the
+// durable state to the checkers.
+import type { SqlJsStatic } from 'sql.js';
+import { buildModel, type BuiltModel, gatewayName, modelConfig, nodeHostName, type Random, runnerName } from '../src/index.ts';
+import { assert } from './assert.ts';
+import { checkRun, TranscriptMonitor, type Violation } from './checkers/index.ts';
+import { type FaultCoverage, FaultRecorder } from './coverage.ts';
+import { type FaultStep, linkPairs, type Phase, phaseOfTrace, type RunSpec, sessionKey } from './plan.ts';
+import { Simulation } from './simulation.ts';
+import type { TraceEvent } from './trace.ts';
+
+export interface RunResult {
+  spec: RunSpec;
+  verdict: 'pass' | 'fail';
+  violations: Violation[];
+  steps: number;
+  simTimeMs: number;
+  traceHash: string;
+  coverage: FaultCoverage;
+  sim: Simulation;
+  model: BuiltModel;
+}
+
+export interface RunOptions {
+  sql: SqlJsStatic;
+  keepTrace?: boolean;
+}
+
+export async function runSpec(spec: RunSpec, options: RunOptions): Promise<RunResult> {
+  const plan = spec.plan;
+  const endMs = plan.faultPhaseMs + plan.settleMs;
+  const sim = new Simulation({ seed: `gatesim/${spec.seed}`, sql: options.sql, simTimeMsMax: endMs, keepTrace: true });
+  const sessions = Array.from({ length: plan.sessions }, (_, index) => sessionKey(index));
+  const config = modelConfig({ bugs: spec.bugs, sessions, knobs: { agentCacheSize: plan.model.agentCacheSize } });
+  const model = buildModel(config, (key) => sim.prng.fork(key) as Random);
+  const recorder = new FaultRecorder(sim);
+  const monitor = new TranscriptMonitor(sim);
+  configureWorld(sim, model, spec);
+  for (const process of model.processes) sim.spawn(process.name, process.main);
+  scheduleWorkload(sim, model, spec);
+  for (const fault of plan.faults) scheduleFault(sim, recorder, fault);
+  sim.at(plan.faultPhaseMs, () => endFaultPhase(sim, model));
+  const summary = await sim.run();
+  const violations = checkRun({ sim, model, spec, endMs, monitor });
+  return {
+    spec,
+    verdict: violations.length === 0 ? 'pass' : 'fail',
+    violations,
+    steps: summary.steps,
+    simTimeMs: summary.simTimeMs,
+    traceHash: summary.traceHash,
+    coverage: recorder.coverage,
+    sim,
+    model,
+  };
+}
+
+function configureWorld(sim: Simulation, model: BuiltModel, spec: RunSpec): void {
+  const { faultKnobs, model: knobs } = spec.plan;
+  for (const [a, b] of linkPairs) {
+    for (const [from, to] of [[a, b], [b, a]] as const) {
+      const reconnecting = model.links.some((link) => link.from === from && link.to === to && link.reconnecting);
+      sim.network.configure(from, to, {
+        delayMsMin: 1,
+        delayMsMax: Math.max(2, faultKnobs.delayMsMax),
+        dropPer1000: faultKnobs.dropPer1000,
+        duplicatePer1000: faultKnobs.duplicatePer1000,
+        reorder: faultKnobs.reorder,
+        reconnecting,
+        reconnectDelayMs: 1_000,
+      });
+    }
+  }
+  sim.disk.faults = { ...sim.disk.faults, tearPer1000: faultKnobs.diskTearPer1000, backgroundSyncPer1000: faultKnobs.diskWritebackPer1000 };
+  sim.sqlite.faults = { ...sim.sqlite.faults, busyPer1000: faultKnobs.sqlBusyPer1000 };
+  const api = model.world.modelApi;
+  api.behaviour = {
+    ...api.behaviour,
+    toolCallPer1000: knobs.toolCallPer1000,
+    repeatPer1000: knobs.repeatPer1000,
+    repeatOnlyPer1000: knobs.repeatOnlyPer1000,
+    stockAnswerPer1000: knobs.stockAnswerPer1000,
+    transientErrorPer1000: faultKnobs.modelErrorPer1000,
+    slowPer1000: faultKnobs.modelSlowPer1000,
+  };
+}
+
+function scheduleWorkload(sim: Simulation, model: BuiltModel, spec: RunSpec): void {
+  spec.plan.workload.forEach((step, index) => {
+    const session = sessionKey(step.kind === 'config-bump' ? 0 : step.session % spec.plan.sessions);
+    switch (step.kind) {
+      case 'user':
+        sim.at(step.atMs, () => model.world.platform.userSays(session, `d${index}`, `${step.text} [m${index}]`));
+        break;
+      case 'clear':
+        sim.at(step.atMs, () => model.world.platform.userSays(session, `d${index}`, '/clear'));
+        break;
+      case 'exec':
+        sim.at(step.atMs, () =>
+          model.world.nodeHost.run({
+            runId: `run-${index}`,
+            sessionKey: session,
+            durationMs: step.durationMs,
+            exitCode: step.exitCode,
+            timedOut: false,
+            output: step.output,
+          }),
+        );
+        break;
+      case 'config-bump':
+        sim.at(step.atMs, () => {
+          model.world.deployed.configGeneration++;
+          sim.trace.record('fault', { kind: 'config-bump', generation: model.world.deployed.configGeneration });
+        });
+        break;
+    }
+  });
+}
+
+function scheduleFault(sim: Simulation, recorder: FaultRecorder, fault: FaultStep): void {
+  switch (fault.kind) {
+    case 'kill':
+      sim.at(fault.atMs, () => recorder.kill(fault.process, fault.restartAfterMs));
+      break;
+    case 'kill-at-phase':
+      onPhase(sim, fault.phase, fault.nth, () =>
+        sim.scheduler.schedule(fault.delayMs, () => recorder.kill(fault.process, fault.restartAfterMs)),
+      );
+      break;
+    case 'partition':
+      sim.at(fault.atMs, () => recorder.linkFault('partition', fault.link, fault.healAfterMs));
+      break;
+    case 'hold':
+      sim.at(fault.atMs, () => recorder.linkFault('hold', fault.link, fault.releaseAfterMs));
+      break;
+    case 'reset':
+      sim.at(fault.atMs, () => recorder.linkFault('reset', fault.link, 0));
+      break;
+    case 'reset-at-phase':
+      onPhase(sim, fault.phase, fault.nth, () => sim.scheduler.schedule(fault.delayMs, () => recorder.linkFault('reset', fault.link, 0)));
+      break;
+  }
+}
+
+/** Call `then` (from a kernel event) when the nth trace event of `phase` is recorded. */
+function onPhase(sim: Simulation, phase: Phase, nth: number, then: () => void): void {
+  let seen = 0;
+  let fired = false;
+  sim.trace.onEvent((event: TraceEvent) => {
+    if (fired || phaseOfTrace(event) !== phase) return;
+    if (seen++ === nth) {
+      fired = true;
+      then();
+    }
+  });
+}
+
+function endFaultPhase(sim: Simulation, model: BuiltModel): void {
+  sim.trace.record('fault', { kind: 'fault-phase-end' });
+  for (const [a, b] of linkPairs) {
+    for (const [from, to] of [[a, b], [b, a]] as const) {
+      sim.network.configure(from, to, { dropPer1000: 0, duplicatePer1000: 0, reorder: false, delayMsMax: 20 });
+      sim.network.heal(from, to);
+      sim.network.release(from, to);
+    }
+  }
+  sim.disk.faults = { ...sim.disk.faults, tearPer1000: 0 };
+  sim.sqlite.faults = { ...sim.sqlite.faults, busyPer1000: 0 };
+  model.world.modelApi.faultsActive = false;
+  // Anything still down comes back (the gateway supervises the runner and tool server itself).
+  for (const name of [gatewayName, nodeHostName, runnerName]) {
+    if (!sim.processes.isRunning(name)) sim.restart(name, 0);
+  }
+  assert(sim.clock.nowMs() >= 0, 'clock');
+}

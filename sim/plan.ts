@@ -1,0 +1,123 @@
+// A plan: everything one run of the model needs besides the seed. Workload (what users and commands do), faults
+// with their timing, and knobs. Scenarios generate plans with fast-check, so a failing plan shrinks; the seed
+// string encodes a plan exactly.
+import type { BugId } from '../src/index.ts';
+
+export const phases = ['ingest', 'prompt-persisted', 'model-call', 'tool-send', 'result-dispatch', 'flush', 'delivery'] as const;
+export type Phase = (typeof phases)[number];
+
+export const killableProcesses = ['gateway', 'runner', 'tool-server', 'node-host'] as const;
+export type KillableProcess = (typeof killableProcesses)[number];
+
+export const linkPairs = [
+  ['platform', 'gateway'],
+  ['gateway', 'node-host'],
+  ['runner', 'tool-server'],
+] as const;
+export type LinkPair = (typeof linkPairs)[number];
+
+export type WorkloadStep =
+  | { kind: 'user'; atMs: number; session: number; text: string }
+  | { kind: 'exec'; atMs: number; session: number; durationMs: number; exitCode: number; output: string }
+  | { kind: 'clear'; atMs: number; session: number }
+  | { kind: 'config-bump'; atMs: number };
+
+export type FaultStep =
+  | { kind: 'kill'; atMs: number; process: KillableProcess; restartAfterMs: number }
+  /** Kill `process` when the nth event of `phase` happens (0-based), after delayMs. */
+  | { kind: 'kill-at-phase'; phase: Phase; nth: number; delayMs: number; process: KillableProcess; restartAfterMs: number }
+  | { kind: 'partition'; atMs: number; link: number; healAfterMs: number }
+  | { kind: 'hold'; atMs: number; link: number; releaseAfterMs: number }
+  | { kind: 'reset'; atMs: number; link: number }
+  | { kind: 'reset-at-phase'; phase: Phase; nth: number; delayMs: number; link: number };
+
+export const faultTypes = ['kill', 'partition', 'hold', 'reset', 'drop', 'duplicate', 'reorder', 'disk-tear', 'disk-writeback', 'sql-busy', 'model-error', 'model-slow'] as const;
+export type FaultType = (typeof faultTypes)[number];
+
+export interface FaultKnobs {
+  dropPer1000: number;
+  duplicatePer1000: number;
+  reorder: boolean;
+  delayMsMax: number;
+  diskTearPer1000: number;
+  diskWritebackPer1000: number;
+  sqlBusyPer1000: number;
+  modelErrorPer1000: number;
+  modelSlowPer1000: number;
+}
+
+export interface ModelKnobsPlan {
+  toolCallPer1000: number;
+  repeatPer1000: number;
+  repeatOnlyPer1000: number;
+  stockAnswerPer1000: number;
+  agentCacheSize: number;
+}
+
+export interface Plan {
+  sessions: number;
+  workload: WorkloadStep[];
+  faults: FaultStep[];
+  faultKnobs: FaultKnobs;
+  model: ModelKnobsPlan;
+  /** Faults stop at this time; afterwards the run goes on fault-free for settleMs (liveness). */
+  faultPhaseMs: number;
+  settleMs: number;
+}
+
+export interface RunSpec {
+  scenario: string;
+  bugs: BugId[];
+  seed: number;
+  plan: Plan;
+}
+
+export const noFaults: FaultKnobs = {
+  dropPer1000: 0,
+  duplicatePer1000: 0,
+  reorder: false,
+  delayMsMax: 20,
+  diskTearPer1000: 0,
+  diskWritebackPer1000: 0,
+  sqlBusyPer1000: 0,
+  modelErrorPer1000: 0,
+  modelSlowPer1000: 0,
+};
+
+export function sessionKey(index: number): string {
+  return `agent:main:chat:${index}`;
+}
+
+export function stepTime(step: WorkloadStep | FaultStep): number | undefined {
+  return 'atMs' in step ? step.atMs : undefined;
+}
+
+/** The phase of a turn a trace event belongs to, if any (shared by fault triggers, coverage and the viewer). */
+export function phaseOfTrace(event: { kind: string }): Phase | undefined {
+  switch (event.kind) {
+    case 'model.ingest':
+    case 'model.system-event':
+    case 'model.exec-ingest':
+      return 'ingest';
+    case 'model.turn-start':
+    case 'model.orphan-repair':
+    case 'model.merge':
+    case 'model.prompt-persisted':
+      return 'prompt-persisted';
+    case 'model.model-call':
+      return 'model-call';
+    case 'model.tool-call':
+    case 'model.tool-sent':
+      return 'tool-send';
+    case 'model.result':
+      return 'result-dispatch';
+    case 'model.flush':
+      return 'flush';
+    case 'model.deliver-attempt':
+    case 'model.delivered':
+    case 'model.visible':
+      return 'delivery';
+    default:
+      return undefined;
+  }
+}

@@ -1,0 +1,122 @@
+// The model's configuration: which seed bugs are switched on, the timers of the real systems, and the knobs a
+// scenario may turn. Every bug is off by default (the fixed behaviour).
+import { assert } from './assert.ts';
+
+export const bugIds = ['exec-replay', 'send-dup', 'send-flag', 'send-stale', 'orphan-leaf', 'flush-cursor'] as const;
+export type BugId = (typeof bugIds)[number];
+
+export const bugDescriptions: Record<BugId, string> = {
+  'exec-replay': 'seed 000: system events deduped only against the last text; a replayed exec.finished becomes a second user turn',
+  'send-dup': 'seed 001: closing result text dispatched even when a tool already sent the same payload',
+  'send-flag': 'seed 001: a boolean "a send happened this turn" flag suppresses the whole result, dropping distinct content',
+  'send-stale': 'seed 001: turn_sent_payloads not cleared at poll-loop start after a SIGKILL, so a later turn suppresses legitimate content',
+  'orphan-leaf': 'seed 003: orphaned trailing user repair moves only the in-memory leaf; the JSONL keeps the orphan',
+  'flush-cursor': 'seed 004: a reused cached agent keeps lastFlushedDbIndex, so assistant replies are never written to state.db',
+};
+
+export class UnknownBugError extends Error {
+  override name = 'UnknownBugError';
+}
+
+export function isBugId(value: string): value is BugId {
+  return (bugIds as readonly string[]).includes(value);
+}
+
+/** Parse "a,b" into bug ids; an unknown id is refused with the list of known ones. */
+export function parseBugList(text: string): BugId[] {
+  const ids = text
+    .split(',')
+    .map((part) => part.trim())
+    .filter((part) => part.length > 0);
+  const out: BugId[] = [];
+  for (const id of ids) {
+    if (!isBugId(id)) throw new UnknownBugError(`unknown bug id "${id}" (known: ${bugIds.join(', ')})`);
+    if (!out.includes(id)) out.push(id);
+  }
+  return out.sort((a, b) => bugIds.indexOf(a) - bugIds.indexOf(b));
+}
+
+export interface ModelTimers {
+  /** Heartbeat wake coalesce window (OpenClaw heartbeat-wake.ts). */
+  wakeCoalesceMs: number;
+  wakeRetryMs: number;
+  /** Full-run retry after a transient model error (OpenClaw agent-runner-execution.ts). */
+  transientRetryMs: number;
+  /** Runner poll loop (nanoclaw): idle and active poll intervals. */
+  pollIdleMs: number;
+  pollActiveMs: number;
+  /** Host delivery pollers (nanoclaw): fast and slow. */
+  deliveryFastMs: number;
+  deliverySlowMs: number;
+  deliveryAttemptsMax: number;
+  /** The platform redelivers an unacknowledged inbound webhook after this long. */
+  platformRedeliverMs: number;
+  platformRedeliveriesMax: number;
+  /** Host sweep: kill a runner whose heartbeat is older than this, or whose claim is older than claimStaleMs. */
+  sweepEveryMs: number;
+  heartbeatStaleMs: number;
+  claimStaleMs: number;
+  runnerRestartDelayMs: number;
+  /** Exec replay dedupe window and size (the OpenClaw fix). */
+  execDedupeWindowMs: number;
+  execDedupeKeysMax: number;
+  /** Tool call RPC timeout in the runner. */
+  toolCallTimeoutMs: number;
+}
+
+export const defaultTimers: ModelTimers = {
+  wakeCoalesceMs: 250,
+  wakeRetryMs: 1_000,
+  transientRetryMs: 2_500,
+  pollIdleMs: 1_000,
+  pollActiveMs: 500,
+  deliveryFastMs: 1_000,
+  deliverySlowMs: 60_000,
+  deliveryAttemptsMax: 3,
+  platformRedeliverMs: 5_000,
+  platformRedeliveriesMax: 5,
+  sweepEveryMs: 10_000,
+  heartbeatStaleMs: 30 * 60_000,
+  claimStaleMs: 60_000,
+  runnerRestartDelayMs: 2_000,
+  execDedupeWindowMs: 10 * 60_000,
+  execDedupeKeysMax: 2_000,
+  toolCallTimeoutMs: 10_000,
+};
+
+export interface ModelKnobs {
+  /** Agent cache capacity (LRU), per runner. */
+  agentCacheSize: number;
+  /** Config signature generation: bumping it makes cached agents stale (evicted on next use). */
+  configGeneration: number;
+  /** Runs a turn may retry after transient errors before giving up with an error reply. */
+  turnTriesMax: number;
+}
+
+export const defaultKnobs: ModelKnobs = {
+  agentCacheSize: 8,
+  configGeneration: 0,
+  turnTriesMax: 5,
+};
+
+export interface ModelConfig {
+  bugs: ReadonlySet<BugId>;
+  sessions: readonly string[];
+  timers: ModelTimers;
+  knobs: ModelKnobs;
+}
+
+export function modelConfig(partial: {
+  bugs?: Iterable<BugId>;
+  sessions: readonly string[];
+  timers?: Partial<ModelTimers>;
+  knobs?: Partial<ModelKnobs>;
+}): ModelConfig {
+  assert(partial.sessions.length > 0, 'a model needs at least one session');
+  return {
+    bugs: new Set(partial.bugs ?? []),
+    sessions: partial.sessions,
+    timers: { ...defaultTimers, ...partial.timers },
+    knobs: { ...defaultKnobs, ...partial.knobs },
+  };
+}

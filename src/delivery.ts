@@ -1,0 +1,86 @@
+// Outbound delivery (nanoclaw's host): two pollers, fast (1 s) and slow (60 s), scan each session's
+// `messages_out` for undelivered rows, with a per-session in-flight guard so the two never deliver one session at
+// once. A row is sent first and marked delivered after the platform acknowledges, so delivery is at least once; the
+// platform drops a repeat of the same idempotency key, so the user sees it once. The fast poller gives up on a row
+// after deliveryAttemptsMax attempts; the slow poller keeps retrying such rows, so no reply is abandoned.
+import type { ModelConfig } from './config.ts';
+import type { ProcessContext } from './ports.ts';
+import type { OutboundSend } from './protocol.ts';
+import type { SessionDbs } from './session-dbs.ts';
+
+const ackTimeoutMs = 5_000;
+
+export class DeliveryPollers {
+  private readonly inFlight = new Set<string>();
+  private readonly waiting = new Map<string, () => void>();
+
+  constructor(
+    private readonly ctx: ProcessContext,
+    private readonly config: ModelConfig,
+    private readonly dbs: SessionDbs,
+  ) {}
+
+  onAck(key: string): void {
+    const resolve = this.waiting.get(key);
+    this.waiting.delete(key);
+    resolve?.();
+  }
+
+  async pollLoop(speed: 'fast' | 'slow'): Promise<void> {
+    const { deliveryFastMs, deliverySlowMs } = this.config.timers;
+    for (;;) {
+      await this.ctx.timers.sleep(speed === 'fast' ? deliveryFastMs : deliverySlowMs);
+      for (const sessionKey of this.config.sessions) {
+        if (this.inFlight.has(sessionKey)) continue;
+        this.inFlight.add(sessionKey);
+        try {
+          await this.deliverSession(sessionKey, speed);
+        } finally {
+          this.inFlight.delete(sessionKey);
+        }
+      }
+    }
+  }
+
+  private async deliverSession(sessionKey: string, speed: 'fast' | 'slow'): Promise<void> {
+    const outbound = await this.dbs.outboundDb(sessionKey);
+    const attemptsMax = speed === 'fast' ? this.config.timers.deliveryAttemptsMax : Number.MAX_SAFE_INTEGER;
+    const rows = await outbound.query(
+      'SELECT id, kind, content, in_reply_to, source FROM messages_out WHERE delivered = 0 AND attempts < ? ORDER BY seq LIMIT 10',
+      [attemptsMax],
+    );
+    for (const row of rows) {
+      const key = row.id as string;
+      const bumped = await outbound.run('UPDATE messages_out SET attempts = attempts + 1 WHERE id = ?', [key]).catch(() => undefined);
+      if (bumped === undefined) continue;
+      const text = (JSON.parse(row.content as string) as { text: string }).text;
+      const send: OutboundSend = {
+        type: 'send',
+        key,
+        sessionKey,
+        text,
+        kind: row.kind as string,
+        turnId: row.in_reply_to as string,
+        source: row.source as string,
+      };
+      this.ctx.note('deliver-attempt', { session: sessionKey, key, poller: speed });
+      const acked = await this.sendAndWait(send);
+      if (!acked) continue;
+      await outbound.run('UPDATE messages_out SET delivered = 1 WHERE id = ?', [key]).catch(() => undefined);
+      this.ctx.note('delivered', { session: sessionKey, key });
+    }
+  }
+
+  private sendAndWait(send: OutboundSend): Promise<boolean> {
+    return new Promise<boolean>((resolve) => {
+      const timer = this.ctx.timers.setTimer(ackTimeoutMs, () => {
+        if (this.waiting.delete(send.key)) resolve(false);
+      });
+      this.waiting.set(send.key, () => {
+        timer.cancel();
+        resolve(true);
+      });
+      this.ctx.net.send('platform', send);
+    });
+  }
+}

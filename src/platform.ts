@@ -1,0 +1,92 @@
+// The simulated chat platform: the world the gateway talks to, never killed. Inbound: a user message is delivered
+// to the gateway as a webhook with a platform delivery id and redelivered every platformRedeliverMs until the
+// gateway acknowledges it (at most platformRedeliveriesMax times). Outbound: the platform accepts a send, drops a
+// repeat of the same client idempotency key (as platforms with client message ids do), and acknowledges either
+// way; the acknowledgement may be lost. What the platform accepted is what the user saw.
+import type { ModelTimers } from './config.ts';
+import type { ProcessContext } from './ports.ts';
+import { type InboundAck, type InboundMessage, messageType, type OutboundSend, type SendAck } from './protocol.ts';
+
+export interface VisibleMessage {
+  sessionKey: string;
+  key: string;
+  text: string;
+  kind: string;
+  turnId: string;
+  source: string;
+  atMs: number;
+}
+
+export interface UserMessage {
+  deliveryId: string;
+  sessionKey: string;
+  text: string;
+  sentAtMs: number;
+}
+
+export class Platform {
+  readonly visible: VisibleMessage[] = [];
+  readonly sent: UserMessage[] = [];
+  private readonly keys = new Set<string>();
+  private readonly unacked = new Map<string, { message: InboundMessage; deliveries: number }>();
+  private ctx: ProcessContext | undefined;
+
+  constructor(
+    private readonly timers: ModelTimers,
+    private readonly gatewayName: string,
+  ) {}
+
+  async main(ctx: ProcessContext): Promise<void> {
+    this.ctx = ctx;
+    for (;;) {
+      const delivery = await ctx.net.receive();
+      const type = messageType(delivery.payload);
+      if (type === 'send') this.accept(ctx, delivery.payload as OutboundSend);
+      else if (type === 'inbound.ack') this.unacked.delete((delivery.payload as InboundAck).deliveryId);
+    }
+  }
+
+  /** The user types a message (called from a workload event). */
+  userSays(sessionKey: string, deliveryId: string, text: string): void {
+    const ctx = this.ctx;
+    if (ctx === undefined) return;
+    const message: InboundMessage = { type: 'inbound', deliveryId, sessionKey, text };
+    this.sent.push({ deliveryId, sessionKey, text, sentAtMs: ctx.clock.nowMs() });
+    this.unacked.set(deliveryId, { message, deliveries: 0 });
+    ctx.note('user-says', { session: sessionKey, delivery: deliveryId, text });
+    this.deliver(ctx, deliveryId);
+  }
+
+  private deliver(ctx: ProcessContext, deliveryId: string): void {
+    const pending = this.unacked.get(deliveryId);
+    if (pending === undefined) return;
+    pending.deliveries++;
+    ctx.net.send(this.gatewayName, pending.message);
+    if (pending.deliveries > this.timers.platformRedeliveriesMax) {
+      this.unacked.delete(deliveryId);
+      ctx.note('inbound-abandoned', { delivery: deliveryId });
+      return;
+    }
+    ctx.timers.setTimer(this.timers.platformRedeliverMs, () => this.deliver(ctx, deliveryId));
+  }
+
+  private accept(ctx: ProcessContext, send: OutboundSend): void {
+    if (!this.keys.has(send.key)) {
+      this.keys.add(send.key);
+      const visible: VisibleMessage = {
+        sessionKey: send.sessionKey,
+        key: send.key,
+        text: send.text,
+        kind: send.kind,
+        turnId: send.turnId,
+        source: send.source,
+        atMs: ctx.clock.nowMs(),
+      };
+      this.visible.push(visible);
+      ctx.note('visible', { session: send.sessionKey, key: send.key, turn: send.turnId, kind: send.kind, text: send.text });
+    } else {
+      ctx.note('platform-duplicate-key', { key: send.key });
+    }
+    ctx.net.send(this.gatewayName, { type: 'send.ack', key: send.key } satisfies SendAck);
+  }
+}

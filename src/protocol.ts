@@ -1,0 +1,48 @@
+// Messages between the processes and the simulated platform.
+
+export interface InboundMessage {
+  type: 'inbound';
+  deliveryId: string;
+  sessionKey: string;
+  text: string;
+}
+
+export interface InboundAck {
+  type: 'inbound.ack';
+  deliveryId: string;
+}
+
+export interface OutboundSend {
+  type: 'send';
+  /** Client idempotency key: the outbound row id, derived from the turn and the block. */
+  key: string;
+  sessionKey: string;
+  text: string;
+  kind: string;
+  turnId: string;
+  source: string;
+}
+
+export interface SendAck {
+  type: 'send.ack';
+  key: string;
+}
+
+export interface NodeEvent {
+  type: 'node.event';
+  event: 'exec.started' | 'exec.finished';
+  nodeId: string;
+  runId: string;
+  sessionKey: string;
+  exitCode: number;
+  timedOut: boolean;
+  output: string;
+}
+
+export type Message = InboundMessage | InboundAck | OutboundSend | SendAck | NodeEvent;
+
+export function messageType(payload: unknown): string | undefined {
+  if (typeof payload !== 'object' || payload === null) return undefined;
+  const type = (payload as { type?: unknown }).type;
+  return typeof type === 'string' ? type : undefined;
+}

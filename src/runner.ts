@@ -1,0 +1,189 @@
+// The runner: nanoclaw's agent runner plus Hermes' agent cache, as one process. At poll-loop start it recovers
+// from a SIGKILL: rows left in `processing` go back to `pending` with the host's backoff, and turn_sent_payloads is
+// cleared (seed 001's cold-start boundary). Then one lane per session polls `messages_in` for the oldest due row
+// (idle 1 s, active 500 ms) and runs a turn for it. A transient model error sends the row back with the full-run
+// retry delay; after turnTriesMax tries the turn ends with an error reply. A heartbeat file records progress so
+// the gateway's sweep can kill a runner that is stuck.
+import { AgentCache } from './agent.ts';
+import type { ModelConfig } from './config.ts';
+import type { FakeModelApi } from './fake-model.ts';
+import type { ProcessContext, SqlDatabase } from './ports.ts';
+import { SessionDb } from './session-db.ts';
+import {
+  parseTurnSentPayloads,
+  runnerHeartbeatPath,
+  SessionDbs,
+  turnSendInvokedKey,
+  turnSentPayloadsKey,
+} from './session-dbs.ts';
+import { isToolResult, type ToolRpc } from './tool-rpc.ts';
+import { TransientModelError, runTurn, type InboundRow, type TurnDeps } from './turn.ts';
+
+export const runnerName = 'runner';
+
+export interface RunnerWorld {
+  modelApi: FakeModelApi;
+  /** The deployed config generation; cached agents built for another generation are stale. */
+  configGeneration(): number;
+}
+
+export async function runnerMain(ctx: ProcessContext, config: ModelConfig, world: RunnerWorld): Promise<void> {
+  const sessionDb = await SessionDb.open(ctx.sqlite);
+  const dbs = new SessionDbs(ctx.sqlite);
+  const cache = new AgentCache(config.knobs.agentCacheSize);
+  const rpc = new RpcClient(ctx, config.timers.toolCallTimeoutMs);
+  const heartbeat = new HeartbeatFile(ctx);
+  ctx.spawnTask('rpc-replies', () => rpc.receiveLoop());
+  for (const sessionKey of config.sessions) await recoverSession(ctx, config, dbs, sessionKey);
+  await heartbeat.beat(null);
+  ctx.note('runner-ready', { incarnation: ctx.incarnation });
+  const deps: TurnDeps = { ctx, config, sessionDb, dbs, cache, rpc, heartbeat, world };
+  for (const sessionKey of config.sessions) ctx.spawnTask(`lane:${sessionKey}`, () => lane(deps, sessionKey));
+}
+
+/** Poll-loop start after a (re)start: requeue interrupted rows and clear turn_sent_payloads. */
+async function recoverSession(ctx: ProcessContext, config: ModelConfig, dbs: SessionDbs, sessionKey: string): Promise<void> {
+  const inbound = await dbs.inboundDb(sessionKey);
+  const outbound = await dbs.outboundDb(sessionKey);
+  const nowMs = ctx.clock.nowMs();
+  await retryBusy(ctx, () =>
+    inbound.transaction((tx) => {
+      const stale = tx.query("SELECT id, tries FROM messages_in WHERE status = 'processing'");
+      for (const row of stale) {
+        const tries = Number(row.tries);
+        const backoffMs = 5_000 * 2 ** Math.min(tries, 4);
+        tx.run("UPDATE messages_in SET status = 'pending', process_after = ? WHERE id = ?", [nowMs + backoffMs, row.id as string]);
+      }
+      return stale.length;
+    }),
+  );
+  if (config.bugs.has('send-stale')) {
+    // seed 001 (send-stale): no cold-start clear, so a SIGKILLed turn's payloads leak into the next turn.
+    return;
+  }
+  const stored = (await outbound.query('SELECT value FROM session_state WHERE key = ?', [turnSentPayloadsKey]))[0];
+  const state = parseTurnSentPayloads(stored?.value as string | undefined);
+  // Keep the record of a turn that will be retried (its repeats must still be suppressed); drop any other.
+  const owner =
+    state.turnId === null
+      ? undefined
+      : (await inbound.query("SELECT 1 AS pending FROM messages_in WHERE id = ? AND status = 'pending'", [state.turnId]))[0];
+  await retryBusy(ctx, () =>
+    outbound.transaction((tx) => {
+      tx.run('DELETE FROM session_state WHERE key = ?', [turnSendInvokedKey]);
+      if (owner === undefined) tx.run('DELETE FROM session_state WHERE key = ?', [turnSentPayloadsKey]);
+    }),
+  );
+}
+
+async function lane(deps: TurnDeps, sessionKey: string): Promise<void> {
+  const { ctx, config, dbs } = deps;
+  const inbound = await dbs.inboundDb(sessionKey);
+  for (;;) {
+    const row = await nextDueRow(ctx, inbound);
+    if (row === undefined) {
+      await ctx.timers.sleep(config.timers.pollIdleMs);
+      continue;
+    }
+    await runRow(deps, sessionKey, inbound, row);
+    await ctx.timers.sleep(config.timers.pollActiveMs);
+  }
+}
+
+async function nextDueRow(ctx: ProcessContext, inbound: SqlDatabase): Promise<InboundRow | undefined> {
+  const rows = await inbound.query(
+    "SELECT id, kind, content, tries FROM messages_in WHERE status = 'pending' AND process_after <= ? AND trigger = 1 ORDER BY seq LIMIT 1",
+    [ctx.clock.nowMs()],
+  );
+  const row = rows[0];
+  if (row === undefined) return undefined;
+  return { id: row.id as string, kind: row.kind as string, content: row.content as string, tries: Number(row.tries) };
+}
+
+async function runRow(deps: TurnDeps, sessionKey: string, inbound: SqlDatabase, row: InboundRow): Promise<void> {
+  const { ctx, config } = deps;
+  const claimed = await inbound
+    .run("UPDATE messages_in SET status = 'processing', tries = tries + 1 WHERE id = ? AND status = 'pending'", [row.id])
+    .catch(() => ({ changes: 0, lastInsertRowId: 0 }));
+  if (claimed.changes === 0) return;
+  const tries = row.tries + 1;
+  await deps.heartbeat.beat(row.id);
+  let outcome: 'completed' | 'retry' = 'completed';
+  let branch: string[] = [];
+  try {
+    branch = await runTurn(deps, sessionKey, { ...row, tries });
+  } catch (error) {
+    if (!(error instanceof TransientModelError) && !(error instanceof Error && error.name === 'SqliteBusyError')) throw error;
+    ctx.note('turn-transient', { session: sessionKey, turn: row.id, tries, error: error.message });
+    outcome = tries >= config.knobs.turnTriesMax ? 'completed' : 'retry';
+    if (outcome === 'completed') branch = await runTurn(deps, sessionKey, { ...row, tries }, { giveUp: true });
+  }
+  const nowMs = ctx.clock.nowMs();
+  const retryAtMs = nowMs + (tries <= 1 ? config.timers.transientRetryMs : 5_000 * 2 ** Math.min(tries - 1, 4));
+  await retryBusy(ctx, () =>
+    outcome === 'completed'
+      ? inbound.run("UPDATE messages_in SET status = 'completed' WHERE id = ?", [row.id])
+      : inbound.run("UPDATE messages_in SET status = 'pending', process_after = ? WHERE id = ?", [retryAtMs, row.id]),
+  );
+  if (outcome === 'completed') ctx.note('turn-completed', { session: sessionKey, turn: row.id, tries, branch: branch.join(',') });
+  else ctx.note('turn-retry', { session: sessionKey, turn: row.id, tries });
+  await deps.heartbeat.beat(null);
+}
+
+/** Retry a write that failed with "database is locked", a bounded number of times. */
+export async function retryBusy<T>(ctx: ProcessContext, write: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await write();
+    } catch (error) {
+      if (!(error instanceof Error && error.name === 'SqliteBusyError') || attempt >= 20) throw error;
+      await ctx.timers.sleep(50 * attempt);
+    }
+  }
+}
+
+/** The runner's progress record, read by the gateway's sweep. */
+export class HeartbeatFile {
+  private claim: { turnId: string; sinceMs: number } | null = null;
+
+  constructor(private readonly ctx: ProcessContext) {}
+
+  async beat(turnId: string | null | undefined): Promise<void> {
+    const nowMs = this.ctx.clock.nowMs();
+    if (turnId !== undefined) this.claim = turnId === null ? null : { turnId, sinceMs: nowMs };
+    else if (this.claim !== null) this.claim.sinceMs = nowMs;
+    await this.ctx.disk.write(runnerHeartbeatPath, JSON.stringify({ heartbeatAtMs: nowMs, claim: this.claim }));
+  }
+}
+
+class RpcClient implements ToolRpc {
+  private readonly waiting = new Map<string, (ok: boolean) => void>();
+
+  constructor(
+    private readonly ctx: ProcessContext,
+    private readonly timeoutMs: number,
+  ) {}
+
+  async receiveLoop(): Promise<void> {
+    for (;;) {
+      const delivery = await this.ctx.net.receive();
+      if (!isToolResult(delivery.payload)) continue;
+      const resolve = this.waiting.get(delivery.payload.callId);
+      this.waiting.delete(delivery.payload.callId);
+      resolve?.(delivery.payload.ok);
+    }
+  }
+
+  call(message: Parameters<ToolRpc['call']>[0]): Promise<boolean> {
+    return new Promise<boolean>((resolve) => {
+      const timer = this.ctx.timers.setTimer(this.timeoutMs, () => {
+        if (this.waiting.delete(message.callId)) resolve(false);
+      });
+      this.waiting.set(message.callId, (ok) => {
+        timer.cancel();
+        resolve(ok);
+      });
+      this.ctx.net.send('tool-server', message);
+    });
+  }
+}

@@ -1,0 +1,87 @@
+// Hermes' SessionDB (`state.db`): a `messages` table and a `sessions` table. Reads order by timestamp, then id.
+// gatesim adds one column, `turn_id`, naming the turn (first inbound row id) a row belongs to, so the checkers can
+// map rows to turns; the model itself uses it only to keep a retried turn from writing its user row twice.
+import type { SqlDatabase, Sqlite, SqlRow } from './ports.ts';
+
+export const stateDbPath = '/data/state.db';
+
+export const stateDbSchema = `
+CREATE TABLE messages (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  session_id TEXT NOT NULL,
+  role TEXT NOT NULL,
+  content TEXT,
+  tool_call_id TEXT,
+  tool_calls TEXT,
+  tool_name TEXT,
+  timestamp INTEGER NOT NULL,
+  token_count INTEGER,
+  finish_reason TEXT,
+  turn_id TEXT
+);
+CREATE INDEX messages_session ON messages(session_id, timestamp, id);
+CREATE TABLE sessions (
+  id TEXT PRIMARY KEY,
+  started_at INTEGER NOT NULL,
+  message_count INTEGER NOT NULL DEFAULT 0
+);
+`;
+
+export interface DbMessage {
+  role: 'user' | 'assistant' | 'tool';
+  content: string;
+  toolCallId: string | null;
+  toolCalls: string | null;
+  toolName: string | null;
+  turnId: string;
+}
+
+export class SessionDb {
+  private constructor(private readonly db: SqlDatabase) {}
+
+  static async open(sqlite: Sqlite): Promise<SessionDb> {
+    return new SessionDb(await sqlite.open(stateDbPath, stateDbSchema));
+  }
+
+  async messages(sessionId: string): Promise<DbMessage[]> {
+    const rows = await this.db.query(
+      'SELECT role, content, tool_call_id, tool_calls, tool_name, turn_id FROM messages WHERE session_id = ? ORDER BY timestamp, id',
+      [sessionId],
+    );
+    return rows.map(rowToMessage);
+  }
+
+  async hasUserRow(sessionId: string, turnId: string): Promise<boolean> {
+    const rows = await this.db.query(
+      "SELECT 1 AS found FROM messages WHERE session_id = ? AND turn_id = ? AND role = 'user' LIMIT 1",
+      [sessionId, turnId],
+    );
+    return rows.length > 0;
+  }
+
+  /** Append messages in one transaction (Hermes' append_message, batched). */
+  async appendMessages(sessionId: string, messages: readonly DbMessage[], timestampMs: number): Promise<void> {
+    if (messages.length === 0) return;
+    await this.db.transaction((tx) => {
+      tx.run('INSERT OR IGNORE INTO sessions(id, started_at) VALUES (?, ?)', [sessionId, timestampMs]);
+      for (const message of messages) {
+        tx.run(
+          'INSERT INTO messages(session_id, role, content, tool_call_id, tool_calls, tool_name, timestamp, turn_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+          [sessionId, message.role, message.content, message.toolCallId, message.toolCalls, message.toolName, timestampMs, message.turnId],
+        );
+      }
+      tx.run('UPDATE sessions SET message_count = message_count + ? WHERE id = ?', [messages.length, sessionId]);
+    });
+  }
+}
+
+function rowToMessage(row: SqlRow): DbMessage {
+  return {
+    role: row.role as DbMessage['role'],
+    content: (row.content as string | null) ?? '',
+    toolCallId: row.tool_call_id as string | null,
+    toolCalls: row.tool_calls as string | null,
+    toolName: row.tool_name as string | null,
+    turnId: (row.turn_id as string | null) ?? '',
+  };
+}

@@ -1,0 +1,100 @@
+// nanoclaw's two SQLite files per session. `inbound.db` is written by the host (gateway) and read by the runner:
+// `messages_in` (id, seq, kind, status, process_after, tries, trigger, content, ...) plus gatesim's durable
+// `exec_seen` dedupe keys. `outbound.db` is written by the runner and the tool server: `messages_out` (id, seq,
+// in_reply_to, kind, content as {"text": ...}, delivered, attempts) and `session_state(key, value, updated_at)`.
+import type { SqlDatabase, Sqlite } from './ports.ts';
+
+export const inboundSchema = `
+CREATE TABLE messages_in (
+  id TEXT PRIMARY KEY,
+  seq INTEGER NOT NULL,
+  kind TEXT NOT NULL,
+  status TEXT NOT NULL DEFAULT 'pending',
+  process_after INTEGER NOT NULL DEFAULT 0,
+  tries INTEGER NOT NULL DEFAULT 0,
+  trigger INTEGER NOT NULL DEFAULT 1,
+  content TEXT NOT NULL,
+  created_at INTEGER NOT NULL,
+  merged_into TEXT
+);
+CREATE INDEX messages_in_due ON messages_in(status, process_after);
+CREATE TABLE exec_seen (
+  key TEXT PRIMARY KEY,
+  seen_at INTEGER NOT NULL
+);
+`;
+
+export const outboundSchema = `
+CREATE TABLE messages_out (
+  id TEXT PRIMARY KEY,
+  seq INTEGER NOT NULL,
+  in_reply_to TEXT,
+  kind TEXT NOT NULL,
+  content TEXT NOT NULL,
+  source TEXT NOT NULL,
+  delivered INTEGER NOT NULL DEFAULT 0,
+  attempts INTEGER NOT NULL DEFAULT 0,
+  created_at INTEGER NOT NULL
+);
+CREATE INDEX messages_out_pending ON messages_out(delivered, seq);
+CREATE TABLE session_state (
+  key TEXT PRIMARY KEY,
+  value TEXT NOT NULL,
+  updated_at INTEGER NOT NULL
+);
+`;
+
+export function inboundPath(sessionKey: string): string {
+  return `/data/sessions/${encodeURIComponent(sessionKey)}/inbound.db`;
+}
+
+export function outboundPath(sessionKey: string): string {
+  return `/data/sessions/${encodeURIComponent(sessionKey)}/outbound.db`;
+}
+
+export function transcriptPath(sessionKey: string): string {
+  return `/data/sessions/${encodeURIComponent(sessionKey)}.jsonl`;
+}
+
+export const runnerHeartbeatPath = '/run/runner.heartbeat';
+
+/** Opens and caches a process's handles to the per-session databases. */
+export class SessionDbs {
+  private readonly inbound = new Map<string, SqlDatabase>();
+  private readonly outbound = new Map<string, SqlDatabase>();
+
+  constructor(private readonly sqlite: Sqlite) {}
+
+  async inboundDb(sessionKey: string): Promise<SqlDatabase> {
+    let db = this.inbound.get(sessionKey);
+    if (db === undefined) {
+      db = await this.sqlite.open(inboundPath(sessionKey), inboundSchema);
+      this.inbound.set(sessionKey, db);
+    }
+    return db;
+  }
+
+  async outboundDb(sessionKey: string): Promise<SqlDatabase> {
+    let db = this.outbound.get(sessionKey);
+    if (db === undefined) {
+      db = await this.sqlite.open(outboundPath(sessionKey), outboundSchema);
+      this.outbound.set(sessionKey, db);
+    }
+    return db;
+  }
+}
+
+/** turn_sent_payloads as stored in session_state: the payloads and the turn they belong to. */
+export interface TurnSentPayloads {
+  turnId: string | null;
+  payloads: string[];
+}
+
+export const turnSentPayloadsKey = 'turn_sent_payloads';
+export const turnSendInvokedKey = 'turn_send_invoked';
+
+export function parseTurnSentPayloads(value: string | undefined): TurnSentPayloads {
+  if (value === undefined) return { turnId: null, payloads: [] };
+  const parsed = JSON.parse(value) as TurnSentPayloads;
+  return { turnId: parsed.turnId, payloads: parsed.payloads };
+}

@@ -1,0 +1,250 @@
+// The pi SessionManager and its JSONL transcript. Line 1 is a header
+// `{"type":"session","version":3,"id","timestamp","cwd"}`; then one entry per line, `{type, id, parentId, timestamp,
+// message, turnId}` with an 8-character id. The model:
+// - append sets parentId to the current leaf and advances the leaf;
+// - nothing is written until the first assistant message exists; then all entries are flushed (a whole-file write),
+//   and after that each entry is appended as it comes;
+// - load skips malformed lines (a torn append after a crash), requires the header, and sets the leaf to the last
+//   entry in file order, so an in-memory branch that was never written is undone by a reload;
+// - branch(id) only moves the leaf; entries are never edited in place;
+// - rewriteFile() (the file-repair step) writes a backup `<file>.bak-<pid>-<time>`, then replaces the file through
+//   a temporary file and an atomic rename.
+import { assert } from './assert.ts';
+import type { Disk } from './ports.ts';
+import { shortId } from './text.ts';
+
+export type Role = 'user' | 'assistant' | 'tool';
+
+export interface TranscriptMessage {
+  role: Role;
+  content: string;
+  toolCalls?: { id: string; name: string; text: string }[];
+  toolCallId?: string;
+}
+
+export interface SessionEntry {
+  type: 'message';
+  id: string;
+  parentId: string | null;
+  timestamp: number;
+  message: TranscriptMessage;
+  /** gatesim addition: the turn (first inbound row id) the entry belongs to. */
+  turnId: string;
+}
+
+interface SessionHeader {
+  type: 'session';
+  version: 3;
+  id: string;
+  timestamp: number;
+  cwd: string;
+}
+
+export interface LoadReport {
+  malformedLines: number;
+  missingHeader: boolean;
+}
+
+export class SessionManager {
+  private entries: SessionEntry[] = [];
+  private byId = new Map<string, SessionEntry>();
+  private leafId: string | null = null;
+  private header: SessionHeader | undefined;
+  private flushed = false;
+  loadReport: LoadReport = { malformedLines: 0, missingHeader: false };
+
+  private constructor(
+    private readonly disk: Disk,
+    readonly path: string,
+    private readonly draw: (min: number, max: number) => number,
+    private readonly nowMs: () => number,
+    private readonly pid: number,
+  ) {}
+
+  static async open(
+    disk: Disk,
+    path: string,
+    draw: (min: number, max: number) => number,
+    nowMs: () => number,
+    pid: number,
+  ): Promise<SessionManager> {
+    const manager = new SessionManager(disk, path, draw, nowMs, pid);
+    await manager.load();
+    return manager;
+  }
+
+  private async load(): Promise<void> {
+    const text = await this.disk.read(this.path);
+    if (text === undefined) {
+      this.header = { type: 'session', version: 3, id: shortId(this.draw), timestamp: this.nowMs(), cwd: '/work' };
+      return;
+    }
+    const report: LoadReport = { malformedLines: 0, missingHeader: false };
+    const lines = text.split('\n').filter((line) => line.length > 0);
+    lines.forEach((line, index) => {
+      const parsed = parseLine(line);
+      if (parsed === undefined) {
+        report.malformedLines++;
+      } else if (index === 0 && parsed.type === 'session') {
+        this.header = parsed;
+      } else if (parsed.type === 'message') {
+        this.entries.push(parsed);
+        this.byId.set(parsed.id, parsed);
+      } else {
+        report.malformedLines++;
+      }
+    });
+    if (this.header === undefined) {
+      report.missingHeader = true;
+      this.header = { type: 'session', version: 3, id: shortId(this.draw), timestamp: this.nowMs(), cwd: '/work' };
+    }
+    this.leafId = this.entries.at(-1)?.id ?? null;
+    // A file that already holds an assistant message has been flushed; appends go straight to it.
+    this.flushed = this.entries.some((entry) => entry.message.role === 'assistant') && report.malformedLines === 0 && !report.missingHeader;
+    this.loadReport = report;
+  }
+
+  get leaf(): SessionEntry | undefined {
+    return this.leafId === null ? undefined : this.byId.get(this.leafId);
+  }
+
+  allEntries(): readonly SessionEntry[] {
+    return this.entries;
+  }
+
+  /** Root-to-leaf path through parent links. */
+  activeBranch(): SessionEntry[] {
+    const branch: SessionEntry[] = [];
+    let cursor = this.leaf;
+    let guard = 0;
+    while (cursor !== undefined) {
+      branch.push(cursor);
+      assert(++guard <= this.entries.length, `cycle in the entry tree of ${this.path}`);
+      cursor = cursor.parentId === null ? undefined : this.byId.get(cursor.parentId);
+    }
+    return branch.reverse();
+  }
+
+  branch(id: string): void {
+    assert(this.byId.has(id), `branch to unknown entry ${id}`);
+    this.leafId = id;
+  }
+
+  resetLeaf(): void {
+    this.leafId = null;
+  }
+
+  /** Remove an entry from the in-memory file entries (the fixed orphan repair); the caller rewrites the file. */
+  removeEntry(id: string): void {
+    const index = this.entries.findIndex((entry) => entry.id === id);
+    assert(index >= 0, `remove of unknown entry ${id}`);
+    this.entries.splice(index, 1);
+    this.byId.delete(id);
+    if (this.leafId === id) this.leafId = this.entries.at(-1)?.id ?? null;
+  }
+
+  async appendMessage(message: TranscriptMessage, turnId: string): Promise<SessionEntry> {
+    const entry: SessionEntry = {
+      type: 'message',
+      id: this.newId(),
+      parentId: this.leafId,
+      timestamp: this.nowMs(),
+      message,
+      turnId,
+    };
+    this.entries.push(entry);
+    this.byId.set(entry.id, entry);
+    this.leafId = entry.id;
+    await this.persist(entry);
+    return entry;
+  }
+
+  private async persist(entry: SessionEntry): Promise<void> {
+    if (!this.flushed) {
+      if (!this.entries.some((candidate) => candidate.message.role === 'assistant')) return;
+      this.flushed = true;
+      await this.disk.write(this.path, this.serialise());
+      await this.disk.fsync(this.path);
+      return;
+    }
+    await this.disk.append(this.path, `${JSON.stringify(entry)}\n`);
+    await this.disk.fsync(this.path);
+  }
+
+  /** Backup, then replace the file atomically with the in-memory entries. */
+  async rewriteFile(): Promise<string> {
+    const current = await this.disk.read(this.path);
+    const backup = `${this.path}.bak-${this.pid}-${this.nowMs()}`;
+    if (current !== undefined) {
+      await this.disk.write(backup, current);
+      await this.disk.fsync(backup);
+    }
+    const temporary = `${this.path}.tmp-${this.pid}`;
+    await this.disk.write(temporary, this.serialise());
+    await this.disk.fsync(temporary);
+    await this.disk.rename(temporary, this.path);
+    this.flushed = this.entries.some((candidate) => candidate.message.role === 'assistant');
+    return backup;
+  }
+
+  private serialise(): string {
+    const lines = [JSON.stringify(this.header), ...this.entries.map((entry) => JSON.stringify(entry))];
+    return `${lines.join('\n')}\n`;
+  }
+
+  private newId(): string {
+    for (let attempt = 0; attempt < 16; attempt++) {
+      const id = shortId(this.draw);
+      if (!this.byId.has(id)) return id;
+    }
+    assert(false, 'could not draw a fresh entry id in 16 attempts');
+  }
+}
+
+function parseLine(line: string): SessionEntry | SessionHeader | undefined {
+  let value: unknown;
+  try {
+    value = JSON.parse(line);
+  } catch {
+    return undefined;
+  }
+  if (typeof value !== 'object' || value === null) return undefined;
+  const record = value as Record<string, unknown>;
+  if (record.type === 'session' && typeof record.id === 'string') return record as unknown as SessionHeader;
+  if (
+    record.type === 'message' &&
+    typeof record.id === 'string' &&
+    (record.parentId === null || typeof record.parentId === 'string') &&
+    typeof record.message === 'object' &&
+    record.message !== null &&
+    typeof record.turnId === 'string'
+  ) {
+    return record as unknown as SessionEntry;
+  }
+  return undefined;
+}
+
+/** Parse a transcript's text for checkers and tests (same rules as load). */
+export function parseTranscript(text: string): { entries: SessionEntry[]; malformedLines: number; leafId: string | null } {
+  const entries: SessionEntry[] = [];
+  let malformedLines = 0;
+  for (const line of text.split('\n')) {
+    if (line.length === 0) continue;
+    const parsed = parseLine(line);
+    if (parsed === undefined) malformedLines++;
+    else if (parsed.type === 'message') entries.push(parsed);
+  }
+  return { entries, malformedLines, leafId: entries.at(-1)?.id ?? null };
+}
+
+/** The active branch of a parsed transcript: root-to-leaf from the last entry in file order. */
+export function activeBranchOf(entries: readonly SessionEntry[]): SessionEntry[] {
+  const byId = new Map(entries.map((entry) => [entry.id, entry]));
+  const branch: SessionEntry[] = [];
+  let cursor = entries.at(-1);
+  while (cursor !== undefined && branch.length <= entries.length) {
+    branch.push(cursor);
+    cursor = cursor.parentId === null ? undefined : byId.get(cursor.parentId);
+  }
+  return branch.reverse();
+}

@@ -1,0 +1,105 @@
+// The per-session system-event queue (OpenClaw src/infra/system-events.ts). In memory only: a gateway restart
+// loses queued events on purpose. At most 20 events per session; past that the oldest is dropped. Enqueue trims
+// the text and refuses empty text. Drain returns every event, clears the queue and forgets the last text.
+//
+// Dedupe: seed 000's buggy rule refuses only a text equal to the last enqueued text, so after a drain the same
+// text is accepted again; the fixed rule compares against every queued entry by (text, contextKey).
+import type { Clock } from './ports.ts';
+
+export const systemEventsPerSessionMax = 20;
+
+export interface SystemEvent {
+  text: string;
+  ts: number;
+  contextKey: string | null;
+  trusted: boolean;
+  /** Acknowledgements to send once the event is durably part of a prompt (fixed model). */
+  onDurable: (() => void)[];
+  /** Dedupe key of an exec event (`<sessionKey>::<runId>`), recorded durably when drained. */
+  execKey: string | null;
+}
+
+interface SessionQueue {
+  queue: SystemEvent[];
+  lastText: string | null;
+  lastContextKey: string | null;
+}
+
+export type EnqueueResult = { queued: true; event: SystemEvent } | { queued: false; duplicateOf: SystemEvent | null };
+
+export class SystemEventQueue {
+  private readonly sessions = new Map<string, SessionQueue>();
+
+  constructor(
+    private readonly clock: Clock,
+    /** seed 000: dedupe only against the last enqueued text. */
+    private readonly lastTextOnlyDedupe: boolean,
+  ) {}
+
+  enqueueSystemEvent(
+    sessionKey: string,
+    text: string,
+    options: { contextKey: string | null; trusted: boolean; execKey: string | null },
+  ): EnqueueResult {
+    const cleaned = text.trim();
+    if (cleaned.length === 0) return { queued: false, duplicateOf: null };
+    const entry = this.session(sessionKey);
+    const contextKey = options.contextKey === null ? null : options.contextKey.toLowerCase();
+    if (this.lastTextOnlyDedupe) {
+      // seed 000 (exec-replay): only a repeat of the last text is refused; a drain forgets it.
+      if (entry.lastText === cleaned) return { queued: false, duplicateOf: entry.queue.at(-1) ?? null };
+    } else {
+      const duplicate = entry.queue.find((event) => event.text === cleaned && event.contextKey === contextKey);
+      if (duplicate !== undefined) return { queued: false, duplicateOf: duplicate };
+    }
+    const event: SystemEvent = {
+      text: cleaned,
+      ts: this.clock.nowMs(),
+      contextKey,
+      trusted: options.trusted,
+      onDurable: [],
+      execKey: options.execKey,
+    };
+    entry.queue.push(event);
+    if (entry.queue.length > systemEventsPerSessionMax) entry.queue.shift();
+    entry.lastText = cleaned;
+    entry.lastContextKey = contextKey;
+    return { queued: true, event };
+  }
+
+  peek(sessionKey: string): readonly SystemEvent[] {
+    return this.sessions.get(sessionKey)?.queue ?? [];
+  }
+
+  drainSystemEvents(sessionKey: string): SystemEvent[] {
+    const entry = this.sessions.get(sessionKey);
+    if (entry === undefined) return [];
+    const drained = entry.queue;
+    entry.queue = [];
+    entry.lastText = null;
+    entry.lastContextKey = null;
+    return drained;
+  }
+
+  /** Put events back at the front after a failed drain (the prompt was not persisted). */
+  requeue(sessionKey: string, events: SystemEvent[]): void {
+    const entry = this.session(sessionKey);
+    entry.queue = [...events, ...entry.queue].slice(-systemEventsPerSessionMax);
+  }
+
+  private session(sessionKey: string): SessionQueue {
+    let entry = this.sessions.get(sessionKey);
+    if (entry === undefined) {
+      entry = { queue: [], lastText: null, lastContextKey: null };
+      this.sessions.set(sessionKey, entry);
+    }
+    return entry;
+  }
+}
+
+/** Render drained events one per line, before the body of the prompt. */
+export function formatSystemEvents(events: readonly SystemEvent[]): string {
+  return events
+    .map((event) => `System${event.trusted ? '' : ' (untrusted)'}: [${event.ts}] ${event.text}`)
+    .join('\n');
+}

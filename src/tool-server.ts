@@ -1,0 +1,94 @@
+// The tool server: a separate process, as nanoclaw's MCP server, that shares nothing with the runner but SQLite.
+// `send_message` and `send_file` write an outbound row and record their payload in `turn_sent_payloads`
+// (read-modify-write in one transaction); `add_reaction` writes a reaction row and records nothing (a reaction
+// plus a closing summary is a valid reply). With seed 001's first fix (send-flag) the handlers set the boolean
+// `turn_send_invoked` instead. Outbound row ids are derived from the turn and the call, so a repeated call (a retry
+// after a lost reply or a runner restart) writes nothing twice.
+import type { BugId } from './config.ts';
+import type { ProcessContext } from './ports.ts';
+import {
+  parseTurnSentPayloads,
+  SessionDbs,
+  turnSendInvokedKey,
+  turnSentPayloadsKey,
+} from './session-dbs.ts';
+import type { ToolName } from './fake-model.ts';
+
+export const toolServerName = 'tool-server';
+
+export interface ToolCallMessage {
+  type: 'tool.call';
+  callId: string;
+  sessionKey: string;
+  turnId: string;
+  name: ToolName;
+  text: string;
+}
+
+export interface ToolResultMessage {
+  type: 'tool.result';
+  callId: string;
+  ok: boolean;
+}
+
+export function isToolCall(payload: unknown): payload is ToolCallMessage {
+  return typeof payload === 'object' && payload !== null && (payload as { type?: unknown }).type === 'tool.call';
+}
+
+export async function toolServerMain(ctx: ProcessContext, bugs: ReadonlySet<BugId>): Promise<void> {
+  const dbs = new SessionDbs(ctx.sqlite);
+  for (;;) {
+    const delivery = await ctx.net.receive();
+    if (!isToolCall(delivery.payload)) continue;
+    const call = delivery.payload;
+    ctx.spawnTask(`tool:${call.callId}`, async () => {
+      const ok = await handleToolCall(ctx, dbs, bugs, call);
+      ctx.net.send(delivery.from, { type: 'tool.result', callId: call.callId, ok } satisfies ToolResultMessage);
+    });
+  }
+}
+
+async function handleToolCall(
+  ctx: ProcessContext,
+  dbs: SessionDbs,
+  bugs: ReadonlySet<BugId>,
+  call: ToolCallMessage,
+): Promise<boolean> {
+  const db = await dbs.outboundDb(call.sessionKey);
+  const nowMs = ctx.clock.nowMs();
+  const kind = call.name === 'add_reaction' ? 'reaction' : call.name === 'send_file' ? 'file' : 'chat';
+  try {
+    const inserted = await db.transaction((tx) => {
+      const seq = Number(tx.query('SELECT COALESCE(MAX(seq), 0) + 1 AS next FROM messages_out')[0]?.next ?? 1);
+      const result = tx.run(
+        'INSERT OR IGNORE INTO messages_out(id, seq, in_reply_to, kind, content, source, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
+        [call.callId, seq, call.turnId, kind, JSON.stringify({ text: call.text }), 'tool', nowMs],
+      );
+      if (call.name === 'add_reaction') return result.changes;
+      if (bugs.has('send-flag')) {
+        // seed 001, first version of the fix: a boolean "a send happened this turn".
+        tx.run('INSERT OR REPLACE INTO session_state(key, value, updated_at) VALUES (?, ?, ?)', [turnSendInvokedKey, '1', nowMs]);
+        return result.changes;
+      }
+      const row = tx.query('SELECT value FROM session_state WHERE key = ?', [turnSentPayloadsKey])[0];
+      const state = parseTurnSentPayloads(row?.value as string | undefined);
+      // Fixed: payloads belong to one turn; a record left by another turn is replaced, not extended.
+      const payloads = state.turnId === call.turnId || bugs.has('send-stale') ? state.payloads : [];
+      if (!payloads.includes(call.text)) payloads.push(call.text);
+      tx.run('INSERT OR REPLACE INTO session_state(key, value, updated_at) VALUES (?, ?, ?)', [
+        turnSentPayloadsKey,
+        JSON.stringify({ turnId: call.turnId, payloads }),
+        nowMs,
+      ]);
+      return result.changes;
+    });
+    ctx.note('tool-sent', { session: call.sessionKey, turn: call.turnId, call: call.callId, tool: call.name, text: call.text, inserted });
+    return true;
+  } catch (error) {
+    if (error instanceof Error && error.name === 'SqliteBusyError') {
+      ctx.note('tool-busy', { call: call.callId });
+      return false;
+    }
+    throw error;
+  }
+}

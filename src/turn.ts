@@ -1,0 +1,300 @@
+// One agent turn for one inbound row, phase by phase (DESIGN.md section 4): prompt-persisted, model-call,
+// tool-send, result-dispatch, flush. Every durable write is keyed by the turn, so a turn that is retried after a
+// transient error or a SIGKILL resumes without writing anything twice: the fake model answers a turn the same way
+// on every attempt, tool and result rows have ids derived from the turn and their content, and rows already in
+// state.db or the transcript are recognised. The fixed runner writes an assistant row before the reply it carries
+// leaves the process (write-ahead), so a kill between the two cannot leave a visible reply without its row.
+import { AiAgent, type AgentCache, type AgentMessage } from './agent.ts';
+import type { ModelConfig } from './config.ts';
+import type { ModelAnswer } from './fake-model.ts';
+import type { ProcessContext, SqlDatabase } from './ports.ts';
+import type { HeartbeatFile, RunnerWorld } from './runner.ts';
+import type { DbMessage, SessionDb } from './session-db.ts';
+import { type SessionDbs, parseTurnSentPayloads, transcriptPath, turnSendInvokedKey, turnSentPayloadsKey } from './session-dbs.ts';
+import { SessionManager, type SessionEntry, type TranscriptMessage } from './session-manager.ts';
+import { contentHash, isVerbatimDuplicate, parseMessageBlocks } from './text.ts';
+import type { ToolRpc } from './tool-rpc.ts';
+
+export class TransientModelError extends Error {
+  override name = 'TransientModelError';
+}
+
+export interface InboundRow {
+  id: string;
+  kind: string;
+  content: string;
+  tries: number;
+}
+
+export interface TurnDeps {
+  ctx: ProcessContext;
+  config: ModelConfig;
+  sessionDb: SessionDb;
+  dbs: SessionDbs;
+  cache: AgentCache;
+  rpc: ToolRpc;
+  heartbeat: HeartbeatFile;
+  world: RunnerWorld;
+}
+
+export const queuedPrefix = '[Queued user message that arrived while the previous turn was still active]';
+export const errorReply = 'Sorry, something went wrong. Please try again.';
+
+interface TurnState {
+  deps: TurnDeps;
+  sessionKey: string;
+  turnId: string;
+  agent: AiAgent;
+  history: AgentMessage[];
+  historyLength: number;
+  own: DbMessage[];
+  session: SessionManager;
+  inbound: SqlDatabase;
+  outbound: SqlDatabase;
+}
+
+/** Runs the turn; returns the ids of the transcript's active branch as this process holds it in memory. */
+export async function runTurn(deps: TurnDeps, sessionKey: string, row: InboundRow, options: { giveUp?: boolean } = {}): Promise<string[]> {
+  const { ctx, config } = deps;
+  const turnId = row.id;
+  ctx.note('turn-start', { session: sessionKey, turn: turnId, kind: row.kind, attempt: row.tries });
+  if (row.kind === 'command') deps.cache.evict(sessionKey);
+  const signature = `model-v${deps.world.configGeneration()}`;
+  const lookup = deps.cache.getOrCreate(sessionKey, signature, () => new AiAgent(sessionKey, signature, 'main'));
+  if (lookup.evicted !== null) ctx.note('agent-evicted', { session: lookup.evicted });
+  const inbound = await deps.dbs.inboundDb(sessionKey);
+  const outbound = await deps.dbs.outboundDb(sessionKey);
+  const rows = await deps.sessionDb.messages(sessionKey);
+  const built = buildHistory(rows, turnId);
+  let prompt = row.content;
+  for (const orphan of built.trailingUsers) prompt = await mergeInto(deps, inbound, sessionKey, turnId, orphan.turnId, orphan.content, prompt);
+  const session = await openTranscript(deps, sessionKey);
+  prompt = await repairOrphanedTrailingUser(deps, inbound, session, sessionKey, turnId, prompt);
+  const agent = lookup.agent;
+  if (lookup.reused) initCachedAgentForTurn(agent, built.history.length, config, ctx.clock.nowMs());
+  const state: TurnState = { deps, sessionKey, turnId, agent, history: built.history, historyLength: built.history.length, own: built.own, session, inbound, outbound };
+  await persistPrompt(state, prompt);
+  ctx.note('prompt-persisted', {
+    session: sessionKey,
+    turn: turnId,
+    reused: lookup.reused,
+    history: built.history.length,
+    cursor: agent.lastFlushedDbIndex,
+  });
+  const answer = await callModel(state, row, prompt, options.giveUp === true);
+  for (let index = 0; index < answer.toolCalls.length; index++) await toolSend(state, answer, index);
+  await persistFinal(state, answer.result);
+  await dispatchResult(state, answer.result);
+  return session.activeBranch().map((entry) => entry.id);
+}
+
+/** Hermes builds the turn's history from the stored transcript: no tool or empty rows; this turn's rows apart. */
+function buildHistory(rows: readonly DbMessage[], turnId: string): { history: AgentMessage[]; own: DbMessage[]; trailingUsers: DbMessage[] } {
+  const own = rows.filter((row) => row.turnId === turnId);
+  const history: AgentMessage[] = rows
+    .filter((row) => row.turnId !== turnId && row.role !== 'tool' && row.content.length > 0)
+    .map((row) => ({ ...row, persisted: true }));
+  // Consecutive-user repair: user rows with no reply after them are folded into the new prompt.
+  const trailingUsers: DbMessage[] = [];
+  while (history.at(-1)?.role === 'user') trailingUsers.unshift(history.pop() as AgentMessage);
+  return { history, own, trailingUsers };
+}
+
+async function mergeInto(
+  deps: TurnDeps,
+  inbound: SqlDatabase,
+  sessionKey: string,
+  turnId: string,
+  mergedTurnId: string,
+  text: string,
+  prompt: string,
+): Promise<string> {
+  if (text.length < 4 || prompt.includes(text)) return prompt;
+  // The merged turn is answered by this one; it must not run again on its own.
+  await inbound.run("UPDATE messages_in SET status = 'completed', merged_into = ? WHERE id = ? AND status = 'pending'", [turnId, mergedTurnId]);
+  deps.ctx.note('merge', { session: sessionKey, turn: turnId, merged: mergedTurnId });
+  return `${queuedPrefix}\n${text}\n\n${prompt}`;
+}
+
+async function openTranscript(deps: TurnDeps, sessionKey: string): Promise<SessionManager> {
+  const { ctx } = deps;
+  const session = await SessionManager.open(ctx.disk, transcriptPath(sessionKey), (min, max) => ctx.random.int(min, max), () => ctx.clock.nowMs(), ctx.incarnation);
+  if (session.loadReport.malformedLines > 0 || session.loadReport.missingHeader) {
+    // The file-repair step: backup, then rewrite without the malformed lines.
+    const backup = await session.rewriteFile();
+    ctx.note('transcript-repaired', { session: sessionKey, malformed: session.loadReport.malformedLines, backup });
+  }
+  return session;
+}
+
+/** OpenClaw attempt.ts: an orphaned trailing user entry is merged into the prompt and removed from the branch. */
+async function repairOrphanedTrailingUser(
+  deps: TurnDeps,
+  inbound: SqlDatabase,
+  session: SessionManager,
+  sessionKey: string,
+  turnId: string,
+  prompt: string,
+): Promise<string> {
+  const leaf = session.leaf;
+  if (leaf === undefined || leaf.message.role !== 'user') return prompt;
+  const merged = leaf.turnId === turnId ? prompt : await mergeInto(deps, inbound, sessionKey, turnId, leaf.turnId, leaf.message.content, prompt);
+  if (deps.config.bugs.has('orphan-leaf')) {
+    // seed 003 (orphan-leaf): only the in-memory leaf moves; the orphan stays in the .jsonl.
+    if (leaf.parentId !== null) session.branch(leaf.parentId);
+    else session.resetLeaf();
+    deps.ctx.note('orphan-repair', { session: sessionKey, turn: turnId, orphan: leaf.id, persisted: false });
+  } else {
+    session.removeEntry(leaf.id);
+    const backup = await session.rewriteFile();
+    deps.ctx.note('orphan-repair', { session: sessionKey, turn: turnId, orphan: leaf.id, persisted: true, backup });
+  }
+  return merged;
+}
+
+/** Hermes _init_cached_agent_for_turn. */
+function initCachedAgentForTurn(agent: AiAgent, historyLength: number, config: ModelConfig, nowMs: number): void {
+  agent.lastActivityTs = nowMs;
+  agent.lastActivityDesc = 'turn';
+  agent.apiCallCount = 0;
+  if (config.bugs.has('flush-cursor')) return; // seed 004 (flush-cursor): the cursor of the previous turn is kept.
+  agent.lastFlushedDbIndex = historyLength;
+}
+
+async function persistPrompt(state: TurnState, prompt: string): Promise<void> {
+  const user: AgentMessage = {
+    role: 'user',
+    content: prompt,
+    toolCallId: null,
+    toolCalls: null,
+    toolName: null,
+    turnId: state.turnId,
+    persisted: true,
+  };
+  state.agent.beginTurn(state.history, user);
+  if (!state.own.some((row) => row.role === 'user')) {
+    await state.deps.sessionDb.appendMessages(state.sessionKey, [user], state.deps.ctx.clock.nowMs());
+  }
+  await appendEntry(state, { role: 'user', content: prompt }, (entry) => entry.message.role === 'user');
+}
+
+async function callModel(state: TurnState, row: InboundRow, prompt: string, giveUp: boolean): Promise<ModelAnswer> {
+  const { ctx, world } = state.deps;
+  if (giveUp) return { toolCalls: [], result: `<message to="user">${errorReply}</message>` };
+  if (row.kind === 'command') return { toolCalls: [], result: '<message to="user">Session cleared.</message>' };
+  const request = { sessionKey: state.sessionKey, turnId: state.turnId, prompt, attempt: row.tries };
+  const attempt = world.modelApi.attempt(request);
+  ctx.note('model-call', { session: state.sessionKey, turn: state.turnId, latencyMs: attempt.latencyMs, error: attempt.transientError });
+  state.agent.apiCallCount++;
+  await ctx.timers.sleep(attempt.latencyMs);
+  await state.deps.heartbeat.beat(undefined);
+  if (attempt.transientError) throw new TransientModelError(`transient model error on ${state.turnId}`);
+  return world.modelApi.answer(request);
+}
+
+async function toolSend(state: TurnState, answer: ModelAnswer, index: number): Promise<void> {
+  const { ctx, rpc } = state.deps;
+  const call = answer.toolCalls[index];
+  if (call === undefined) return;
+  const callId = `${state.turnId}:tool:${index}`;
+  const toolCalls = JSON.stringify([{ id: callId, name: call.name, text: call.text }]);
+  const carrier: AgentMessage = {
+    role: 'assistant',
+    content: '',
+    toolCallId: null,
+    toolCalls,
+    toolName: null,
+    turnId: state.turnId,
+    persisted: state.own.some((row) => row.toolCalls === toolCalls),
+  };
+  state.agent.messages.push(carrier);
+  await flush(state);
+  await appendEntry(state, { role: 'assistant', content: '', toolCalls: [{ id: callId, name: call.name, text: call.text }] }, (entry) => entry.message.toolCalls?.[0]?.id === callId);
+  ctx.note('tool-call', { session: state.sessionKey, turn: state.turnId, call: callId, tool: call.name, text: call.text });
+  const message = { type: 'tool.call' as const, callId, sessionKey: state.sessionKey, turnId: state.turnId, name: call.name, text: call.text };
+  const ok = (await rpc.call(message)) || (await rpc.call(message));
+  await state.deps.heartbeat.beat(undefined);
+  state.agent.messages.push({
+    role: 'tool',
+    content: ok ? 'sent' : 'error: tool server did not answer',
+    toolCallId: callId,
+    toolCalls: null,
+    toolName: call.name,
+    turnId: state.turnId,
+    persisted: state.own.some((row) => row.role === 'tool' && row.toolCallId === callId),
+  });
+  await appendEntry(state, { role: 'tool', content: ok ? 'sent' : 'error', toolCallId: callId }, (entry) => entry.message.toolCallId === callId);
+}
+
+async function persistFinal(state: TurnState, result: string): Promise<void> {
+  state.agent.messages.push({
+    role: 'assistant',
+    content: result,
+    toolCallId: null,
+    toolCalls: null,
+    toolName: null,
+    turnId: state.turnId,
+    persisted: state.own.some((row) => row.role === 'assistant' && row.toolCalls === null),
+  });
+  await flush(state);
+  await appendEntry(state, { role: 'assistant', content: result }, (entry) => entry.message.role === 'assistant' && entry.message.toolCalls === undefined);
+}
+
+async function flush(state: TurnState): Promise<void> {
+  const { written, from } = await state.agent.flushMessagesToSessionDb(state.deps.sessionDb, state.historyLength, state.deps.ctx.clock.nowMs());
+  state.deps.ctx.note('flush', { session: state.sessionKey, turn: state.turnId, from, written, cursor: state.agent.lastFlushedDbIndex });
+}
+
+/** Append to the transcript unless this turn's entry is already on the active branch (a resumed turn). */
+async function appendEntry(state: TurnState, message: TranscriptMessage, same: (entry: SessionEntry) => boolean): Promise<void> {
+  const present = state.session.activeBranch().some((entry) => entry.turnId === state.turnId && same(entry));
+  if (!present) await state.session.appendMessage(message, state.turnId);
+}
+
+async function dispatchResult(state: TurnState, result: string): Promise<void> {
+  const { ctx, config } = state.deps;
+  const blocks = parseMessageBlocks(result);
+  const forUser = blocks.filter((block) => block.to === 'user').map((block) => block.body);
+  const suppressed = await suppressedBlocks(state, forUser);
+  const kept = forUser.filter((_, index) => !suppressed.has(index));
+  const nowMs = ctx.clock.nowMs();
+  await state.outbound.transaction((tx) => {
+    for (const body of kept) {
+      const seq = Number(tx.query('SELECT COALESCE(MAX(seq), 0) + 1 AS next FROM messages_out')[0]?.next ?? 1);
+      tx.run(
+        'INSERT OR IGNORE INTO messages_out(id, seq, in_reply_to, kind, content, source, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
+        [`${state.turnId}:result:${contentHash(body)}`, seq, state.turnId, 'chat', JSON.stringify({ text: body }), 'result', nowMs],
+      );
+    }
+    // Boundary: after each result event, so a follow-up does not inherit suppression.
+    tx.run('DELETE FROM session_state WHERE key IN (?, ?)', [turnSentPayloadsKey, turnSendInvokedKey]);
+  });
+  ctx.note('result', {
+    session: state.sessionKey,
+    turn: state.turnId,
+    blocks: JSON.stringify(forUser),
+    kept: JSON.stringify(kept),
+    dropped: blocks.length - forUser.length,
+    mode: config.bugs.has('send-dup') ? 'send-dup' : config.bugs.has('send-flag') ? 'send-flag' : 'per-payload',
+  });
+}
+
+/** Which result blocks repeat what a tool already sent this turn. */
+async function suppressedBlocks(state: TurnState, bodies: readonly string[]): Promise<Set<number>> {
+  const { bugs } = state.deps.config;
+  const suppressed = new Set<number>();
+  if (bugs.has('send-dup')) return suppressed; // seed 001 (send-dup): the closing text is always dispatched.
+  const rows = await state.outbound.query('SELECT key, value FROM session_state WHERE key IN (?, ?)', [turnSentPayloadsKey, turnSendInvokedKey]);
+  if (bugs.has('send-flag')) {
+    // seed 001 (send-flag): any send this turn suppresses the whole result.
+    if (rows.some((row) => row.key === turnSendInvokedKey && row.value === '1')) bodies.forEach((_, index) => suppressed.add(index));
+    return suppressed;
+  }
+  const stored = parseTurnSentPayloads(rows.find((row) => row.key === turnSentPayloadsKey)?.value as string | undefined);
+  // Fixed: only this turn's payloads count; send-stale reads whatever a killed turn left behind.
+  const payloads = stored.turnId === state.turnId || bugs.has('send-stale') ? stored.payloads : [];
+  bodies.forEach((body, index) => {
+    if (isVerbatimDuplicate(body, payloads)) suppressed.add(index);
+  });
+  return suppressed;
+}
