@@ -98,6 +98,12 @@ export class SimNetwork {
       if (this.mailboxes.get(incarnation.name) === mailbox) this.mailboxes.delete(incarnation.name);
       for (const link of this.links.values()) {
         if (link.senderIncarnation === incarnation.id) link.unacked.clear();
+        // The process's connections die with it; the peers' clients reconnect and resend.
+        if (link.config.reconnecting && (link.from === incarnation.name || link.to === incarnation.name)) {
+          link.epoch++;
+          link.held = link.held === undefined ? undefined : [];
+          this.scheduleReconnect(link);
+        }
       }
     });
   }
@@ -169,6 +175,8 @@ export class SimNetwork {
     this.trace.record('net.reset', { a, b });
     for (const link of [this.link(a, b), this.link(b, a)]) {
       link.epoch++;
+      // Messages parked on the dead connection die with it.
+      if (link.held !== undefined) link.held = [];
       if (link.config.reconnecting) this.scheduleReconnect(link);
     }
   }
@@ -183,6 +191,11 @@ export class SimNetwork {
     this.scheduler.schedule(link.config.reconnectDelayMs, () => {
       link.reconnectPending = false;
       if (link.partitioned) return;
+      if (!this.processes.isRunning(link.to)) {
+        // Nobody to connect to yet: the client keeps trying.
+        this.scheduleReconnect(link);
+        return;
+      }
       const sender = this.processes.current(link.from);
       this.trace.record('net.reconnect', { link: `${link.from}->${link.to}`, unacked: link.unacked.size });
       if (sender === undefined || sender.id !== link.senderIncarnation) return;
@@ -212,26 +225,30 @@ export class SimNetwork {
     if (!config.reorder) deliverAtMs = Math.max(deliverAtMs, link.lastDeliverAtMs);
     link.lastDeliverAtMs = Math.max(link.lastDeliverAtMs, deliverAtMs);
     const epoch = link.epoch;
-    this.scheduler.scheduleAt(deliverAtMs, () => this.arrive(link, envelope, epoch, false));
-    if (this.prng.chance(config.duplicatePer1000, 1000)) {
-      const replayAtMs = deliverAtMs + this.prng.int(1, Math.max(1, config.duplicateDelayMsMax));
-      this.scheduler.scheduleAt(replayAtMs, () => this.arrive(link, envelope, link.epoch, true));
-    }
+    this.scheduler.scheduleAt(deliverAtMs, () => {
+      if (!this.arrive(link, envelope, epoch, false)) return;
+      // A duplicate is a replay of a message that was delivered, arriving again later.
+      if (this.prng.chance(link.config.duplicatePer1000, 1000)) {
+        const replayDelayMs = this.prng.int(1, Math.max(1, link.config.duplicateDelayMsMax));
+        this.scheduler.schedule(replayDelayMs, () => this.arrive(link, envelope, link.epoch, true));
+      }
+    });
   }
 
-  private arrive(link: LinkState, envelope: Envelope, epoch: number, duplicate: boolean): void {
+  /** Returns whether the message reached a mailbox. */
+  private arrive(link: LinkState, envelope: Envelope, epoch: number, duplicate: boolean): boolean {
     if (epoch !== link.epoch) {
       this.trace.record('net.drop', { id: envelope.messageId, reason: 'reset' });
-      return;
+      return false;
     }
     if (link.partitioned) {
       this.trace.record('net.drop', { id: envelope.messageId, reason: 'partition' });
-      return;
+      return false;
     }
     const mailbox = this.mailboxes.get(envelope.to);
     if (mailbox === undefined || !mailbox.incarnation.alive) {
       this.trace.record('net.drop', { id: envelope.messageId, reason: 'not-running' });
-      return;
+      return false;
     }
     this.trace.record(duplicate ? 'net.duplicate' : 'net.deliver', {
       from: envelope.from,
@@ -247,6 +264,7 @@ export class SimNetwork {
     const waiter = mailbox.waiting.shift();
     if (waiter !== undefined) waiter(delivery);
     else mailbox.queue.push(delivery);
+    return true;
   }
 
   /** The receiver acknowledges; the ack travels back and, if the connection survives, clears the resend buffer. */
