@@ -25,7 +25,8 @@ export interface RunResult {
 
 export interface RunOptions {
   sql: SqlJsStatic;
-  keepTrace?: boolean;
+  /** Test hook, called after the world is configured and before any process starts (e.g. to script the model). */
+  prepare?: (sim: Simulation, model: BuiltModel) => void;
 }
 
 export async function runSpec(spec: RunSpec, options: RunOptions): Promise<RunResult> {
@@ -38,6 +39,7 @@ export async function runSpec(spec: RunSpec, options: RunOptions): Promise<RunRe
   const recorder = new FaultRecorder(sim);
   const monitor = new TranscriptMonitor(sim);
   configureWorld(sim, model, spec);
+  options.prepare?.(sim, model);
   for (const process of model.processes) sim.spawn(process.name, process.main);
   scheduleWorkload(sim, model, spec);
   for (const fault of plan.faults) scheduleFault(sim, recorder, fault);

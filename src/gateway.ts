@@ -176,8 +176,7 @@ class Gateway {
       await this.ctx.timers.sleep(timers.sweepEveryMs);
       const nowMs = this.ctx.clock.nowMs();
       if (this.ctx.supervisor.isRunning(runnerName)) {
-        const text = await this.ctx.disk.read(runnerHeartbeatPath);
-        const record = text === undefined ? undefined : (JSON.parse(text) as { heartbeatAtMs: number; claim: { turnId: string; sinceMs: number } | null });
+        const record = parseHeartbeat(await this.ctx.disk.read(runnerHeartbeatPath));
         const heartbeatStale = record !== undefined && nowMs - record.heartbeatAtMs > timers.heartbeatStaleMs;
         const claimStale = record?.claim != null && nowMs - record.claim.sinceMs > timers.claimStaleMs;
         if (heartbeatStale || claimStale) {
@@ -214,4 +213,20 @@ export function execEventText(event: NodeEvent): string | undefined {
   const cut = output.length > execOutputCharsMax ? `${output.slice(0, execOutputCharsMax)}…` : output;
   const status = event.timedOut ? 'timeout' : `code ${event.exitCode}`;
   return `Exec finished (node=${event.nodeId} id=${event.runId}, ${status})${cut.length > 0 ? `\n${cut}` : ''}`;
+}
+
+interface HeartbeatRecord {
+  heartbeatAtMs: number;
+  claim: { turnId: string; sinceMs: number } | null;
+}
+
+/** The runner's heartbeat file; a crash may leave it empty or torn, which reads as no record. */
+function parseHeartbeat(text: string | undefined): HeartbeatRecord | undefined {
+  if (text === undefined) return undefined;
+  try {
+    const record = JSON.parse(text) as HeartbeatRecord;
+    return typeof record.heartbeatAtMs === 'number' ? record : undefined;
+  } catch {
+    return undefined;
+  }
 }

@@ -22,7 +22,7 @@ export function checkRun(input: { sim: Simulation; model: BuiltModel; spec: RunS
     out.push({
       invariant: 'no-process-crash',
       message: `${crash.name} crashed: ${crash.error instanceof Error ? crash.error.message : String(crash.error)}`,
-      step: Math.max(0, o.events.length - 1),
+      step: Math.max(0, o.events.findIndex((event) => event.kind === 'proc.exit' && event.fields.incarnation === crash.incarnation)),
       timeMs: crash.timeMs,
       class: classOf('no-process-crash'),
     });

@@ -1,0 +1,53 @@
+// chaos: every part and every fault type, tuned to no bug. Several sessions, chat, exec completions, /clear and
+// config changes over simulated hours; swarm testing switches a random subset of the fault knobs on per run, and
+// kills, partitions, holds and resets land at random times and at random turn phases.
+import fc from 'fast-check';
+import {
+  byTime,
+  clearStep,
+  configBump,
+  execStep,
+  killAtPhase,
+  linkFault,
+  modelKnobs,
+  resetAtPhase,
+  type Scenario,
+  settleMs,
+  swarmFaultKnobs,
+  timedKill,
+  userStep,
+  phaseArb,
+} from './common.ts';
+
+const faultPhaseMsMax = 3 * 3_600_000;
+
+export const chaos: Scenario = {
+  name: 'chaos',
+  description: 'every component and fault type with swarm testing, several sessions over simulated hours',
+  focus: [],
+  plan: fc.integer({ min: 10 * 60_000, max: faultPhaseMsMax }).chain((faultPhaseMs) =>
+    fc.record({
+      sessions: fc.integer({ min: 1, max: 4 }),
+      workload: fc
+        .tuple(
+          fc.array(userStep(faultPhaseMs, 4), { minLength: 1, maxLength: 24 }),
+          fc.array(execStep(faultPhaseMs, 4), { maxLength: 8 }),
+          fc.array(fc.oneof(clearStep(faultPhaseMs, 4), configBump(faultPhaseMs)), { maxLength: 2 }),
+        )
+        .map(([users, execs, other]) => byTime([...users, ...execs, ...other])),
+      faults: fc.array(
+        fc.oneof(
+          timedKill(faultPhaseMs),
+          killAtPhase(['gateway', 'runner', 'tool-server', 'node-host'], phaseArb),
+          linkFault(faultPhaseMs),
+          resetAtPhase(phaseArb),
+        ),
+        { maxLength: 10 },
+      ),
+      faultKnobs: swarmFaultKnobs(),
+      model: modelKnobs(),
+      faultPhaseMs: fc.constant(faultPhaseMs),
+      settleMs: fc.constant(settleMs),
+    }),
+  ),
+};

@@ -1,0 +1,141 @@
+// Building blocks shared by the scenarios: arbitraries for workload steps, faults and knobs. Times are integers
+// in milliseconds; every generated step lands inside the fault phase, so the settle window that follows is
+// fault-free and long enough for the slowest retry (the slow delivery poller runs every 60 s).
+import fc from 'fast-check';
+import type { BugId } from '../src/index.ts';
+import {
+  type FaultKnobs,
+  type FaultStep,
+  killableProcesses,
+  linkPairs,
+  type ModelKnobsPlan,
+  noFaults,
+  type Phase,
+  phases,
+  type Plan,
+  type WorkloadStep,
+} from '../sim/plan.ts';
+
+export interface Scenario {
+  name: string;
+  description: string;
+  /** The bug ids this scenario focuses on. */
+  focus: BugId[];
+  plan: fc.Arbitrary<Plan>;
+}
+
+export const settleMs = 240_000;
+
+const words = ['calendar', 'weather', 'invoice', 'flights', 'meeting notes', 'the build', 'groceries', 'a summary'];
+
+export function userStep(faultPhaseMs: number, sessions: number): fc.Arbitrary<WorkloadStep> {
+  return fc.record({
+    kind: fc.constant('user' as const),
+    atMs: fc.integer({ min: 500, max: faultPhaseMs - 1 }),
+    session: fc.integer({ min: 0, max: sessions - 1 }),
+    text: fc.constantFrom(...words).map((word) => `can you check ${word}?`),
+  });
+}
+
+export function execStep(faultPhaseMs: number, sessions: number): fc.Arbitrary<WorkloadStep> {
+  return fc.record({
+    kind: fc.constant('exec' as const),
+    atMs: fc.integer({ min: 500, max: faultPhaseMs - 1 }),
+    session: fc.integer({ min: 0, max: sessions - 1 }),
+    durationMs: fc.integer({ min: 100, max: 30_000 }),
+    exitCode: fc.constantFrom(0, 1, 2),
+    output: fc.constantFrom('', 'ok', 'error: file not found', 'Compiled 14 files\nwarning: unused variable'),
+  });
+}
+
+export function clearStep(faultPhaseMs: number, sessions: number): fc.Arbitrary<WorkloadStep> {
+  return fc.record({
+    kind: fc.constant('clear' as const),
+    atMs: fc.integer({ min: 500, max: faultPhaseMs - 1 }),
+    session: fc.integer({ min: 0, max: sessions - 1 }),
+  });
+}
+
+export function configBump(faultPhaseMs: number): fc.Arbitrary<WorkloadStep> {
+  return fc.record({ kind: fc.constant('config-bump' as const), atMs: fc.integer({ min: 500, max: faultPhaseMs - 1 }) });
+}
+
+export const phaseArb: fc.Arbitrary<Phase> = fc.constantFrom(...phases);
+
+export function killAtPhase(processes: readonly (typeof killableProcesses)[number][], phase: fc.Arbitrary<Phase> = phaseArb): fc.Arbitrary<FaultStep> {
+  return fc.record({
+    kind: fc.constant('kill-at-phase' as const),
+    phase,
+    nth: fc.integer({ min: 0, max: 12 }),
+    delayMs: fc.integer({ min: 0, max: 400 }),
+    process: fc.constantFrom(...processes),
+    restartAfterMs: fc.integer({ min: 0, max: 10_000 }),
+  });
+}
+
+export function timedKill(faultPhaseMs: number, processes: readonly (typeof killableProcesses)[number][] = killableProcesses): fc.Arbitrary<FaultStep> {
+  return fc.record({
+    kind: fc.constant('kill' as const),
+    atMs: fc.integer({ min: 0, max: faultPhaseMs - 1 }),
+    process: fc.constantFrom(...processes),
+    restartAfterMs: fc.integer({ min: 0, max: 10_000 }),
+  });
+}
+
+const linkIndex = fc.integer({ min: 0, max: linkPairs.length - 1 });
+
+export function linkFault(faultPhaseMs: number): fc.Arbitrary<FaultStep> {
+  const atMs = fc.integer({ min: 0, max: faultPhaseMs - 1 });
+  return fc.oneof(
+    fc.record({ kind: fc.constant('partition' as const), atMs, link: linkIndex, healAfterMs: fc.integer({ min: 100, max: 20_000 }) }),
+    fc.record({ kind: fc.constant('hold' as const), atMs, link: linkIndex, releaseAfterMs: fc.integer({ min: 100, max: 20_000 }) }),
+    fc.record({ kind: fc.constant('reset' as const), atMs, link: linkIndex }),
+  );
+}
+
+export function resetAtPhase(phase: fc.Arbitrary<Phase>, link: fc.Arbitrary<number> = linkIndex): fc.Arbitrary<FaultStep> {
+  return fc.record({
+    kind: fc.constant('reset-at-phase' as const),
+    phase,
+    nth: fc.integer({ min: 0, max: 12 }),
+    delayMs: fc.integer({ min: 0, max: 30 }),
+    link,
+  });
+}
+
+export function modelKnobs(overrides: Partial<Record<keyof ModelKnobsPlan, fc.Arbitrary<number>>> = {}): fc.Arbitrary<ModelKnobsPlan> {
+  return fc.record({
+    toolCallPer1000: overrides.toolCallPer1000 ?? fc.integer({ min: 0, max: 1000 }),
+    repeatPer1000: overrides.repeatPer1000 ?? fc.integer({ min: 0, max: 1000 }),
+    repeatOnlyPer1000: overrides.repeatOnlyPer1000 ?? fc.integer({ min: 0, max: 1000 }),
+    stockAnswerPer1000: overrides.stockAnswerPer1000 ?? fc.integer({ min: 0, max: 1000 }),
+    agentCacheSize: overrides.agentCacheSize ?? fc.integer({ min: 1, max: 8 }),
+  });
+}
+
+/** Swarm testing: each run switches a random subset of the fault knobs on, each at a random strength. */
+export function swarmFaultKnobs(): fc.Arbitrary<FaultKnobs> {
+  const maybe = (max: number) => fc.oneof(fc.constant(0), fc.integer({ min: 1, max }));
+  return fc.record({
+    dropPer1000: maybe(150),
+    duplicatePer1000: maybe(150),
+    reorder: fc.boolean(),
+    delayMsMax: fc.oneof(fc.constant(20), fc.integer({ min: 20, max: 3_000 })),
+    diskTearPer1000: maybe(1000),
+    diskWritebackPer1000: maybe(1000),
+    sqlBusyPer1000: maybe(100),
+    modelErrorPer1000: maybe(300),
+    modelSlowPer1000: maybe(200),
+  });
+}
+
+export function faultKnobs(overrides: Partial<Record<keyof FaultKnobs, fc.Arbitrary<number | boolean>>>): fc.Arbitrary<FaultKnobs> {
+  const record: Record<string, fc.Arbitrary<number | boolean>> = {};
+  for (const [key, value] of Object.entries(noFaults)) record[key] = overrides[key as keyof FaultKnobs] ?? fc.constant(value);
+  return fc.record(record) as unknown as fc.Arbitrary<FaultKnobs>;
+}
+
+/** Sort the workload by time so plans read chronologically (and shrink the same way). */
+export function byTime(steps: WorkloadStep[]): WorkloadStep[] {
+  return [...steps].sort((a, b) => a.atMs - b.atMs);
+}
