@@ -81,7 +81,10 @@ export async function runTurn(deps: TurnDeps, sessionKey: string, row: InboundRo
     history: built.history.length,
     cursor: agent.lastFlushedDbIndex,
   });
-  const answer = await callModel(state, row, prompt, options.giveUp === true);
+  // A turn whose final assistant row is already durable (a retry after a kill or a failed dispatch) resumes from it:
+  // the reply the row carries is the one to dispatch, not a new answer or an error.
+  const durableFinal = built.own.find((message) => message.role === 'assistant' && message.toolCalls === null);
+  const answer = durableFinal !== undefined ? { toolCalls: [], result: durableFinal.content } : await callModel(state, row, prompt, options.giveUp === true);
   for (let index = 0; index < answer.toolCalls.length; index++) await toolSend(state, answer, index);
   await persistFinal(state, answer.result);
   await dispatchResult(state, answer.result);
@@ -258,6 +261,7 @@ async function dispatchResult(state: TurnState, result: string): Promise<void> {
   const suppressed = await suppressedBlocks(state, forUser);
   const kept = forUser.filter((_, index) => !suppressed.has(index));
   const nowMs = ctx.clock.nowMs();
+  const seedClears = config.bugs.has('send-stale') || config.bugs.has('send-dup');
   await state.outbound.transaction((tx) => {
     for (const body of kept) {
       const seq = Number(tx.query('SELECT COALESCE(MAX(seq), 0) + 1 AS next FROM messages_out')[0]?.next ?? 1);
@@ -266,8 +270,10 @@ async function dispatchResult(state: TurnState, result: string): Promise<void> {
         [`${state.turnId}:result:${contentHash(body)}`, seq, state.turnId, 'chat', JSON.stringify({ text: body }), 'result', nowMs],
       );
     }
-    // Boundary: after each result event, so a follow-up does not inherit suppression.
-    tx.run('DELETE FROM session_state WHERE key IN (?, ?)', [turnSentPayloadsKey, turnSendInvokedKey]);
+    // Boundary: after each result event, so a follow-up does not inherit suppression. The fixed runner keeps its
+    // turn-keyed payload record (it cannot leak into another turn, and a resumed turn still needs it).
+    tx.run('DELETE FROM session_state WHERE key = ?', [turnSendInvokedKey]);
+    if (seedClears) tx.run('DELETE FROM session_state WHERE key = ?', [turnSentPayloadsKey]);
   });
   ctx.note('result', {
     session: state.sessionKey,
