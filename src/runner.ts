@@ -9,13 +9,7 @@ import type { ModelConfig } from './config.ts';
 import type { FakeModelApi } from './fake-model.ts';
 import type { ProcessContext, SqlDatabase } from './ports.ts';
 import { SessionDb } from './session-db.ts';
-import {
-  parseTurnSentPayloads,
-  runnerHeartbeatPath,
-  SessionDbs,
-  turnSendInvokedKey,
-  turnSentPayloadsKey,
-} from './session-dbs.ts';
+import { runnerHeartbeatPath, SessionDbs, turnSendInvokedKey, turnSentPayloadsKeyFor } from './session-dbs.ts';
 import { isToolResult, type ToolRpc } from './tool-rpc.ts';
 import { TransientModelError, runTurn, type InboundRow, type TurnDeps } from './turn.ts';
 
@@ -61,17 +55,17 @@ async function recoverSession(ctx: ProcessContext, config: ModelConfig, dbs: Ses
     // seed 001 (send-stale): no cold-start clear, so a SIGKILLed turn's payloads leak into the next turn.
     return;
   }
-  const stored = (await outbound.query('SELECT value FROM session_state WHERE key = ?', [turnSentPayloadsKey]))[0];
-  const state = parseTurnSentPayloads(stored?.value as string | undefined);
-  // Keep the record of a turn that will be retried (its repeats must still be suppressed); drop any other.
-  const owner =
-    state.turnId === null
-      ? undefined
-      : (await inbound.query("SELECT 1 AS pending FROM messages_in WHERE id = ? AND status = 'pending'", [state.turnId]))[0];
+  // Keep the payload records of turns that will be retried (their repeats must still be suppressed); drop the rest.
+  const pending = new Set(
+    (await inbound.query("SELECT id FROM messages_in WHERE status = 'pending'")).map((row) => turnSentPayloadsKeyFor(row.id as string, false)),
+  );
+  const stale = (await outbound.query("SELECT key FROM session_state WHERE key LIKE 'turn_sent_payloads%'"))
+    .map((row) => row.key as string)
+    .filter((key) => !pending.has(key));
   await retryBusy(ctx, () =>
     outbound.transaction((tx) => {
       tx.run('DELETE FROM session_state WHERE key = ?', [turnSendInvokedKey]);
-      if (owner === undefined) tx.run('DELETE FROM session_state WHERE key = ?', [turnSentPayloadsKey]);
+      for (const key of stale) tx.run('DELETE FROM session_state WHERE key = ?', [key]);
     }),
   );
 }
@@ -125,6 +119,11 @@ async function runRow(deps: TurnDeps, sessionKey: string, inbound: SqlDatabase, 
       ? inbound.run("UPDATE messages_in SET status = 'completed' WHERE id = ?", [row.id])
       : inbound.run("UPDATE messages_in SET status = 'pending', process_after = ? WHERE id = ?", [retryAtMs, row.id]),
   );
+  if (outcome === 'completed' && !config.bugs.has('send-stale')) {
+    // Boundary: the turn is over; its payload record is no longer needed (a leftover is dropped at the next start).
+    const outbound = await deps.dbs.outboundDb(sessionKey);
+    await outbound.run('DELETE FROM session_state WHERE key = ?', [turnSentPayloadsKeyFor(row.id, false)]).catch(() => undefined);
+  }
   if (outcome === 'completed') ctx.note('turn-completed', { session: sessionKey, turn: row.id, tries, branch: branch.join(',') });
   else ctx.note('turn-retry', { session: sessionKey, turn: row.id, tries });
   await deps.heartbeat.beat(null);

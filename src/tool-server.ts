@@ -9,8 +9,9 @@ import type { ProcessContext } from './ports.ts';
 import {
   parseTurnSentPayloads,
   SessionDbs,
+  sharedPayloadRow,
   turnSendInvokedKey,
-  turnSentPayloadsKey,
+  turnSentPayloadsKeyFor,
 } from './session-dbs.ts';
 import type { ToolName } from './fake-model.ts';
 
@@ -70,13 +71,12 @@ async function handleToolCall(
         tx.run('INSERT OR REPLACE INTO session_state(key, value, updated_at) VALUES (?, ?, ?)', [turnSendInvokedKey, '1', nowMs]);
         return result.changes;
       }
-      const row = tx.query('SELECT value FROM session_state WHERE key = ?', [turnSentPayloadsKey])[0];
-      const state = parseTurnSentPayloads(row?.value as string | undefined);
-      // Fixed: payloads belong to one turn; a record left by another turn is replaced, not extended.
-      const payloads = state.turnId === call.turnId || bugs.has('send-stale') ? state.payloads : [];
+      const key = turnSentPayloadsKeyFor(call.turnId, sharedPayloadRow(bugs));
+      const row = tx.query('SELECT value FROM session_state WHERE key = ?', [key])[0];
+      const payloads = parseTurnSentPayloads(row?.value as string | undefined).payloads;
       if (!payloads.includes(call.text)) payloads.push(call.text);
       tx.run('INSERT OR REPLACE INTO session_state(key, value, updated_at) VALUES (?, ?, ?)', [
-        turnSentPayloadsKey,
+        key,
         JSON.stringify({ turnId: call.turnId, payloads }),
         nowMs,
       ]);

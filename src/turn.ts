@@ -10,7 +10,7 @@ import type { ModelAnswer } from './fake-model.ts';
 import type { ProcessContext, SqlDatabase } from './ports.ts';
 import type { HeartbeatFile, RunnerWorld } from './runner.ts';
 import type { DbMessage, SessionDb } from './session-db.ts';
-import { type SessionDbs, parseTurnSentPayloads, transcriptPath, turnSendInvokedKey, turnSentPayloadsKey } from './session-dbs.ts';
+import { parseTurnSentPayloads, type SessionDbs, sharedPayloadRow, transcriptPath, turnSendInvokedKey, turnSentPayloadsKey, turnSentPayloadsKeyFor } from './session-dbs.ts';
 import { SessionManager, type SessionEntry, type TranscriptMessage } from './session-manager.ts';
 import { contentHash, isVerbatimDuplicate, parseMessageBlocks } from './text.ts';
 import type { ToolRpc } from './tool-rpc.ts';
@@ -113,9 +113,17 @@ async function mergeInto(
   prompt: string,
 ): Promise<string> {
   if (text.length < 4 || prompt.includes(text)) return prompt;
-  // The merged turn is answered by this one; it must not run again on its own.
-  await inbound.run("UPDATE messages_in SET status = 'completed', merged_into = ? WHERE id = ? AND status = 'pending'", [turnId, mergedTurnId]);
-  deps.ctx.note('merge', { session: sessionKey, turn: turnId, merged: mergedTurnId });
+  const row = (await inbound.query('SELECT status, merged_into FROM messages_in WHERE id = ?', [mergedTurnId]))[0];
+  // A message already answered by a turn it was merged into is not merged again.
+  if (row !== undefined && row.merged_into !== null) return prompt;
+  if (row?.status === 'pending') {
+    // The merged turn is answered by this one; it must not run again on its own.
+    await inbound.run("UPDATE messages_in SET status = 'completed', merged_into = ? WHERE id = ? AND status = 'pending'", [turnId, mergedTurnId]);
+    deps.ctx.note('merge', { session: sessionKey, turn: turnId, merged: mergedTurnId });
+  } else {
+    // An answered turn whose reply is missing from the history (Hermes' consecutive-user repair folds it in).
+    deps.ctx.note('history-repair', { session: sessionKey, turn: turnId, folded: mergedTurnId });
+  }
   return `${queuedPrefix}\n${text}\n\n${prompt}`;
 }
 
@@ -261,7 +269,7 @@ async function dispatchResult(state: TurnState, result: string): Promise<void> {
   const suppressed = await suppressedBlocks(state, forUser);
   const kept = forUser.filter((_, index) => !suppressed.has(index));
   const nowMs = ctx.clock.nowMs();
-  const seedClears = config.bugs.has('send-stale') || config.bugs.has('send-dup');
+  const seedClears = sharedPayloadRow(config.bugs);
   await state.outbound.transaction((tx) => {
     for (const body of kept) {
       const seq = Number(tx.query('SELECT COALESCE(MAX(seq), 0) + 1 AS next FROM messages_out')[0]?.next ?? 1);
@@ -290,15 +298,15 @@ async function suppressedBlocks(state: TurnState, bodies: readonly string[]): Pr
   const { bugs } = state.deps.config;
   const suppressed = new Set<number>();
   if (bugs.has('send-dup')) return suppressed; // seed 001 (send-dup): the closing text is always dispatched.
-  const rows = await state.outbound.query('SELECT key, value FROM session_state WHERE key IN (?, ?)', [turnSentPayloadsKey, turnSendInvokedKey]);
+  const payloadKey = turnSentPayloadsKeyFor(state.turnId, sharedPayloadRow(bugs));
+  const rows = await state.outbound.query('SELECT key, value FROM session_state WHERE key IN (?, ?)', [payloadKey, turnSendInvokedKey]);
   if (bugs.has('send-flag')) {
     // seed 001 (send-flag): any send this turn suppresses the whole result.
     if (rows.some((row) => row.key === turnSendInvokedKey && row.value === '1')) bodies.forEach((_, index) => suppressed.add(index));
     return suppressed;
   }
-  const stored = parseTurnSentPayloads(rows.find((row) => row.key === turnSentPayloadsKey)?.value as string | undefined);
-  // Fixed: only this turn's payloads count; send-stale reads whatever a killed turn left behind.
-  const payloads = stored.turnId === state.turnId || bugs.has('send-stale') ? stored.payloads : [];
+  // Fixed: the turn's own record; send-stale reads the shared row, whatever a killed turn left in it.
+  const payloads = parseTurnSentPayloads(rows.find((row) => row.key === payloadKey)?.value as string | undefined).payloads;
   bodies.forEach((body, index) => {
     if (isVerbatimDuplicate(body, payloads)) suppressed.add(index);
   });
