@@ -1,0 +1,77 @@
+// Seed 001 (send-stale): turn_sent_payloads lives in SQLite, so a SIGKILL of the runner after a mid-turn send and
+// before the result leaves the killed turn's payloads behind. Without the cold-start clear at poll-loop start, the
+// next turn compares its result against them. Here the runner is killed right after the tool server recorded
+// send_message("on it - looking at your calendar") for turn in:d0 and restarts at once; recovery puts in:d0 back with
+// a 10 s backoff, so the user's next message (in:d1) runs first (and folds the unanswered in:d0 into its prompt, as
+// Hermes' consecutive-user repair does). in:d1's reply is exactly the earlier payload: with the bug it is
+// suppressed and the user gets no answer to in:d1; fixed, it is delivered.
+import { describe, expect, it } from 'vitest';
+import { type BugId, outboundPath } from '../../src/index.ts';
+import type { RunResult } from '../../sim/harness.ts';
+import type { FaultStep } from '../../sim/plan.ts';
+import type { Simulation } from '../../sim/simulation.ts';
+import { loadSqlJs } from '../../sim/sqlite.ts';
+import { handPlan, invariants, outboundRows, reply, session0, stateRows, user, visible, withRun } from './support.ts';
+
+const sql = await loadSqlJs();
+
+const interim = 'on it - looking at your calendar';
+/** SIGKILL the runner as soon as the tool server has recorded the send (the 2nd tool-send event: tool-call, tool-sent). */
+const killAfterSend: FaultStep = { kind: 'kill-at-phase', phase: 'tool-send', nth: 1, delayMs: 0, process: 'runner', restartAfterMs: 0 };
+const plan = handPlan([user(1_000, 'am I free tomorrow?'), user(6_000, 'what are you doing right now?')], [killAfterSend]);
+const script = ({ turnId }: { turnId: string }) =>
+  turnId === 'in:d0'
+    ? { toolCalls: [{ name: 'send_message' as const, text: interim }], result: reply("Tomorrow at 2pm you're free") }
+    : { toolCalls: [], result: reply(interim) };
+
+function input(bugs: BugId[], atNewTurn: string[]) {
+  return {
+    bugs,
+    plan,
+    script,
+    prepare: (sim: Simulation) => {
+      // What turn_sent_payloads holds when the new turn starts.
+      sim.trace.onEvent((event) => {
+        if (event.kind !== 'model.turn-start' || event.fields.turn !== 'in:d1') return;
+        for (const row of sim.sqlite.inspect(outboundPath(session0), "SELECT value FROM session_state WHERE key = 'turn_sent_payloads'")) atNewTurn.push(String(row.value));
+      });
+    },
+  };
+}
+
+/** The kill landed after the send was recorded and before in:d0 produced a result; in:d0 was folded into in:d1. */
+function expectKillBetweenSendAndResult(result: RunResult): void {
+  const kinds = result.sim.trace.events
+    .filter((event) => (event.kind === 'proc.kill' && event.fields.name === 'runner') || (event.fields.turn === 'in:d0' && (event.kind === 'model.tool-sent' || event.kind === 'model.result')))
+    .map((event) => event.kind);
+  expect(kinds).toEqual(['model.tool-sent', 'proc.kill']);
+  const d1User = stateRows(result).find((row) => row.turnId === 'in:d1' && row.role === 'user');
+  expect(d1User?.content).toContain('am I free tomorrow?');
+}
+
+describe('a runner SIGKILL between a mid-turn send and the result, then a new turn whose reply equals that payload', () => {
+  it('with send-stale on: the killed turn\'s payload is still recorded and the new turn\'s reply is suppressed', async () => {
+    const atNewTurn: string[] = [];
+    await withRun(sql, input(['send-stale'], atNewTurn), (result) => {
+      expectKillBetweenSendAndResult(result);
+      expect(atNewTurn.map((value) => JSON.parse(value) as unknown)).toEqual([{ turnId: 'in:d0', payloads: [interim] }]);
+      expect(outboundRows(result).filter((row) => row.inReplyTo === 'in:d1')).toEqual([]);
+      expect(visible(result).map((message) => [message.turnId, message.text])).toEqual([['in:d0', interim]]);
+      expect(invariants(result)).toEqual(['every-inbound-answered', 'no-lost-reply']);
+      expect(result.violations.find((violation) => violation.invariant === 'no-lost-reply')?.message).toContain('turn in:d1');
+    });
+  });
+
+  it('with send-stale off: the new turn\'s reply is delivered although it equals the killed turn\'s payload', async () => {
+    await withRun(sql, input([], []), (result) => {
+      expectKillBetweenSendAndResult(result);
+      const rows = outboundRows(result).filter((row) => row.inReplyTo === 'in:d1');
+      expect(rows.map((row) => [row.source, row.text, row.delivered])).toEqual([['result', interim, true]]);
+      expect(visible(result).map((message) => [message.turnId, message.text])).toEqual([
+        ['in:d0', interim],
+        ['in:d1', interim],
+      ]);
+      expect(result.violations).toEqual([]);
+    });
+  });
+});

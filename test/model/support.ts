@@ -1,0 +1,136 @@
+// Helpers shared by the symptom tests: a hand-built plan with no random faults, one run of it through runSpec with
+// the fake model scripted per turn, and readers of the durable state (state.db, outbound.db, the JSONL transcript)
+// and of what the user saw.
+import type { SqlJsStatic } from 'sql.js';
+import { type BugId, type BuiltModel, type ModelAnswer, type ModelRequest, outboundPath, parseTranscript, type SessionEntry, stateDbPath, transcriptPath, type VisibleMessage } from '../../src/index.ts';
+import { type RunResult, runSpec } from '../../sim/harness.ts';
+import { type FaultStep, noFaults, type Plan, sessionKey, type WorkloadStep } from '../../sim/plan.ts';
+import type { Simulation } from '../../sim/simulation.ts';
+
+export const session0 = sessionKey(0);
+
+/** A plan with one session, the given workload and faults, and no random faults at all. */
+export function handPlan(workload: WorkloadStep[], faults: FaultStep[] = []): Plan {
+  return {
+    sessions: 1,
+    workload,
+    faults,
+    faultKnobs: noFaults,
+    // Unscripted turns (exec-replay's) answer plainly: no tool calls, no repeats, no stock phrases.
+    model: { toolCallPer1000: 0, repeatPer1000: 0, repeatOnlyPer1000: 0, stockAnswerPer1000: 0, agentCacheSize: 8 },
+    faultPhaseMs: 120_000,
+    settleMs: 120_000,
+  };
+}
+
+/** `user` workload step; the harness delivers it as `<text> [m<index>]` with delivery id `d<index>` (turn `in:d<index>`). */
+export function user(atMs: number, text: string): WorkloadStep {
+  return { kind: 'user', atMs, session: 0, text };
+}
+
+export function reply(body: string): string {
+  return `<message to="user">${body}</message>`;
+}
+
+export interface RunInput {
+  bugs: BugId[];
+  plan: Plan;
+  seed?: number;
+  /** Answer per turn id; undefined falls back to the fake model's default answer. */
+  script?: (request: ModelRequest) => ModelAnswer | undefined;
+  prepare?: (sim: Simulation, model: BuiltModel) => void;
+}
+
+export async function run(sql: SqlJsStatic, input: RunInput): Promise<RunResult> {
+  return runSpec(
+    { scenario: 'symptom', bugs: input.bugs, seed: input.seed ?? 1, plan: input.plan },
+    {
+      sql,
+      prepare: (sim, model) => {
+        model.world.modelApi.script = input.script;
+        input.prepare?.(sim, model);
+      },
+    },
+  );
+}
+
+/** Run, hand the result to `check`, then release the run's SQLite engines whatever the checks did. */
+export async function withRun(sql: SqlJsStatic, input: RunInput, check: (result: RunResult) => void): Promise<void> {
+  const result = await run(sql, input);
+  try {
+    check(result);
+  } finally {
+    result.sim.dispose();
+  }
+}
+
+export interface StateRow {
+  role: string;
+  content: string;
+  toolCalls: string | null;
+  turnId: string;
+}
+
+/** The session's rows of state.db, in Hermes' read order. */
+export function stateRows(result: RunResult, session = session0): StateRow[] {
+  return result.sim.sqlite
+    .inspect(stateDbPath, 'SELECT role, content, tool_calls, turn_id FROM messages WHERE session_id = ? ORDER BY timestamp, id', [session])
+    .map((row) => ({
+      role: String(row.role),
+      content: String(row.content ?? ''),
+      toolCalls: row.tool_calls === null ? null : String(row.tool_calls),
+      turnId: String(row.turn_id ?? ''),
+    }));
+}
+
+export interface OutboundRow {
+  id: string;
+  inReplyTo: string;
+  kind: string;
+  text: string;
+  source: string;
+  delivered: boolean;
+}
+
+export function outboundRows(result: RunResult, session = session0): OutboundRow[] {
+  return result.sim.sqlite
+    .inspect(outboundPath(session), 'SELECT id, in_reply_to, kind, content, source, delivered FROM messages_out ORDER BY seq')
+    .map((row) => ({
+      id: String(row.id),
+      inReplyTo: String(row.in_reply_to),
+      kind: String(row.kind),
+      text: (JSON.parse(String(row.content)) as { text: string }).text,
+      source: String(row.source),
+      delivered: Number(row.delivered) === 1,
+    }));
+}
+
+export function visible(result: RunResult, session = session0): VisibleMessage[] {
+  return result.model.world.platform.visible.filter((message) => message.sessionKey === session);
+}
+
+export function transcript(result: RunResult, session = session0): SessionEntry[] {
+  const text = result.sim.disk.peek(transcriptPath(session));
+  if (text === undefined) throw new Error(`no transcript for ${session}`);
+  const parsed = parseTranscript(text);
+  if (parsed.malformedLines > 0) throw new Error(`transcript of ${session} has ${parsed.malformedLines} malformed lines`);
+  return parsed.entries;
+}
+
+/** Backups the transcript repair wrote (`<file>.bak-<pid>-<time>`), with their entries. */
+export function transcriptBackups(result: RunResult, session = session0): { path: string; entries: SessionEntry[] }[] {
+  const prefix = `${transcriptPath(session)}.bak-`;
+  return result.sim.disk
+    .paths()
+    .filter((path) => path.startsWith(prefix) && result.sim.disk.peek(path) !== undefined)
+    .map((path) => ({ path, entries: parseTranscript(result.sim.disk.peek(path) ?? '').entries }));
+}
+
+export function invariants(result: RunResult): string[] {
+  return [...new Set(result.violations.map((violation) => violation.invariant))].sort();
+}
+
+/** Trace notes of one model kind, as field records. */
+export function notes(result: RunResult, kind: string): { timeMs: number; fields: Record<string, unknown> }[] {
+  return result.sim.trace.events.filter((event) => event.kind === `model.${kind}`).map((event) => ({ timeMs: event.timeMs, fields: event.fields }));
+}
