@@ -105,12 +105,12 @@ async function runRow(deps: TurnDeps, sessionKey: string, inbound: SqlDatabase, 
   let outcome: 'completed' | 'retry' = 'completed';
   let branch: string[] = [];
   try {
-    branch = await runTurn(deps, sessionKey, { ...row, tries });
+    // Past turnTriesMax failed tries, the turn ends with an error reply (unless its reply is already durable).
+    branch = await runTurn(deps, sessionKey, { ...row, tries }, { giveUp: tries > config.knobs.turnTriesMax });
   } catch (error) {
     if (!(error instanceof TransientModelError) && !(error instanceof Error && error.name === 'SqliteBusyError')) throw error;
     ctx.note('turn-transient', { session: sessionKey, turn: row.id, tries, error: error.message });
-    outcome = tries >= config.knobs.turnTriesMax ? 'completed' : 'retry';
-    if (outcome === 'completed') branch = await runTurn(deps, sessionKey, { ...row, tries }, { giveUp: true });
+    outcome = 'retry';
   }
   const nowMs = ctx.clock.nowMs();
   const retryAtMs = nowMs + (tries <= 1 ? config.timers.transientRetryMs : 5_000 * 2 ** Math.min(tries - 1, 4));
