@@ -6,24 +6,25 @@
 import type { ModelConfig } from './config.ts';
 import type { ProcessContext } from './ports.ts';
 import type { OutboundSend } from './protocol.ts';
+import { ReplyWaiter } from './reply-waiter.ts';
 import type { SessionDbs } from './session-dbs.ts';
 
 const ackTimeoutMs = 5_000;
 
 export class DeliveryPollers {
   private readonly inFlight = new Set<string>();
-  private readonly waiting = new Map<string, () => void>();
+  private readonly acks: ReplyWaiter;
 
   constructor(
     private readonly ctx: ProcessContext,
     private readonly config: ModelConfig,
     private readonly dbs: SessionDbs,
-  ) {}
+  ) {
+    this.acks = new ReplyWaiter(ctx.timers, ackTimeoutMs);
+  }
 
   onAck(key: string): void {
-    const resolve = this.waiting.get(key);
-    this.waiting.delete(key);
-    resolve?.();
+    this.acks.settle(key, true);
   }
 
   async pollLoop(speed: 'fast' | 'slow'): Promise<void> {
@@ -72,15 +73,6 @@ export class DeliveryPollers {
   }
 
   private sendAndWait(send: OutboundSend): Promise<boolean> {
-    return new Promise<boolean>((resolve) => {
-      const timer = this.ctx.timers.setTimer(ackTimeoutMs, () => {
-        if (this.waiting.delete(send.key)) resolve(false);
-      });
-      this.waiting.set(send.key, () => {
-        timer.cancel();
-        resolve(true);
-      });
-      this.ctx.net.send('platform', send);
-    });
+    return this.acks.wait(send.key, () => this.ctx.net.send('platform', send));
   }
 }

@@ -10,6 +10,7 @@ import type { FakeModelApi } from './fake-model.ts';
 import type { ProcessContext, SqlDatabase } from './ports.ts';
 import { SessionDb } from './session-db.ts';
 import { runnerHeartbeatPath, SessionDbs, turnSendInvokedKey, turnSentPayloadsKeyFor } from './session-dbs.ts';
+import { ReplyWaiter } from './reply-waiter.ts';
 import { isToolResult, type ToolRpc } from './tool-rpc.ts';
 import { TransientModelError, runTurn, type InboundRow, type TurnDeps } from './turn.ts';
 
@@ -156,33 +157,23 @@ export class HeartbeatFile {
 }
 
 class RpcClient implements ToolRpc {
-  private readonly waiting = new Map<string, (ok: boolean) => void>();
+  private readonly replies: ReplyWaiter;
 
   constructor(
     private readonly ctx: ProcessContext,
-    private readonly timeoutMs: number,
-  ) {}
+    timeoutMs: number,
+  ) {
+    this.replies = new ReplyWaiter(ctx.timers, timeoutMs);
+  }
 
   async receiveLoop(): Promise<void> {
     for (;;) {
       const delivery = await this.ctx.net.receive();
-      if (!isToolResult(delivery.payload)) continue;
-      const resolve = this.waiting.get(delivery.payload.callId);
-      this.waiting.delete(delivery.payload.callId);
-      resolve?.(delivery.payload.ok);
+      if (isToolResult(delivery.payload)) this.replies.settle(delivery.payload.callId, delivery.payload.ok);
     }
   }
 
   call(message: Parameters<ToolRpc['call']>[0]): Promise<boolean> {
-    return new Promise<boolean>((resolve) => {
-      const timer = this.ctx.timers.setTimer(this.timeoutMs, () => {
-        if (this.waiting.delete(message.callId)) resolve(false);
-      });
-      this.waiting.set(message.callId, (ok) => {
-        timer.cancel();
-        resolve(ok);
-      });
-      this.ctx.net.send('tool-server', message);
-    });
+    return this.replies.wait(message.callId, () => this.ctx.net.send('tool-server', message));
   }
 }

@@ -1,0 +1,33 @@
+// Request/response over fire-and-forget messages: send, then wait for the reply with that key or for a timeout.
+// Shared by the runner's tool calls and the gateway's outbound deliveries.
+import type { Timers } from './ports.ts';
+
+export class ReplyWaiter {
+  private readonly waiting = new Map<string, (ok: boolean) => void>();
+
+  constructor(
+    private readonly timers: Timers,
+    private readonly timeoutMs: number,
+  ) {}
+
+  /** Run `send`, then resolve with the reply's verdict, or false if none arrives within the timeout. */
+  wait(key: string, send: () => void): Promise<boolean> {
+    return new Promise<boolean>((resolve) => {
+      const timer = this.timers.setTimer(this.timeoutMs, () => {
+        if (this.waiting.delete(key)) resolve(false);
+      });
+      this.waiting.set(key, (ok) => {
+        timer.cancel();
+        resolve(ok);
+      });
+      send();
+    });
+  }
+
+  /** A reply arrived; a reply nobody waits for (late, or a duplicate) is ignored. */
+  settle(key: string, ok: boolean): void {
+    const resolve = this.waiting.get(key);
+    this.waiting.delete(key);
+    resolve?.(ok);
+  }
+}
