@@ -1,0 +1,81 @@
+// The command-line contract of DESIGN.md section 7, through a real child process: JSON shapes, exit codes, and one
+// clear line on stderr (no stack trace) for bad usage and bad input.
+import { spawnSync } from 'node:child_process';
+import { describe, expect, it } from 'vitest';
+
+function cli(...args: string[]): { status: number; stdout: string; stderr: string } {
+  const result = spawnSync(process.execPath, ['--import', 'tsx', 'sim/cli.ts', ...args], { encoding: 'utf8' });
+  return { status: result.status ?? -1, stdout: result.stdout, stderr: result.stderr };
+}
+
+describe('bad input exits 2 with one line', () => {
+  const good = cli('run', 'send-mid-turn', '--seed', '5', '--json');
+  const seed = (JSON.parse(good.stdout) as { seed: string }).seed;
+  const cases: [string, string[], RegExp][] = [
+    ['an empty seed string', ['repro', ''], /empty seed string/],
+    ['a seed string with spaces', ['repro', 'gs1.chaos none'], /one token/],
+    ['a malformed seed string', ['repro', 'hello'], /malformed seed string/],
+    ['a truncated seed string', ['repro', seed.slice(0, seed.lastIndexOf('.'))], /truncated|malformed/],
+    ['a tampered seed string', ['repro', seed.replace('.5.', '.6.')], /check failed/],
+    ['a tampered check', ['repro', `${seed.slice(0, -1)}${seed.endsWith('0') ? '1' : '0'}`], /check failed/],
+    ['another format version', ['repro', seed.replace(/^gs1/, 'gs9')], /format gs9/],
+    ['an unknown scenario in a seed string', ['repro', seed.replace('send-mid-turn', 'nope')], /unknown scenario "nope"/],
+    ['an unknown bug in a seed string', ['repro', seed.replace('.none.', '.made-up.')], /unknown bug id "made-up"/],
+    ['an unknown scenario', ['run', 'nope'], /unknown scenario "nope" \(known: exec-replay/],
+    ['an unknown bug id', ['run', 'chaos', '--bugs', 'send-dup,nope'], /unknown bug id "nope" \(known: exec-replay/],
+    ['a bad seed number', ['run', 'chaos', '--seed', '12x'], /seed must be an integer/],
+    ['a negative seed', ['run', 'chaos', '--seed', '-1'], /seed must be an integer|unknown option/],
+    ['a bad run count', ['fuzz', '--all', '--runs', '0'], /--runs must be a positive integer/],
+    ['a bad shard', ['fuzz', '--all', '--shard', '3/2'], /shard must be/],
+    ['fuzz without a scenario', ['fuzz'], /exactly one of --scenario <name> or --all/],
+    ['an unknown command', ['explode'], /unknown command/],
+  ];
+  it.each(cases)('%s', (_name, args, message) => {
+    const result = cli(...args);
+    expect(result.status).toBe(2);
+    expect(result.stdout).toBe('');
+    const lines = result.stderr.trim().split('\n');
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(message);
+    expect(result.stderr).not.toMatch(/\bat .+:\d+:\d+/);
+  });
+});
+
+describe('JSON output', () => {
+  it('run --json and repro --json print the contract fields, and repro replays run exactly', () => {
+    const run = cli('run', 'exec-replay', '--seed', '9', '--json');
+    expect(run.status).toBe(0);
+    const first = JSON.parse(run.stdout) as Record<string, unknown>;
+    expect(Object.keys(first)).toEqual(['seed', 'scenario', 'bugs', 'verdict', 'violations', 'steps', 'simTimeMs', 'traceHash']);
+    expect(first.verdict).toBe('pass');
+    const repro = cli('repro', String(first.seed), '--json');
+    expect(repro.status).toBe(0);
+    expect(JSON.parse(repro.stdout)).toEqual(first);
+  });
+
+  it('a violated invariant exits 1 and names the invariant', () => {
+    const run = cli('run', 'send-mid-turn', '--seed', '5', '--bugs', 'send-flag', '--json');
+    const json = JSON.parse(run.stdout) as { verdict: string; violations: { invariant: string; message: string; step: number }[] };
+    expect(run.status).toBe(1);
+    expect(json.verdict).toBe('fail');
+    expect(json.violations[0]).toEqual({ invariant: 'no-lost-reply', message: expect.any(String), step: expect.any(Number) });
+  });
+
+  it('fuzz --json reports runs over all scenarios, failures, wall time and fault coverage by phase', () => {
+    const result = cli('fuzz', '--all', '--runs', '3', '--seed', '4', '--json');
+    expect(result.status).toBe(0);
+    const json = JSON.parse(result.stdout) as { runs: number; failures: unknown[]; firstFailureRun: number | null; wallMs: number; coverage: Record<string, Record<string, number>> };
+    expect(json.runs).toBe(15);
+    expect(json.failures).toEqual([]);
+    expect(json.firstFailureRun).toBeNull();
+    expect(json.wallMs).toBeGreaterThan(0);
+    expect(Object.keys(json.coverage.kill ?? {})).toEqual(['idle', 'ingest', 'prompt-persisted', 'model-call', 'tool-send', 'result-dispatch', 'flush', 'delivery']);
+  });
+
+  it('list --json names every scenario, bug and invariant', () => {
+    const json = JSON.parse(cli('list', '--json').stdout) as { scenarios: { name: string }[]; bugs: { id: string }[]; invariants: string[] };
+    expect(json.scenarios.map((scenario) => scenario.name)).toEqual(['exec-replay', 'send-mid-turn', 'orphan-leaf', 'cached-agent', 'chaos']);
+    expect(json.bugs.map((bug) => bug.id)).toEqual(['exec-replay', 'send-dup', 'send-flag', 'send-stale', 'orphan-leaf', 'flush-cursor']);
+    expect(json.invariants).toHaveLength(7);
+  });
+});
