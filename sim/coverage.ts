@@ -55,10 +55,7 @@ export class FaultRecorder {
 
   private observe(event: TraceEvent): void {
     const phase = phaseOfTrace(event);
-    if (phase !== undefined) {
-      this.phase = phase;
-      return;
-    }
+    if (phase !== undefined) this.phase = phase;
     const type = this.faultTypeOf(event);
     if (type !== undefined) this.coverage[type][this.phase]++;
   }
