@@ -45,6 +45,30 @@ async function traceOf(seed: string, perturb?: (ctx: ProcessContext, round: numb
   return result.sim.trace.events;
 }
 
+interface Perturbation {
+  baseline: TraceEvent[];
+  perturbed: TraceEvent[];
+  /** Whether `inject` ran: false if `name` never reached the round. */
+  fired: boolean;
+}
+
+/** The trace of `seed`, then its trace again with `inject` run once, by process `name` in its workload round `round`. */
+async function perturbOnce(
+  seed: string,
+  name: string,
+  round: number,
+  inject: (ctx: ProcessContext, round: number) => void,
+): Promise<Perturbation> {
+  const baseline = await traceOf(seed);
+  let fired = false;
+  const perturbed = await traceOf(seed, (ctx, atRound) => {
+    if (fired || ctx.name !== name || atRound !== round) return;
+    fired = true;
+    inject(ctx, atRound);
+  });
+  return { baseline, perturbed, fired };
+}
+
 /** On a mismatch, rerun the seed with traces kept and say where the runs first differ. */
 async function explainMismatch(seed: string): Promise<string> {
   const divergence = firstDivergence(await traceOf(seed), await traceOf(seed));
@@ -87,11 +111,7 @@ describe('an injected nondeterminism is reported at its first divergent event', 
   const seed = seeds[0] as string;
 
   it('an extra model note on the second run only', async () => {
-    const baseline = await traceOf(seed);
-    let fired = false;
-    const perturbed = await traceOf(seed, (ctx, round) => {
-      if (fired || ctx.name !== 'beta' || round !== 3) return;
-      fired = true;
+    const { baseline, perturbed, fired } = await perturbOnce(seed, 'beta', 3, (ctx, round) => {
       ctx.note('perturbed', { round });
     });
     expect(fired).toBe(true);
@@ -105,11 +125,7 @@ describe('an injected nondeterminism is reported at its first divergent event', 
   });
 
   it('an extra send on the second run only, which also shifts every later network draw', async () => {
-    const baseline = await traceOf(seed);
-    let fired = false;
-    const perturbed = await traceOf(seed, (ctx, round) => {
-      if (fired || ctx.name !== 'gamma' || round !== 5) return;
-      fired = true;
+    const { baseline, perturbed, fired } = await perturbOnce(seed, 'gamma', 5, (ctx) => {
       // The workload never sends to itself, so this send is recognisable in the trace.
       ctx.net.send(ctx.name, 'injected');
     });
@@ -128,11 +144,7 @@ describe('an injected nondeterminism is reported at its first divergent event', 
         fc.constantFrom('alpha', 'beta', 'gamma'),
         fc.nat(60),
         async (chosenSeed, name, round) => {
-          const baseline = await traceOf(chosenSeed);
-          let fired = false;
-          const perturbed = await traceOf(chosenSeed, (ctx, atRound) => {
-            if (fired || ctx.name !== name || atRound !== round) return;
-            fired = true;
+          const { baseline, perturbed, fired } = await perturbOnce(chosenSeed, name, round, (ctx) => {
             ctx.note('perturbed', {});
           });
           const divergence = firstDivergence(baseline, perturbed);

@@ -3,38 +3,39 @@
 // their rates say.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { ProcessMain } from '../../src/ports.ts';
 import type { LinkConfig } from '../../sim/network.ts';
 import type { Simulation } from '../../sim/simulation.ts';
 import { loadSqlJs } from '../../sim/sqlite.ts';
-import { eventsOfKind, idleMain, incarnationOf, makeSim, numberField } from './support.ts';
+import {
+  eventsOfKind,
+  idleMain,
+  makeSim,
+  numberField,
+  type Received,
+  type RecordingReceiverOptions,
+  recordingReceiver,
+  sendAt,
+  spawnSenderAndReceiver,
+} from './support.ts';
 
 const sql = await loadSqlJs();
 
-interface Received {
-  from: string;
-  to: string;
-  payload: string;
-  atMs: number;
-}
-
-/** A process that receives forever, logs every delivery, and acknowledges about half of them. */
-function receiver(log: Received[]): ProcessMain {
-  return async (ctx) => {
-    for (;;) {
-      const delivery = await ctx.net.receive();
-      log.push({ from: delivery.from, to: ctx.name, payload: String(delivery.payload), atMs: ctx.clock.nowMs() });
-      if (ctx.random.chance(1, 2)) delivery.ack();
-    }
-  };
-}
+/** Acknowledge about half of the deliveries, at random. */
+const ackHalf: RecordingReceiverOptions = { ack: (_, ctx) => ctx.random.chance(1, 2) };
 
 /** Send from the live incarnation of `from` at `atMs`, as a kernel event; nothing if it is not running. */
-function sendAt(sim: Simulation, atMs: number, from: string, to: string, payload: string, onSent?: () => void): void {
+function sendIfRunningAt(
+  sim: Simulation,
+  atMs: number,
+  from: string,
+  to: string,
+  payload: string,
+  onSent: () => void,
+): void {
   sim.at(atMs, () => {
     const sender = sim.processes.current(from);
     if (sender === undefined) return;
-    onSent?.();
+    onSent();
     sim.network.send(sender, to, payload);
   });
 }
@@ -91,12 +92,12 @@ describe('network delivers only what was sent', () => {
           const pairs = names.flatMap((from) => names.filter((to) => to !== from).map((to) => [from, to] as const));
           pairs.forEach(([from, to], i) => sim.network.configure(from, to, configs[i] ?? {}));
           const log: Received[] = [];
-          for (const name of names) sim.spawn(name, receiver(log));
+          for (const name of names) sim.spawn(name, recordingReceiver(log, ackHalf));
           const sent = new Map<string, { from: string; to: string; atMs: number }>();
           schedule.forEach(([atMs, action], i) => {
             if (action.verb === 'send') {
               const payload = `${action.from}>${action.to}#${i}`;
-              sendAt(sim, atMs, action.from, action.to, payload, () => sent.set(payload, { ...action, atMs }));
+              sendIfRunningAt(sim, atMs, action.from, action.to, payload, () => sent.set(payload, { ...action, atMs }));
             } else if (action.verb === 'kill') {
               sim.at(atMs, () => {
                 if (sim.kill(action.name)) sim.restart(action.name, action.restartDelayMs);
@@ -156,9 +157,7 @@ describe('a link without reorder is FIFO', () => {
         async (seed, delayMsMin, delayMsSpan, sendTimes) => {
           const sim = makeSim(sql, seed);
           sim.network.configure('a', 'b', { delayMsMin, delayMsMax: delayMsMin + delayMsSpan, reorder: false });
-          const log: Received[] = [];
-          sim.spawn('a', idleMain);
-          sim.spawn('b', receiver(log));
+          const log = spawnSenderAndReceiver(sim, ackHalf);
           const sorted = sendTimes.slice().sort((x, y) => x - y);
           sorted.forEach((atMs, i) => sendAt(sim, atMs, 'a', 'b', String(i)));
           await sim.run();
@@ -184,9 +183,7 @@ describe('a link without reorder is FIFO', () => {
         async (seed, dropPer1000, delayMsSpan, sendTimes) => {
           const sim = makeSim(sql, seed);
           sim.network.configure('a', 'b', { delayMsMin: 1, delayMsMax: 1 + delayMsSpan, dropPer1000, reorder: false });
-          const log: Received[] = [];
-          sim.spawn('a', idleMain);
-          sim.spawn('b', receiver(log));
+          const log = spawnSenderAndReceiver(sim, ackHalf);
           sendTimes.slice().sort((x, y) => x - y).forEach((atMs, i) => sendAt(sim, atMs, 'a', 'b', String(i)));
           await sim.run();
           sim.dispose();
@@ -204,9 +201,7 @@ describe('a link without reorder is FIFO', () => {
     for (let run = 0; run < 5; run++) {
       const sim = makeSim(sql, `reorder-${run}`);
       sim.network.configure('a', 'b', { delayMsMin: 1, delayMsMax: 500, reorder: true });
-      const log: Received[] = [];
-      sim.spawn('a', idleMain);
-      sim.spawn('b', receiver(log));
+      const log = spawnSenderAndReceiver(sim, ackHalf);
       for (let i = 0; i < 30; i++) sendAt(sim, 10 + i, 'a', 'b', String(i));
       await sim.run();
       sim.dispose();
@@ -222,9 +217,7 @@ describe('drop and duplicate faults', () => {
   async function runLink(config: Partial<LinkConfig>, count: number, seed: string): Promise<[Simulation, Received[]]> {
     const sim = makeSim(sql, seed);
     sim.network.configure('a', 'b', config);
-    const log: Received[] = [];
-    sim.spawn('a', idleMain);
-    sim.spawn('b', receiver(log));
+    const log = spawnSenderAndReceiver(sim, ackHalf);
     for (let i = 0; i < count; i++) sendAt(sim, 1 + i, 'a', 'b', String(i));
     await sim.run();
     sim.dispose();
@@ -278,9 +271,9 @@ describe('sender identity', () => {
     const log: Received[] = [];
     sim.spawn('a', idleMain);
     sim.spawn('c', idleMain);
-    sim.spawn('b', receiver(log));
-    sim.at(1, () => sim.network.send(incarnationOf(sim, 'a'), 'b', 'from-a'));
-    sim.at(1, () => sim.network.send(incarnationOf(sim, 'c'), 'b', 'from-c'));
+    sim.spawn('b', recordingReceiver(log, ackHalf));
+    sendAt(sim, 1, 'a', 'b', 'from-a');
+    sendAt(sim, 1, 'c', 'b', 'from-c');
     await sim.run();
     sim.dispose();
     expect(log.map((receipt) => [receipt.payload, receipt.from]).sort()).toEqual([

@@ -1,36 +1,16 @@
 // A message for an endpoint whose process is not running when it arrives is lost: a restarted process does not
 // find it waiting. Messages that arrive after the restart reach the new incarnation.
 import { describe, expect, it } from 'vitest';
-import type { ProcessMain } from '../../src/ports.ts';
-import type { Simulation } from '../../sim/simulation.ts';
 import { loadSqlJs } from '../../sim/sqlite.ts';
-import { eventsOfKind, idleMain, incarnationOf, makeSim } from './support.ts';
+import { eventsOfKind, idleMain, makeSim, type Received, receivedBy, sendAt, spawnSenderAndReceiver } from './support.ts';
 
 const sql = await loadSqlJs();
-
-interface Received {
-  payload: string;
-  incarnation: number;
-}
-
-function receiver(log: Received[]): ProcessMain {
-  return async (ctx) => {
-    for (;;) {
-      const delivery = await ctx.net.receive();
-      log.push({ payload: String(delivery.payload), incarnation: ctx.incarnation });
-    }
-  };
-}
-
-function sendAt(sim: Simulation, atMs: number, payload: string): void {
-  sim.at(atMs, () => sim.network.send(incarnationOf(sim, 'a'), 'b', payload));
-}
 
 describe('messages to a process that is not running', () => {
   it('are lost when the endpoint was never started', async () => {
     const sim = makeSim(sql, 'never-started');
     sim.spawn('a', idleMain);
-    sendAt(sim, 1, 'nobody-home');
+    sendAt(sim, 1, 'a', 'b', 'nobody-home');
     await sim.run();
     sim.dispose();
     const drops = eventsOfKind(sim, 'net.drop');
@@ -41,17 +21,15 @@ describe('messages to a process that is not running', () => {
   it('are lost while the endpoint is down, in flight or sent, and never reach the next incarnation', async () => {
     const sim = makeSim(sql, 'down');
     sim.network.configure('a', 'b', { delayMsMin: 50, delayMsMax: 50 });
-    const log: Received[] = [];
-    sim.spawn('a', idleMain);
-    sim.spawn('b', receiver(log));
-    sendAt(sim, 10, 'before-kill');
-    sendAt(sim, 90, 'in-flight-at-kill');
+    const log = spawnSenderAndReceiver(sim);
+    sendAt(sim, 10, 'a', 'b', 'before-kill');
+    sendAt(sim, 90, 'a', 'b', 'in-flight-at-kill');
     sim.at(100, () => {
       sim.kill('b');
       sim.restart('b', 200);
     });
-    sendAt(sim, 150, 'sent-while-down');
-    sendAt(sim, 400, 'after-restart');
+    sendAt(sim, 150, 'a', 'b', 'sent-while-down');
+    sendAt(sim, 400, 'a', 'b', 'after-restart');
     await sim.run();
     sim.dispose();
     expect(log.map((receipt) => receipt.payload)).toEqual(['before-kill', 'after-restart']);
@@ -70,11 +48,11 @@ describe('messages to a process that is not running', () => {
     sim.spawn('a', idleMain);
     sim.spawn('b', async (ctx) => {
       const delivery = await ctx.net.receive();
-      log.push({ payload: String(delivery.payload), incarnation: ctx.incarnation });
+      log.push(receivedBy(ctx, delivery));
       throw new Error('boom');
     });
-    sendAt(sim, 10, 'first');
-    sendAt(sim, 500, 'second');
+    sendAt(sim, 10, 'a', 'b', 'first');
+    sendAt(sim, 500, 'a', 'b', 'second');
     await sim.run();
     sim.dispose();
     expect(log.map((receipt) => receipt.payload)).toEqual(['first']);

@@ -3,31 +3,11 @@
 // them go, in order, no earlier than the release.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { ProcessMain } from '../../src/ports.ts';
 import type { Simulation } from '../../sim/simulation.ts';
 import { loadSqlJs } from '../../sim/sqlite.ts';
-import { eventsOfKind, idleMain, incarnationOf, makeSim } from './support.ts';
+import { eventsOfKind, makeSim, type Received, recordingReceiver, sendAt, spawnSenderAndReceiver } from './support.ts';
 
 const sql = await loadSqlJs();
-
-interface Received {
-  to: string;
-  payload: string;
-  atMs: number;
-}
-
-function receiver(log: Received[]): ProcessMain {
-  return async (ctx) => {
-    for (;;) {
-      const delivery = await ctx.net.receive();
-      log.push({ to: ctx.name, payload: String(delivery.payload), atMs: ctx.clock.nowMs() });
-    }
-  };
-}
-
-function sendAt(sim: Simulation, atMs: number, from: string, to: string, payload: string): void {
-  sim.at(atMs, () => sim.network.send(incarnationOf(sim, from), to, payload));
-}
 
 /** Sorted, distinct odd instants, paired into [start, end) windows. */
 const windowsArb = fc
@@ -43,14 +23,27 @@ function inWindow(windows: readonly [number, number][], timeMs: number): boolean
   return windows.some(([start, end]) => timeMs >= start && timeMs < end);
 }
 
+/** Cut the link a→b at the start of each window (by `cut`) and restore it at the end (by `restore`). */
+function cutDuring(
+  sim: Simulation,
+  windows: readonly [number, number][],
+  cut: 'partition' | 'hold',
+  restore: 'heal' | 'release',
+): void {
+  for (const [start, end] of windows) {
+    sim.at(start, () => sim.network[cut]('a', 'b'));
+    sim.at(end, () => sim.network[restore]('a', 'b'));
+  }
+}
+
 describe('partition and heal', () => {
   it('loses messages sent during a partition or in flight when it starts, both ways; heal restores', async () => {
     const sim = makeSim(sql, 'partition');
     sim.network.configure('a', 'b', { delayMsMin: 10, delayMsMax: 10 });
     sim.network.configure('b', 'a', { delayMsMin: 10, delayMsMax: 10 });
     const log: Received[] = [];
-    sim.spawn('a', receiver(log));
-    sim.spawn('b', receiver(log));
+    sim.spawn('a', recordingReceiver(log));
+    sim.spawn('b', recordingReceiver(log));
     sendAt(sim, 0, 'a', 'b', 'in-flight');
     sim.at(5, () => sim.network.partition('a', 'b'));
     sendAt(sim, 20, 'a', 'b', 'during-a-to-b');
@@ -60,7 +53,7 @@ describe('partition and heal', () => {
     sendAt(sim, 40, 'b', 'a', 'after-b-to-a');
     await sim.run();
     sim.dispose();
-    expect(log).toEqual([
+    expect(log.map(({ to, payload, atMs }) => ({ to, payload, atMs }))).toEqual([
       { to: 'b', payload: 'after-a-to-b', atMs: 50 },
       { to: 'a', payload: 'after-b-to-a', atMs: 50 },
     ]);
@@ -78,13 +71,8 @@ describe('partition and heal', () => {
         async (seed, delayMs, windows, sendTimes) => {
           const sim = makeSim(sql, seed);
           sim.network.configure('a', 'b', { delayMsMin: delayMs, delayMsMax: delayMs });
-          const log: Received[] = [];
-          sim.spawn('a', idleMain);
-          sim.spawn('b', receiver(log));
-          for (const [start, end] of windows) {
-            sim.at(start, () => sim.network.partition('a', 'b'));
-            sim.at(end, () => sim.network.heal('a', 'b'));
-          }
+          const log = spawnSenderAndReceiver(sim);
+          cutDuring(sim, windows, 'partition', 'heal');
           for (const atMs of sendTimes) sendAt(sim, atMs, 'a', 'b', String(atMs));
           await sim.run();
           sim.dispose();
@@ -104,9 +92,7 @@ describe('hold and release', () => {
   it('parks messages while held and delivers them all, in order, after the release', async () => {
     const sim = makeSim(sql, 'hold');
     sim.network.configure('a', 'b', { delayMsMin: 1, delayMsMax: 30 });
-    const log: Received[] = [];
-    sim.spawn('a', idleMain);
-    sim.spawn('b', receiver(log));
+    const log = spawnSenderAndReceiver(sim);
     sim.at(10, () => sim.network.hold('a', 'b'));
     for (let i = 0; i < 20; i++) sendAt(sim, 20 + i, 'a', 'b', String(i));
     let deliveredWhileHeld = -1;
@@ -125,8 +111,8 @@ describe('hold and release', () => {
   it('holds only its own direction', async () => {
     const sim = makeSim(sql, 'hold-direction');
     const log: Received[] = [];
-    sim.spawn('a', receiver(log));
-    sim.spawn('b', receiver(log));
+    sim.spawn('a', recordingReceiver(log));
+    sim.spawn('b', recordingReceiver(log));
     sim.at(1, () => sim.network.hold('a', 'b'));
     sendAt(sim, 2, 'a', 'b', 'held');
     sendAt(sim, 2, 'b', 'a', 'free');
@@ -145,13 +131,8 @@ describe('hold and release', () => {
         async (seed, delayMsSpan, windows, sendTimes) => {
           const sim = makeSim(sql, seed);
           sim.network.configure('a', 'b', { delayMsMin: 0, delayMsMax: delayMsSpan });
-          const log: Received[] = [];
-          sim.spawn('a', idleMain);
-          sim.spawn('b', receiver(log));
-          for (const [start, end] of windows) {
-            sim.at(start, () => sim.network.hold('a', 'b'));
-            sim.at(end, () => sim.network.release('a', 'b'));
-          }
+          const log = spawnSenderAndReceiver(sim);
+          cutDuring(sim, windows, 'hold', 'release');
           const sorted = sendTimes.slice().sort((x, y) => x - y);
           for (const atMs of sorted) sendAt(sim, atMs, 'a', 'b', String(atMs));
           await sim.run();
@@ -170,9 +151,7 @@ describe('hold and release', () => {
 
   it('a release into a partition loses the held messages', async () => {
     const sim = makeSim(sql, 'release-into-partition');
-    const log: Received[] = [];
-    sim.spawn('a', idleMain);
-    sim.spawn('b', receiver(log));
+    const log = spawnSenderAndReceiver(sim);
     sim.at(1, () => sim.network.hold('a', 'b'));
     sendAt(sim, 2, 'a', 'b', 'parked');
     sim.at(3, () => sim.network.partition('a', 'b'));

@@ -4,33 +4,20 @@
 // resend buffer is the sender's memory: a kill of the sender empties it.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { ProcessMain } from '../../src/ports.ts';
 import type { Simulation } from '../../sim/simulation.ts';
 import { loadSqlJs } from '../../sim/sqlite.ts';
-import { eventsOfKind, idleMain, incarnationOf, makeSim, numberField } from './support.ts';
+import {
+  eventsOfKind,
+  makeSim,
+  numberField,
+  type RecordingReceiverOptions,
+  sendAt,
+  spawnSenderAndReceiver,
+} from './support.ts';
 
 const sql = await loadSqlJs();
 
-interface Received {
-  payload: string;
-  atMs: number;
-}
-
-/** Receives forever; acknowledges a delivery when `shouldAck` says so. */
-function receiver(log: Received[], shouldAck: (payload: string) => boolean): ProcessMain {
-  return async (ctx) => {
-    for (;;) {
-      const delivery = await ctx.net.receive();
-      const payload = String(delivery.payload);
-      log.push({ payload, atMs: ctx.clock.nowMs() });
-      if (shouldAck(payload)) delivery.ack();
-    }
-  };
-}
-
-function sendAt(sim: Simulation, atMs: number, payload: string): void {
-  sim.at(atMs, () => sim.network.send(incarnationOf(sim, 'a'), 'b', payload));
-}
+const ackAll: RecordingReceiverOptions = { ack: () => true };
 
 function countBy(values: readonly string[]): Map<string, number> {
   const counts = new Map<string, number>();
@@ -47,10 +34,8 @@ describe('reconnect after a reset', () => {
   it('resends exactly the unacknowledged messages, in send order, after the reconnect delay', async () => {
     const sim = makeSim(sql, 'reconnect');
     connect(sim, 100);
-    const log: Received[] = [];
-    sim.spawn('a', idleMain);
-    sim.spawn('b', receiver(log, (payload) => payload === 'm0' || payload === 'm2'));
-    for (let i = 0; i < 5; i++) sendAt(sim, 1 + i, `m${i}`);
+    const log = spawnSenderAndReceiver(sim, { ack: ({ payload }) => payload === 'm0' || payload === 'm2' });
+    for (let i = 0; i < 5; i++) sendAt(sim, 1 + i, 'a', 'b', `m${i}`);
     let unackedBeforeReset = -1;
     sim.at(500, () => {
       unackedBeforeReset = sim.network.unackedCount('a', 'b');
@@ -76,10 +61,8 @@ describe('reconnect after a reset', () => {
         async (seed, acked, reconnectDelayMs) => {
           const sim = makeSim(sql, seed);
           connect(sim, reconnectDelayMs);
-          const log: Received[] = [];
-          sim.spawn('a', idleMain);
-          sim.spawn('b', receiver(log, (payload) => acked[Number(payload)] === true));
-          acked.forEach((_, i) => sendAt(sim, 1 + i, String(i)));
+          const log = spawnSenderAndReceiver(sim, { ack: ({ payload }) => acked[Number(payload)] === true });
+          acked.forEach((_, i) => sendAt(sim, 1 + i, 'a', 'b', String(i)));
           sim.at(1_000, () => sim.network.reset('a', 'b'));
           await sim.run();
           sim.dispose();
@@ -104,10 +87,8 @@ describe('reconnect after a reset', () => {
         async (seed, sendTimes, resetTimes, reconnectDelayMs) => {
           const sim = makeSim(sql, seed);
           connect(sim, reconnectDelayMs);
-          const log: Received[] = [];
-          sim.spawn('a', idleMain);
-          sim.spawn('b', receiver(log, () => true));
-          sendTimes.forEach((atMs, i) => sendAt(sim, atMs, String(i)));
+          const log = spawnSenderAndReceiver(sim, ackAll);
+          sendTimes.forEach((atMs, i) => sendAt(sim, atMs, 'a', 'b', String(i)));
           for (const atMs of resetTimes) sim.at(atMs, () => sim.network.reset('a', 'b'));
           let unackedAtEnd = -1;
           sim.at(100_000, () => {
@@ -127,12 +108,10 @@ describe('reconnect after a reset', () => {
   it('loses in-flight messages on a plain link reset and never resends them', async () => {
     const sim = makeSim(sql, 'plain-reset');
     sim.network.configure('a', 'b', { delayMsMin: 50, delayMsMax: 50, reconnecting: false });
-    const log: Received[] = [];
-    sim.spawn('a', idleMain);
-    sim.spawn('b', receiver(log, () => false));
-    sendAt(sim, 1, 'lost');
+    const log = spawnSenderAndReceiver(sim);
+    sendAt(sim, 1, 'a', 'b', 'lost');
     sim.at(10, () => sim.network.reset('a', 'b'));
-    sendAt(sim, 20, 'after');
+    sendAt(sim, 20, 'a', 'b', 'after');
     await sim.run();
     sim.dispose();
     expect(log.map((receipt) => receipt.payload)).toEqual(['after']);
@@ -145,12 +124,10 @@ describe('reconnect after a heal', () => {
   it('resends, after the heal, what the partition swallowed', async () => {
     const sim = makeSim(sql, 'heal');
     connect(sim, 100);
-    const log: Received[] = [];
-    sim.spawn('a', idleMain);
-    sim.spawn('b', receiver(log, () => true));
-    sendAt(sim, 1, 'before');
+    const log = spawnSenderAndReceiver(sim, ackAll);
+    sendAt(sim, 1, 'a', 'b', 'before');
     sim.at(100, () => sim.network.partition('a', 'b'));
-    sendAt(sim, 200, 'during');
+    sendAt(sim, 200, 'a', 'b', 'during');
     sim.at(300, () => sim.network.heal('a', 'b'));
     await sim.run();
     sim.dispose();
@@ -164,15 +141,13 @@ describe('the resend buffer is the sender memory', () => {
   it('a killed and restarted sender does not resend what its previous incarnation sent', async () => {
     const sim = makeSim(sql, 'sender-killed');
     connect(sim, 100);
-    const log: Received[] = [];
-    sim.spawn('a', idleMain);
-    sim.spawn('b', receiver(log, () => false));
-    sendAt(sim, 1, 'old');
+    const log = spawnSenderAndReceiver(sim);
+    sendAt(sim, 1, 'a', 'b', 'old');
     sim.at(100, () => {
       sim.kill('a');
       sim.restart('a', 10);
     });
-    sendAt(sim, 200, 'new');
+    sendAt(sim, 200, 'a', 'b', 'new');
     sim.at(300, () => sim.network.reset('a', 'b'));
     await sim.run();
     sim.dispose();
@@ -186,10 +161,8 @@ describe('the resend buffer is the sender memory', () => {
     const sim = makeSim(sql, 'ack-lost');
     sim.network.configure('a', 'b', { delayMsMin: 10, delayMsMax: 10, reconnecting: true, reconnectDelayMs: 100 });
     sim.network.configure('b', 'a', { delayMsMin: 50, delayMsMax: 50 });
-    const log: Received[] = [];
-    sim.spawn('a', idleMain);
-    sim.spawn('b', receiver(log, () => true));
-    sendAt(sim, 0, 'once');
+    const log = spawnSenderAndReceiver(sim, ackAll);
+    sendAt(sim, 0, 'a', 'b', 'once');
     // Delivered at 10, its acknowledgement lands at 60: a reset at 30 loses it.
     sim.at(30, () => sim.network.reset('a', 'b'));
     await sim.run();
