@@ -148,8 +148,10 @@ export class SimNetwork {
   }
 
   heal(a: string, b: string): void {
+    const links = [this.link(a, b), this.link(b, a)];
+    if (!links.some((link) => link.partitioned)) return;
     this.trace.record('net.heal', { a, b });
-    for (const link of [this.link(a, b), this.link(b, a)]) {
+    for (const link of links) {
       if (!link.partitioned) continue;
       link.partitioned = false;
       if (link.config.reconnecting) this.scheduleReconnect(link);
@@ -164,7 +166,8 @@ export class SimNetwork {
 
   release(a: string, b: string): void {
     const link = this.link(a, b);
-    const held = link.held ?? [];
+    if (link.held === undefined) return;
+    const held = link.held;
     link.held = undefined;
     this.trace.record('net.release', { a, b, count: held.length });
     for (const envelope of held) this.transmit(link, envelope);

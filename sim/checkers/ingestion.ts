@@ -8,8 +8,9 @@ import { activeBranchOf } from '../../src/index.ts';
 import type { Observations } from './observations.ts';
 import { classOf, type InvariantName, type Violation } from './violation.ts';
 
-function violation(o: Observations, invariant: InvariantName, message: string): Violation {
-  return { invariant, message, step: Math.max(0, o.events.length - 1), timeMs: o.endMs, class: classOf(invariant) };
+function violation(o: Observations, invariant: InvariantName, message: string, step?: number): Violation {
+  const at = step ?? Math.max(0, o.events.length - 1);
+  return { invariant, message, step: at, timeMs: o.events[at]?.timeMs ?? o.endMs, class: classOf(invariant) };
 }
 
 /** The turn that answered an inbound row: itself, or the turn it was merged into (followed to the end). */
@@ -45,7 +46,9 @@ export function checkIngestion(o: Observations, out: Violation[]): void {
     }
   }
   for (const [runId, rows] of execRows) {
-    if (rows.length > 1) out.push(violation(o, 'no-double-ingestion', `exec ${runId} became ${rows.length} user turns (${rows.join(', ')})`));
+    if (rows.length <= 1) continue;
+    const second = o.events.findIndex((event) => event.kind === 'model.exec-ingest' && event.fields.row === rows[1]);
+    out.push(violation(o, 'no-double-ingestion', `exec ${runId} became ${rows.length} user turns (${rows.join(', ')})`, second < 0 ? undefined : second));
   }
   checkUserMessages(o, out);
 }
