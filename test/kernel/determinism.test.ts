@@ -52,7 +52,7 @@ interface Perturbation {
   fired: boolean;
 }
 
-/** The trace of `seed`, then its trace again with `inject` run once, by process `name` in its workload round `round`. */
+/** The trace of `seed`, then its trace again with `inject` run once, by process `name` in workload round `round`. */
 async function perturbOnce(
   seed: string,
   name: string,

@@ -2,7 +2,15 @@
 // find it waiting. Messages that arrive after the restart reach the new incarnation.
 import { describe, expect, it } from 'vitest';
 import { loadSqlJs } from '../../sim/sqlite.ts';
-import { eventsOfKind, idleMain, makeSim, type Received, receivedBy, sendAt, spawnSenderAndReceiver } from './support.ts';
+import {
+  eventsOfKind,
+  idleMain,
+  makeSim,
+  type Received,
+  receivedBy,
+  sendAt,
+  spawnSenderAndReceiver,
+} from './support.ts';
 
 const sql = await loadSqlJs();
 
