@@ -120,7 +120,7 @@ export function writeArtifacts(dir: string, seed: string, result: RunResult): st
     writeArtifact(path, data);
     written.push(path);
   };
-  put('report.json', `${JSON.stringify({ ...runJson(seed, result), plan: result.spec.plan }, null, 2)}\n`);
+  put('report.json', `${JSON.stringify({ ...runJson(seed, result), simSeed: result.spec.seed, plan: result.spec.plan }, null, 2)}\n`);
   put('trace.jsonl', result.sim.trace.events.map((event) => JSON.stringify(event)).join('\n') + '\n');
   const sqlite = result.sim.sqlite;
   const dbs = new Set(sqlite.paths());

@@ -12,7 +12,7 @@ import type { HeartbeatFile, RunnerWorld } from './runner.ts';
 import type { DbMessage, SessionDb } from './session-db.ts';
 import { parseTurnSentPayloads, type SessionDbs, sharedPayloadRow, transcriptPath, turnSendInvokedKey, turnSentPayloadsKey, turnSentPayloadsKeyFor } from './session-dbs.ts';
 import { SessionManager, type SessionEntry, type TranscriptMessage } from './session-manager.ts';
-import { contentHash, isVerbatimDuplicate, parseMessageBlocks } from './text.ts';
+import { contentHash, isVerbatimDuplicate, normalizeWhitespace, parseMessageBlocks } from './text.ts';
 import type { ToolRpc } from './tool-rpc.ts';
 
 export class TransientModelError extends Error {
@@ -267,7 +267,8 @@ async function dispatchResult(state: TurnState, result: string): Promise<void> {
   const blocks = parseMessageBlocks(result);
   const forUser = blocks.filter((block) => block.to === 'user').map((block) => block.body);
   const suppressed = await suppressedBlocks(state, forUser);
-  const kept = forUser.filter((_, index) => !suppressed.has(index));
+  // A block that repeats an earlier block of the same result (after whitespace normalisation) is one message.
+  const kept = [...new Map(forUser.filter((_, index) => !suppressed.has(index)).map((body) => [normalizeWhitespace(body), body])).values()];
   const nowMs = ctx.clock.nowMs();
   const seedClears = sharedPayloadRow(config.bugs);
   await state.outbound.transaction((tx) => {
@@ -275,7 +276,7 @@ async function dispatchResult(state: TurnState, result: string): Promise<void> {
       const seq = Number(tx.query('SELECT COALESCE(MAX(seq), 0) + 1 AS next FROM messages_out')[0]?.next ?? 1);
       tx.run(
         'INSERT OR IGNORE INTO messages_out(id, seq, in_reply_to, kind, content, source, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
-        [`${state.turnId}:result:${contentHash(body)}`, seq, state.turnId, 'chat', JSON.stringify({ text: body }), 'result', nowMs],
+        [`${state.turnId}:result:${contentHash(normalizeWhitespace(body))}`, seq, state.turnId, 'chat', JSON.stringify({ text: body }), 'result', nowMs],
       );
     }
     // Boundary: after each result event, so a follow-up does not inherit suppression. The fixed runner keeps its
