@@ -30,11 +30,16 @@ export class FaultRecorder {
     sim.trace.onEvent((event) => this.observe(event));
   }
 
+  /** After the fault phase ends, no new fault lands (a delayed phase-triggered one included). */
+  active = true;
+
   kill(process: KillableProcess, restartAfterMs: number): void {
+    if (!this.active) return;
     if (this.sim.kill(process)) this.sim.restart(process, restartAfterMs);
   }
 
   linkFault(kind: 'partition' | 'hold' | 'reset', link: number, undoAfterMs: number): void {
+    if (!this.active) return;
     const pair = linkPairs[link % linkPairs.length] ?? linkPairs[0];
     const [a, b] = pair;
     const network = this.sim.network;

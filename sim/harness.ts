@@ -25,6 +25,8 @@ export interface RunResult {
 
 export interface RunOptions {
   sql: SqlJsStatic;
+  /** Kernel setting under test (scheduler.ts); default settleQuietHopsDefault. */
+  settleQuietHops?: number;
   /** Test hook, called after the world is configured and before any process starts (e.g. to script the model). */
   prepare?: (sim: Simulation, model: BuiltModel) => void;
 }
@@ -32,7 +34,13 @@ export interface RunOptions {
 export async function runSpec(spec: RunSpec, options: RunOptions): Promise<RunResult> {
   const plan = spec.plan;
   const endMs = plan.faultPhaseMs + plan.settleMs;
-  const sim = new Simulation({ seed: `gatesim/${spec.seed}`, sql: options.sql, simTimeMsMax: endMs, keepTrace: true });
+  const sim = new Simulation({
+    seed: `gatesim/${spec.seed}`,
+    sql: options.sql,
+    simTimeMsMax: endMs,
+    keepTrace: true,
+    ...(options.settleQuietHops === undefined ? {} : { settleQuietHops: options.settleQuietHops }),
+  });
   const sessions = Array.from({ length: plan.sessions }, (_, index) => sessionKey(index));
   const config = modelConfig({ bugs: spec.bugs, sessions, knobs: { agentCacheSize: plan.model.agentCacheSize } });
   const model = buildModel(config, (key) => sim.prng.fork(key) as Random);
@@ -43,7 +51,10 @@ export async function runSpec(spec: RunSpec, options: RunOptions): Promise<RunRe
   for (const process of model.processes) sim.spawn(process.name, process.main);
   scheduleWorkload(sim, model, spec);
   for (const fault of plan.faults) scheduleFault(sim, recorder, fault);
-  sim.at(plan.faultPhaseMs, () => endFaultPhase(sim, model));
+  sim.at(plan.faultPhaseMs, () => {
+    recorder.active = false;
+    endFaultPhase(sim, model);
+  });
   const summary = await sim.run();
   const violations = checkRun({ sim, model, spec, endMs, monitor });
   return {
@@ -127,7 +138,7 @@ function scheduleFault(sim: Simulation, recorder: FaultRecorder, fault: FaultSte
       sim.at(fault.atMs, () => recorder.kill(fault.process, fault.restartAfterMs));
       break;
     case 'kill-at-phase':
-      onPhase(sim, fault.phase, fault.nth, () =>
+      onPhase(sim, recorder, fault.phase, fault.nth, () =>
         sim.scheduler.schedule(fault.delayMs, () => recorder.kill(fault.process, fault.restartAfterMs)),
       );
       break;
@@ -141,17 +152,19 @@ function scheduleFault(sim: Simulation, recorder: FaultRecorder, fault: FaultSte
       sim.at(fault.atMs, () => recorder.linkFault('reset', fault.link, 0));
       break;
     case 'reset-at-phase':
-      onPhase(sim, fault.phase, fault.nth, () => sim.scheduler.schedule(fault.delayMs, () => recorder.linkFault('reset', fault.link, 0)));
+      onPhase(sim, recorder, fault.phase, fault.nth, () => sim.scheduler.schedule(fault.delayMs, () => recorder.linkFault('reset', fault.link, 0)));
       break;
   }
 }
 
 /** Call `then` (from a kernel event) when the nth trace event of `phase` is recorded. */
-function onPhase(sim: Simulation, phase: Phase, nth: number, then: () => void): void {
+function onPhase(sim: Simulation, recorder: FaultRecorder, phase: Phase, nth: number, then: () => void): void {
   let seen = 0;
   let fired = false;
   sim.trace.onEvent((event: TraceEvent) => {
     if (fired || phaseOfTrace(event) !== phase) return;
+    // Faults stop with the fault phase: a trigger that has not fired by then never fires.
+    if (!recorder.active) return;
     if (seen++ === nth) {
       fired = true;
       then();

@@ -5,7 +5,7 @@ export { defaultDiskFaults, type DiskFaults, SimDisk } from './disk.ts';
 export { defaultLinkConfig, type LinkConfig, SimNetwork } from './network.ts';
 export { Incarnation, ProcessTable } from './process.ts';
 export { Prng } from './prng.ts';
-export { Scheduler, type SchedulerLimits, type StopReason, settleQuietHopsMin } from './scheduler.ts';
+export { Scheduler, type SchedulerLimits, type StopReason, settleQuietHopsDefault } from './scheduler.ts';
 export { type RunSummary, Simulation, type SimulationOptions } from './simulation.ts';
 export { defaultSqliteFaults, loadSqlJs, SimSqlite, type SqliteFaults } from './sqlite.ts';
 export {

@@ -5,15 +5,17 @@
 // skipped (fenced) instead of run.
 //
 // Promise continuations. Model code is ordinary async TypeScript: it awaits kernel primitives, which the kernel
-// resolves from inside an event. A resolved primitive's continuation runs as a microtask, in JavaScript's
-// deterministic microtask order. After an event that resumed at least one continuation, `run()` settles: it hops
-// through the microtask queue (each hop one microtask: a `then` on an already-resolved promise in run(), an
-// `await null` in settle()) until `settleQuietHopsMin` consecutive hops pass without any kernel activity (a
-// primitive call, a trace note, a resolution). So a continuation chain runs to its next primitive call at the
-// simulated instant of the event that resumed it, before the next event is popped. Events that resumed nothing
-// (plain callbacks) run back to back with no hop at all. A continuation that computes for more than
-// `settleQuietHopsMin` microtask hops without touching the kernel still runs deterministically (microtask order is
-// specified by ECMAScript), only possibly after a later event; nothing in the model does that.
+// resolves from inside an event (a wake event: a resolution, a timer callback, a task start). A resolved primitive's
+// continuation runs as a microtask, in JavaScript's deterministic microtask order. After an event that resumed at
+// least one continuation, `run()` settles: it hops through the microtask queue (each hop one microtask: a `then` on
+// an already-resolved promise in run(), an `await null` in settle()) until `settleQuietHops` consecutive hops pass
+// without any kernel activity (a primitive call, a trace note, a resolution). So a continuation chain runs to its
+// next primitive call at the simulated instant of the event that resumed it, before the next event is popped, as
+// long as it never spends more than settleQuietHops - 1 consecutive microtask hops (returns through nested async
+// functions, awaits of already-settled promises) without touching the kernel. The default, 8, is twice what the
+// model needs: test/zoo/settle-depth-suffices.test.ts checks that the model's traces do not change when it is
+// raised to 64. Events that resumed nothing (plain callbacks) run back to back with no hop at all. A chain deeper
+// than that still runs deterministically (microtask order is specified by ECMAScript), only after a later event.
 import { assert, assertNonNegativeInteger } from './assert.ts';
 import type { SimClock } from './clock.ts';
 
@@ -22,6 +24,8 @@ export type EventCallback = () => void;
 export interface SchedulerLimits {
   stepsMax: number;
   simTimeMsMax: number;
+  /** Quiet microtask hops that end a settle; default settleQuietHopsDefault. */
+  settleQuietHops?: number;
 }
 
 export type StopReason = 'idle' | 'steps-cap' | 'time-cap' | 'stopped';
@@ -32,7 +36,8 @@ export interface Fence {
 }
 
 const INITIAL_CAPACITY = 1024;
-export const settleQuietHopsMin = 4;
+/** Default number of quiet microtask hops that end a settle (see above). */
+export const settleQuietHopsDefault = 8;
 const settleHopsMax = 1_000_000;
 
 export class Scheduler {
@@ -66,7 +71,11 @@ export class Scheduler {
   ) {
     assertNonNegativeInteger(limits.stepsMax, 'stepsMax');
     assertNonNegativeInteger(limits.simTimeMsMax, 'simTimeMsMax');
+    this.settleQuietHops = limits.settleQuietHops ?? settleQuietHopsDefault;
+    assert(this.settleQuietHops >= 1, 'settleQuietHops must be at least 1');
   }
+
+  private readonly settleQuietHops: number;
 
   get pending(): number {
     return this.size;
@@ -187,7 +196,7 @@ export class Scheduler {
           hops++;
           assert(hops < settleHopsMax, 'settle: continuations did not quiesce within a million microtask hops');
           quiet = this.activity === before ? quiet + 1 : 0;
-          if (quiet < settleQuietHopsMin) {
+          if (quiet < this.settleQuietHops) {
             before = this.activity;
             void resolved.then(hop);
             return;
@@ -210,11 +219,11 @@ export class Scheduler {
     });
   }
 
-  /** Hop the microtask queue until it has been quiet for settleQuietHopsMin hops. */
+  /** Hop the microtask queue until it has been quiet for settleQuietHops hops. */
   async settle(): Promise<void> {
     let quiet = 0;
     let hops = 0;
-    while (quiet < settleQuietHopsMin) {
+    while (quiet < this.settleQuietHops) {
       const before = this.activity;
       await null;
       hops++;

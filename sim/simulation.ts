@@ -19,6 +19,8 @@ export interface SimulationOptions {
   simTimeMsMax?: number;
   /** Keep trace events in memory (default true); the hash is computed either way. */
   keepTrace?: boolean;
+  /** Quiet microtask hops that end a settle (scheduler.ts); default settleQuietHopsDefault. */
+  settleQuietHops?: number;
 }
 
 export interface RunSummary {
@@ -45,7 +47,11 @@ export class Simulation {
     const fence = { isAlive: (owner: number) => this.processes.isAlive(owner) };
     this.scheduler = new Scheduler(
       this.clock,
-      { stepsMax: options.stepsMax ?? 5_000_000, simTimeMsMax: options.simTimeMsMax ?? 7 * 24 * 3_600_000 },
+      {
+        stepsMax: options.stepsMax ?? 5_000_000,
+        simTimeMsMax: options.simTimeMsMax ?? 7 * 24 * 3_600_000,
+        ...(options.settleQuietHops === undefined ? {} : { settleQuietHops: options.settleQuietHops }),
+      },
       fence,
     );
     this.trace.onEvent(() => this.scheduler.activity++);
@@ -131,7 +137,8 @@ export class Simulation {
           scheduler.activity++;
           let cancelled = !incarnation.alive;
           if (!cancelled) {
-            scheduler.schedule(delayMs, () => {
+            // A wake event: the callback may resolve promises whose continuations must settle at this instant.
+            scheduler.scheduleWake(delayMs, () => {
               if (!cancelled) fn();
             }, incarnation.id);
           }

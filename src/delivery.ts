@@ -6,6 +6,7 @@
 import type { ModelConfig } from './config.ts';
 import type { ProcessContext } from './ports.ts';
 import type { OutboundSend } from './protocol.ts';
+import { ignoreBusy } from './busy.ts';
 import { ReplyWaiter } from './reply-waiter.ts';
 import type { SessionDbs } from './session-dbs.ts';
 
@@ -52,7 +53,7 @@ export class DeliveryPollers {
     );
     for (const row of rows) {
       const key = row.id as string;
-      const bumped = await outbound.run('UPDATE messages_out SET attempts = attempts + 1 WHERE id = ?', [key]).catch(() => undefined);
+      const bumped = await ignoreBusy(outbound.run('UPDATE messages_out SET attempts = attempts + 1 WHERE id = ?', [key]));
       if (bumped === undefined) continue;
       const text = (JSON.parse(row.content as string) as { text: string }).text;
       const send: OutboundSend = {
@@ -67,7 +68,7 @@ export class DeliveryPollers {
       this.ctx.note('deliver-attempt', { session: sessionKey, key, poller: speed });
       const acked = await this.sendAndWait(send);
       if (!acked) continue;
-      await outbound.run('UPDATE messages_out SET delivered = 1 WHERE id = ?', [key]).catch(() => undefined);
+      await ignoreBusy(outbound.run('UPDATE messages_out SET delivered = 1 WHERE id = ?', [key]));
       this.ctx.note('delivered', { session: sessionKey, key });
     }
   }

@@ -10,7 +10,8 @@ import { DeliveryPollers } from './delivery.ts';
 import { HeartbeatWakes, type Wake, type WakeOutcome } from './heartbeat-wake.ts';
 import type { Delivery, ProcessContext } from './ports.ts';
 import { type InboundAck, type InboundMessage, messageType, type NodeEvent, type SendAck } from './protocol.ts';
-import { retryBusy, runnerName } from './runner.ts';
+import { ignoreBusy, isBusy, retryBusy } from './busy.ts';
+import { runnerName } from './runner.ts';
 import { runnerHeartbeatPath, SessionDbs } from './session-dbs.ts';
 import { formatSystemEvents, type SystemEvent, SystemEventQueue } from './system-events.ts';
 import { toolServerName } from './tool-server.ts';
@@ -139,7 +140,7 @@ class Gateway {
     try {
       await this.persistHeartbeatPrompt(wake.sessionKey, drained);
     } catch (error) {
-      if (!(error instanceof Error && error.name === 'SqliteBusyError')) throw error;
+      if (!isBusy(error)) throw error;
       this.events.requeue(wake.sessionKey, drained);
       return 'skipped-busy';
     }
@@ -194,12 +195,12 @@ class Gateway {
   private async pruneExecKeys(nowMs: number): Promise<void> {
     for (const sessionKey of this.config.sessions) {
       const inbound = await this.dbs.inboundDb(sessionKey);
-      await inbound
-        .run('DELETE FROM exec_seen WHERE seen_at < ? OR key NOT IN (SELECT key FROM exec_seen ORDER BY seen_at DESC LIMIT ?)', [
+      await ignoreBusy(
+        inbound.run('DELETE FROM exec_seen WHERE seen_at < ? OR key NOT IN (SELECT key FROM exec_seen ORDER BY seen_at DESC LIMIT ?)', [
           nowMs - this.config.timers.execDedupeWindowMs,
           this.config.timers.execDedupeKeysMax,
-        ])
-        .catch(() => undefined);
+        ]),
+      );
     }
   }
 }

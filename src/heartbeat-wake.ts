@@ -3,7 +3,6 @@
 // replaces the pending one if its priority is higher, or equal and newer. One timer serves all: 250 ms coalesce,
 // 1 s retry (a retry timer is a hard minimum). On fire the whole batch is taken and run one wake at a time; a wake
 // skipped because its session is busy is re-queued with the retry delay, and a throw re-queues the batch.
-import { ModelAssertionError } from './assert.ts';
 import type { TimerHandle, Timers } from './ports.ts';
 
 export type WakeReason = 'retry' | 'interval' | 'default' | 'exec-event';
@@ -79,9 +78,11 @@ export class HeartbeatWakes {
         }
       }
     } catch (error) {
+      // As OpenClaw does, a throw re-queues the batch; the error still ends the task (it is a bug: expected
+      // faults such as a busy database are handled by the wake's runner and come back as skipped-busy).
       for (const wake of batch) this.queue(wake);
       this.arm(this.retryMs, true);
-      if (error instanceof ModelAssertionError) throw error;
+      throw error;
     } finally {
       this.running = false;
     }

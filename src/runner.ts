@@ -10,6 +10,7 @@ import type { FakeModelApi } from './fake-model.ts';
 import type { ProcessContext, SqlDatabase } from './ports.ts';
 import { SessionDb } from './session-db.ts';
 import { runnerHeartbeatPath, SessionDbs, turnSendInvokedKey, turnSentPayloadsKeyFor } from './session-dbs.ts';
+import { ignoreBusy, isBusy, retryBusy } from './busy.ts';
 import { ReplyWaiter } from './reply-waiter.ts';
 import { isToolResult, type ToolRpc } from './tool-rpc.ts';
 import { TransientModelError, runTurn, type InboundRow, type TurnDeps } from './turn.ts';
@@ -97,10 +98,8 @@ async function nextDueRow(ctx: ProcessContext, inbound: SqlDatabase): Promise<In
 
 async function runRow(deps: TurnDeps, sessionKey: string, inbound: SqlDatabase, row: InboundRow): Promise<void> {
   const { ctx, config } = deps;
-  const claimed = await inbound
-    .run("UPDATE messages_in SET status = 'processing', tries = tries + 1 WHERE id = ? AND status = 'pending'", [row.id])
-    .catch(() => ({ changes: 0, lastInsertRowId: 0 }));
-  if (claimed.changes === 0) return;
+  const claimed = await ignoreBusy(inbound.run("UPDATE messages_in SET status = 'processing', tries = tries + 1 WHERE id = ? AND status = 'pending'", [row.id]));
+  if (claimed === undefined || claimed.changes === 0) return;
   const tries = row.tries + 1;
   await deps.heartbeat.beat(row.id);
   let outcome: 'completed' | 'retry' = 'completed';
@@ -109,8 +108,8 @@ async function runRow(deps: TurnDeps, sessionKey: string, inbound: SqlDatabase, 
     // Past turnTriesMax failed tries, the turn ends with an error reply (unless its reply is already durable).
     branch = await runTurn(deps, sessionKey, { ...row, tries }, { giveUp: tries > config.knobs.turnTriesMax });
   } catch (error) {
-    if (!(error instanceof TransientModelError) && !(error instanceof Error && error.name === 'SqliteBusyError')) throw error;
-    ctx.note('turn-transient', { session: sessionKey, turn: row.id, tries, error: error.message });
+    if (!(error instanceof TransientModelError) && !isBusy(error)) throw error;
+    ctx.note('turn-transient', { session: sessionKey, turn: row.id, tries, error: (error as Error).message });
     outcome = 'retry';
   }
   const nowMs = ctx.clock.nowMs();
@@ -123,23 +122,11 @@ async function runRow(deps: TurnDeps, sessionKey: string, inbound: SqlDatabase, 
   if (outcome === 'completed' && !config.bugs.has('send-stale')) {
     // Boundary: the turn is over; its payload record is no longer needed (a leftover is dropped at the next start).
     const outbound = await deps.dbs.outboundDb(sessionKey);
-    await outbound.run('DELETE FROM session_state WHERE key = ?', [turnSentPayloadsKeyFor(row.id, false)]).catch(() => undefined);
+    await ignoreBusy(outbound.run('DELETE FROM session_state WHERE key = ?', [turnSentPayloadsKeyFor(row.id, false)]));
   }
   if (outcome === 'completed') ctx.note('turn-completed', { session: sessionKey, turn: row.id, tries, branch: branch.join(',') });
   else ctx.note('turn-retry', { session: sessionKey, turn: row.id, tries });
   await deps.heartbeat.beat(null);
-}
-
-/** Retry a write that failed with "database is locked", a bounded number of times. */
-export async function retryBusy<T>(ctx: ProcessContext, write: () => Promise<T>): Promise<T> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await write();
-    } catch (error) {
-      if (!(error instanceof Error && error.name === 'SqliteBusyError') || attempt >= 20) throw error;
-      await ctx.timers.sleep(50 * attempt);
-    }
-  }
 }
 
 /** The runner's progress record, read by the gateway's sweep. */

@@ -4,6 +4,7 @@
 // plus a closing summary is a valid reply). With seed 001's first fix (send-flag) the handlers set the boolean
 // `turn_send_invoked` instead. Outbound row ids are derived from the turn and the call, so a repeated call (a retry
 // after a lost reply or a runner restart) writes nothing twice.
+import { isBusy } from './busy.ts';
 import type { BugId } from './config.ts';
 import type { ProcessContext } from './ports.ts';
 import {
@@ -85,7 +86,7 @@ async function handleToolCall(
     ctx.note('tool-sent', { session: call.sessionKey, turn: call.turnId, call: call.callId, tool: call.name, text: call.text, inserted });
     return true;
   } catch (error) {
-    if (error instanceof Error && error.name === 'SqliteBusyError') {
+    if (isBusy(error)) {
       ctx.note('tool-busy', { call: call.callId });
       return false;
     }

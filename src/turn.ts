@@ -14,6 +14,7 @@ import { parseTurnSentPayloads, type SessionDbs, sharedPayloadRow, transcriptPat
 import { SessionManager, type SessionEntry, type TranscriptMessage } from './session-manager.ts';
 import { contentHash, isVerbatimDuplicate, normalizeWhitespace, parseMessageBlocks } from './text.ts';
 import type { ToolRpc } from './tool-rpc.ts';
+import type { ToolCallMessage } from './tool-server.ts';
 
 export class TransientModelError extends Error {
   override name = 'TransientModelError';
@@ -39,6 +40,7 @@ export interface TurnDeps {
 
 export const queuedPrefix = '[Queued user message that arrived while the previous turn was still active]';
 export const errorReply = 'Sorry, something went wrong. Please try again.';
+export const toolCallAttemptsMax = 30;
 
 interface TurnState {
   deps: TurnDeps;
@@ -66,10 +68,14 @@ export async function runTurn(deps: TurnDeps, sessionKey: string, row: InboundRo
   const outbound = await deps.dbs.outboundDb(sessionKey);
   const rows = await deps.sessionDb.messages(sessionKey);
   const built = buildHistory(rows, turnId);
-  let prompt = row.content;
-  for (const orphan of built.trailingUsers) prompt = await mergeInto(deps, inbound, sessionKey, turnId, orphan.turnId, orphan.content, prompt);
+  // A retried turn keeps the prompt it persisted the first time (with whatever it merged then); only a turn that
+  // has not persisted its prompt yet folds other unanswered messages into it.
+  const durablePrompt = built.own.find((message) => message.role === 'user')?.content;
+  let prompt = durablePrompt ?? row.content;
+  const merging = durablePrompt === undefined;
+  if (merging) for (const orphan of built.trailingUsers) prompt = await mergeInto(deps, inbound, sessionKey, turnId, orphan.turnId, orphan.content, prompt);
   const session = await openTranscript(deps, sessionKey);
-  prompt = await repairOrphanedTrailingUser(deps, inbound, session, sessionKey, turnId, prompt);
+  prompt = await repairOrphanedTrailingUser(deps, inbound, session, sessionKey, turnId, prompt, merging);
   const agent = lookup.agent;
   if (lookup.reused) initCachedAgentForTurn(agent, built.history.length, config, ctx.clock.nowMs());
   const state: TurnState = { deps, sessionKey, turnId, agent, history: built.history, historyLength: built.history.length, own: built.own, session, inbound, outbound };
@@ -146,10 +152,11 @@ async function repairOrphanedTrailingUser(
   sessionKey: string,
   turnId: string,
   prompt: string,
+  merging: boolean,
 ): Promise<string> {
   const leaf = session.leaf;
   if (leaf === undefined || leaf.message.role !== 'user') return prompt;
-  const merged = leaf.turnId === turnId ? prompt : await mergeInto(deps, inbound, sessionKey, turnId, leaf.turnId, leaf.message.content, prompt);
+  const merged = leaf.turnId === turnId || !merging ? prompt : await mergeInto(deps, inbound, sessionKey, turnId, leaf.turnId, leaf.message.content, prompt);
   if (deps.config.bugs.has('orphan-leaf')) {
     // seed 003 (orphan-leaf): only the in-memory leaf moves; the orphan stays in the .jsonl.
     if (leaf.parentId !== null) session.branch(leaf.parentId);
@@ -204,7 +211,7 @@ async function callModel(state: TurnState, row: InboundRow, prompt: string, give
 }
 
 async function toolSend(state: TurnState, answer: ModelAnswer, index: number): Promise<void> {
-  const { ctx, rpc } = state.deps;
+  const { ctx } = state.deps;
   const call = answer.toolCalls[index];
   if (call === undefined) return;
   const callId = `${state.turnId}:tool:${index}`;
@@ -223,8 +230,7 @@ async function toolSend(state: TurnState, answer: ModelAnswer, index: number): P
   await appendEntry(state, { role: 'assistant', content: '', toolCalls: [{ id: callId, name: call.name, text: call.text }] }, (entry) => entry.message.toolCalls?.[0]?.id === callId);
   ctx.note('tool-call', { session: state.sessionKey, turn: state.turnId, call: callId, tool: call.name, text: call.text });
   const message = { type: 'tool.call' as const, callId, sessionKey: state.sessionKey, turnId: state.turnId, name: call.name, text: call.text };
-  const ok = (await rpc.call(message)) || (await rpc.call(message));
-  await state.deps.heartbeat.beat(undefined);
+  const ok = await callUntilAnswered(state, message);
   state.agent.messages.push({
     role: 'tool',
     content: ok ? 'sent' : 'error: tool server did not answer',
@@ -235,6 +241,21 @@ async function toolSend(state: TurnState, answer: ModelAnswer, index: number): P
     persisted: state.own.some((row) => row.role === 'tool' && row.toolCallId === callId),
   });
   await appendEntry(state, { role: 'tool', content: ok ? 'sent' : 'error', toolCallId: callId }, (entry) => entry.message.toolCallId === callId);
+}
+
+/**
+ * The call is idempotent (its outbound row is keyed by the call id), so the runner retries it until the tool server
+ * answers: giving up early would leave its outcome unknown (a held call may still be sent later) while the turn
+ * goes on as if nothing was sent. Bounded: after toolCallAttemptsMax attempts the model is told the tool failed.
+ */
+async function callUntilAnswered(state: TurnState, message: ToolCallMessage): Promise<boolean> {
+  for (let attempt = 1; attempt <= toolCallAttemptsMax; attempt++) {
+    const ok = await state.deps.rpc.call(message);
+    await state.deps.heartbeat.beat(undefined);
+    if (ok) return true;
+    state.deps.ctx.note('tool-call-retry', { session: state.sessionKey, turn: state.turnId, call: message.callId, attempt });
+  }
+  return false;
 }
 
 async function persistFinal(state: TurnState, result: string): Promise<void> {

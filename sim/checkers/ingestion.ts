@@ -2,8 +2,9 @@
 // - no-double-ingestion: each inbound delivery id and each exec runId produces at most one user turn: at most one
 //   user row per turn in state.db, at most one user entry per turn anywhere in its JSONL file (a dead-end copy is
 //   still a durable second turn for whatever reads the file), at most one system prompt row per exec runId;
-// - no-lost-user-message: every accepted inbound message that its session finished reaches the transcript (a user
-//   row in state.db and a user entry on the JSONL active branch, its own or that of the turn it was merged into).
+// - no-lost-user-message: every accepted inbound message that its session finished reaches the transcript: its text
+//   is in a user row in state.db and a user entry on the JSONL active branch, its own or that of the turn it was
+//   merged into.
 import { activeBranchOf } from '../../src/index.ts';
 import type { Observations } from './observations.ts';
 import { classOf, type InvariantName, type Violation } from './violation.ts';
@@ -57,9 +58,11 @@ function checkUserMessages(o: Observations, out: Violation[]): void {
   for (const row of o.inbound) {
     if (row.status !== 'completed') continue;
     const turn = answeringTurn(o, row.id);
-    const inDb = o.stateRows.some((candidate) => candidate.role === 'user' && candidate.turnId === turn);
+    // The message's own text must be in the answering turn's user row (its own prompt, or merged into another).
+    const carries = (role: string, turnId: string, content: string): boolean => role === 'user' && turnId === turn && content.includes(row.content);
+    const inDb = o.stateRows.some((candidate) => carries(candidate.role, candidate.turnId, candidate.content));
     const branch = activeBranchOf(o.transcripts.get(row.sessionKey)?.entries ?? []);
-    const inJsonl = branch.some((entry) => entry.message.role === 'user' && entry.turnId === turn);
+    const inJsonl = branch.some((entry) => carries(entry.message.role, entry.turnId, entry.message.content));
     if (!inDb || !inJsonl) {
       const where = !inDb ? 'state.db' : 'the JSONL active branch';
       out.push(violation(o, 'no-lost-user-message', `inbound ${row.id} (${row.sessionKey}) never reached ${where}`));

@@ -1,16 +1,17 @@
 // Reply invariants, over what the user saw and the final durable state:
 // - one-assistant-row-per-visible-reply: a reply a tool sent maps to the assistant row carrying that tool call; a
 //   reply from the result text maps to the turn's final assistant row; each must exist exactly once in state.db
-//   and on the JSONL active branch;
+//   and on the JSONL active branch; and no durable assistant row is a reply nobody produced;
 // - no-duplicate-visible-reply: one turn never shows the same payload twice (after whitespace normalisation);
-// - no-lost-reply: every block of a turn's last result is visible for that turn, unless it repeats verbatim a
-//   payload a tool sent in the same turn.
+// - no-lost-reply: every payload the model sent through a tool is visible, and every block of a turn's last result
+//   is visible for that turn unless it repeats verbatim a payload a tool sent in the same turn.
 import { activeBranchOf, isVerbatimDuplicate, type SessionEntry, type VisibleMessage } from '../../src/index.ts';
 import { normalized, notes, type Observations, replyPayloads } from './observations.ts';
 import { classOf, type InvariantName, type Violation } from './violation.ts';
 
 export function checkReplies(o: Observations, out: Violation[]): void {
   checkAssistantRows(o, out);
+  checkProducedRows(o, out);
   checkDuplicates(o, out);
   checkLostReplies(o, out);
 }
@@ -49,6 +50,28 @@ function checkAssistantRows(o: Observations, out: Violation[]): void {
   }
 }
 
+/** The other half: no durable assistant row (state.db or JSONL active branch) is a reply nobody produced. */
+function checkProducedRows(o: Observations, out: Violation[]): void {
+  const called = new Set(notes(o.events, 'tool-call').map((fields) => String(fields.call)));
+  const answered = new Set(notes(o.events, 'result').map((fields) => String(fields.turn)));
+  const rowOrigin = (turnId: string, callIds: readonly string[]): string | undefined => {
+    if (callIds.length > 0) return callIds.every((id) => called.has(id)) ? undefined : `a tool call (${callIds.join(', ')}) nobody made`;
+    return answered.has(turnId) ? undefined : `a final reply for turn ${turnId}, which produced none`;
+  };
+  for (const row of o.stateRows) {
+    if (row.role !== 'assistant') continue;
+    const problem = rowOrigin(row.turnId, row.toolCalls === null ? [] : (JSON.parse(row.toolCalls) as { id: string }[]).map((call) => call.id));
+    if (problem !== undefined) out.push(violation(o, 'one-assistant-row-per-visible-reply', `state.db assistant row ${row.id} (${row.sessionId}) carries ${problem}`));
+  }
+  for (const [session, transcript] of o.transcripts) {
+    for (const entry of activeBranchOf(transcript.entries)) {
+      if (entry.message.role !== 'assistant') continue;
+      const problem = rowOrigin(entry.turnId, (entry.message.toolCalls ?? []).map((call) => call.id));
+      if (problem !== undefined) out.push(violation(o, 'one-assistant-row-per-visible-reply', `${session}.jsonl assistant entry ${entry.id} carries ${problem}`));
+    }
+  }
+}
+
 function carriesCall(toolCalls: string | null, callId: string): boolean {
   if (toolCalls === null) return false;
   const calls = JSON.parse(toolCalls) as { id: string }[];
@@ -81,6 +104,14 @@ function checkLostReplies(o: Observations, out: Violation[]): void {
     const list = sentByTurn.get(String(sent.turn)) ?? [];
     list.push(String(sent.text));
     sentByTurn.set(String(sent.turn), list);
+  }
+  // What a tool sent mid-turn is a reply too: every payload the model asked a tool to send must reach the user.
+  const toolCalls = new Map<string, { turn: string; text: string; step: number }>();
+  o.events.forEach((event, step) => {
+    if (event.kind === 'model.tool-call' && event.fields.tool !== 'add_reaction') toolCalls.set(String(event.fields.call), { turn: String(event.fields.turn), text: String(event.fields.text), step });
+  });
+  for (const [callId, call] of toolCalls) {
+    if (!o.visible.some((reply) => reply.key === callId)) out.push(violation(o, 'no-lost-reply', `turn ${call.turn}: the tool message "${call.text}" (${callId}) was never delivered`, call.step));
   }
   for (const [turnId, result] of lastResult) {
     const sent = sentByTurn.get(turnId) ?? [];
