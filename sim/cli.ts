@@ -11,7 +11,7 @@ import { fuzzScenario, type ScenarioOutcome } from './fuzz.ts';
 import { generateSpec } from './generate.ts';
 import { runSpec } from './harness.ts';
 import { runKernelWorkload } from './kernel-workload.ts';
-import { freshSeed, wallNowMs } from './real.ts';
+import { freshSeed, prepareArtifactDir, wallNowMs } from './real.ts';
 import { coverageText, formatMs, runJson, runText, writeArtifacts } from './report.ts';
 import { decodeSeedString, encodeSeedString, parseSeedNumber, SeedStringError, verifySeedString } from './seed-string.ts';
 import { loadSqlJs } from './sqlite.ts';
@@ -40,6 +40,12 @@ function parsePositive(what: string): (value: string) => number {
     if (!/^\d{1,9}$/.test(value) || Number(value) < 1) throw new InvalidArgumentError(`${what} must be a positive integer, got "${value}"`);
     return Number(value);
   };
+}
+
+function parseInvariant(value: string): string {
+  const known: readonly string[] = [...invariantNames, 'no-process-crash'];
+  if (!known.includes(value)) throw new InvalidArgumentError(`unknown invariant "${value}" (known: ${known.join(', ')})`);
+  return value;
 }
 
 function parseShard(value: string): { index: number; count: number } {
@@ -87,8 +93,15 @@ interface RunOptions {
   artifacts?: string;
 }
 
+function checkArtifactDir(dir: string | undefined): void {
+  if (dir === undefined) return;
+  const problem = prepareArtifactDir(dir);
+  if (problem !== undefined) throw new UsageError(problem);
+}
+
 async function runCommand(scenarioName: string, options: RunOptions): Promise<number> {
   const scenario = scenarioByName(scenarioName);
+  checkArtifactDir(options.artifacts);
   const seed = options.seed ?? freshSeed();
   const bugs = options.bugs ?? [];
   const spec = generateSpec(scenario, bugs, seed, undefined);
@@ -98,6 +111,7 @@ async function runCommand(scenarioName: string, options: RunOptions): Promise<nu
 
 async function reproCommand(text: string, options: Omit<RunOptions, 'seed' | 'bugs'>): Promise<number> {
   const decoded = decodeSeedString(text);
+  checkArtifactDir(options.artifacts);
   const scenario = scenarioByName(decoded.scenario);
   let spec;
   try {
@@ -122,6 +136,7 @@ async function report(seedString: string, result: Awaited<ReturnType<typeof runS
 }
 
 interface FuzzOptions {
+  invariant?: string;
   scenario?: string;
   all?: boolean;
   bugs?: BugId[];
@@ -148,7 +163,7 @@ async function fuzzCommand(options: FuzzOptions): Promise<number> {
   for (const scenario of chosen) {
     const bar = showProgress ? new SingleBar({ format: `  ${scenario.name.padEnd(14)} [{bar}] {value}/{total} runs`, hideCursor: true }) : undefined;
     bar?.start(runs ?? 0, 0);
-    const outcome = await fuzzScenario(scenario, scenarios.indexOf(scenario), bugs, campaignSeed, { ...(runs === undefined ? {} : { runs }), ...(deadline === undefined ? {} : { deadline }), shard: options.shard ?? { index: 0, count: 1 } }, sql, (done) => bar?.update(done));
+    const outcome = await fuzzScenario(scenario, scenarios.indexOf(scenario), bugs, campaignSeed, { ...(runs === undefined ? {} : { runs }), ...(deadline === undefined ? {} : { deadline }), ...(options.invariant === undefined ? {} : { invariant: options.invariant }), shard: options.shard ?? { index: 0, count: 1 } }, sql, (done) => bar?.update(done));
     bar?.stop();
     outcomes.push(outcome);
     if (options.json !== true) printOutcome(outcome);
@@ -176,8 +191,8 @@ function printOutcome(outcome: ScenarioOutcome): void {
     print(`${pc.green('PASS')} ${outcome.scenario}: ${outcome.runs} runs`);
     return;
   }
-  print(`${pc.red('FAIL')} ${outcome.scenario}: run ${failure.run} violated ${failure.invariant}; shrunk in ${failure.shrinkRuns} runs to:`);
   print(runText(failure.seed, failure.result));
+  print(`${pc.red('FAIL')} ${outcome.scenario}: found at run ${failure.run} (${failure.invariant}), shrunk in ${failure.shrinkRuns} runs`);
   print(`  reproduce: npm run sim -- repro ${failure.seed}\n`);
 }
 
@@ -224,6 +239,7 @@ function program(setExit: (code: number) => void): Command {
     .option('--seconds <s>', 'fuzz each scenario for about this many wall seconds instead', parsePositive('--seconds'))
     .option('--shard <i>/<n>', 'run shard i of n of the campaign', parseShard)
     .option('--seed <n>', 'campaign seed (default: a fresh one, printed)', parseSeed)
+    .option('--invariant <name>', 'count a run as failing only if it violates this invariant', parseInvariant)
     .option('--json', 'print one JSON object')
     .action(async (options: FuzzOptions) => setExit(await fuzzCommand(options)));
   root
@@ -237,6 +253,10 @@ function program(setExit: (code: number) => void): Command {
 
 export async function main(argv: readonly string[]): Promise<number> {
   let code = 0;
+  if (argv.length === 0) {
+    process.stderr.write('gatesim: a command is required (list, run, repro, fuzz, demo); see --help\n');
+    return 2;
+  }
   try {
     await program((value) => {
       code = value;
@@ -245,14 +265,17 @@ export async function main(argv: readonly string[]): Promise<number> {
   } catch (error) {
     if (error instanceof CommanderError) {
       if (error.code === 'commander.helpDisplayed' || error.code === 'commander.help' || error.code === 'commander.version') return 0;
-      process.stderr.write(`gatesim: ${error.message.replace(/^error: /, '')}\n`);
+      const firstLine = error.message.split('\n')[0] ?? error.message;
+      process.stderr.write(`gatesim: ${firstLine.replace(/^error: /, '')}\n`);
       return 2;
     }
     if (error instanceof UsageError || error instanceof SeedStringError) {
       process.stderr.write(`gatesim: ${error.message}\n`);
       return 2;
     }
-    throw error;
+    // A bug in gatesim itself: one line, the stack only on request, and an exit status of its own.
+    process.stderr.write(`gatesim: internal error: ${error instanceof Error ? error.message : String(error)}${process.env.GATESIM_DEBUG === undefined ? ' (set GATESIM_DEBUG=1 for the stack)' : `\n${error instanceof Error ? (error.stack ?? '') : ''}`}\n`);
+    return 3;
   }
 }
 

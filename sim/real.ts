@@ -2,7 +2,7 @@
 // reporting how long a campaign took, never for simulation), real files (artifacts) and the process's entropy for
 // choosing a fresh seed when the user gives none. Nothing in a simulation run may import this file; the lint rule
 // and the tidy test exempt it alone.
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { accessSync, constants, mkdirSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { randomInt } from 'node:crypto';
 
@@ -24,4 +24,16 @@ export function writeArtifact(path: string, data: string | Uint8Array): void {
 /** Yield to the real event loop (lets a progress bar repaint during a long campaign). */
 export function yieldToEventLoop(): Promise<void> {
   return new Promise((resolve) => setImmediate(resolve));
+}
+
+/** Create `dir` if needed and check it is writable; returns an error message instead of throwing. */
+export function prepareArtifactDir(dir: string): string | undefined {
+  try {
+    mkdirSync(dir, { recursive: true });
+    accessSync(dir, constants.W_OK);
+    return undefined;
+  } catch (error) {
+    const code = (error as { code?: string }).code;
+    return `cannot write artifacts to ${dir}${code === undefined ? '' : ` (${code})`}`;
+  }
 }

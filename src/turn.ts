@@ -91,6 +91,8 @@ export async function runTurn(deps: TurnDeps, sessionKey: string, row: InboundRo
   // the reply the row carries is the one to dispatch, not a new answer or an error.
   const durableFinal = built.own.find((message) => message.role === 'assistant' && message.toolCalls === null);
   const answer = durableFinal !== undefined ? { toolCalls: [], result: durableFinal.content } : await callModel(state, row, prompt, options.giveUp === true);
+  // What this turn is about to say, before any of it is written: the trace's record of what was produced.
+  ctx.note('answer', { session: sessionKey, turn: turnId, toolCalls: answer.toolCalls.length, resumed: durableFinal !== undefined });
   for (let index = 0; index < answer.toolCalls.length; index++) await toolSend(state, answer, index);
   await persistFinal(state, answer.result);
   await dispatchResult(state, answer.result);

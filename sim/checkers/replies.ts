@@ -52,11 +52,17 @@ function checkAssistantRows(o: Observations, out: Violation[]): void {
 
 /** The other half: no durable assistant row (state.db or JSONL active branch) is a reply nobody produced. */
 function checkProducedRows(o: Observations, out: Violation[]): void {
-  const called = new Set(notes(o.events, 'tool-call').map((fields) => String(fields.call)));
-  const answered = new Set(notes(o.events, 'result').map((fields) => String(fields.turn)));
+  // Each `answer` note records what a turn produced (its tool calls are <turn>:tool:0..n-1) before it is written.
+  const toolCallsOf = new Map<string, number>();
+  for (const fields of notes(o.events, 'answer')) {
+    const turn = String(fields.turn);
+    toolCallsOf.set(turn, Math.max(toolCallsOf.get(turn) ?? 0, Number(fields.toolCalls)));
+  }
   const rowOrigin = (turnId: string, callIds: readonly string[]): string | undefined => {
-    if (callIds.length > 0) return callIds.every((id) => called.has(id)) ? undefined : `a tool call (${callIds.join(', ')}) nobody made`;
-    return answered.has(turnId) ? undefined : `a final reply for turn ${turnId}, which produced none`;
+    const calls = toolCallsOf.get(turnId);
+    if (calls === undefined) return `a reply for turn ${turnId}, which produced none`;
+    const unknown = callIds.filter((id) => !Array.from({ length: calls }, (_, index) => `${turnId}:tool:${index}`).includes(id));
+    return unknown.length === 0 ? undefined : `a tool call (${unknown.join(', ')}) the model never made`;
   };
   for (const row of o.stateRows) {
     if (row.role !== 'assistant') continue;
@@ -105,10 +111,14 @@ function checkLostReplies(o: Observations, out: Violation[]): void {
     list.push(String(sent.text));
     sentByTurn.set(String(sent.turn), list);
   }
-  // What a tool sent mid-turn is a reply too: every payload the model asked a tool to send must reach the user.
+  // What a tool sent mid-turn is a reply too: every payload the model asked a tool to send must reach the user,
+  // unless its turn was merged into another (which answers it afresh) before the call went out.
+  const ownAnswer = new Set(o.inbound.filter((row) => row.status === 'completed' && row.mergedInto === null).map((row) => row.id));
   const toolCalls = new Map<string, { turn: string; text: string; step: number }>();
   o.events.forEach((event, step) => {
-    if (event.kind === 'model.tool-call' && event.fields.tool !== 'add_reaction') toolCalls.set(String(event.fields.call), { turn: String(event.fields.turn), text: String(event.fields.text), step });
+    if (event.kind === 'model.tool-call' && event.fields.tool !== 'add_reaction' && ownAnswer.has(String(event.fields.turn))) {
+      toolCalls.set(String(event.fields.call), { turn: String(event.fields.turn), text: String(event.fields.text), step });
+    }
   });
   for (const [callId, call] of toolCalls) {
     if (!o.visible.some((reply) => reply.key === callId)) out.push(violation(o, 'no-lost-reply', `turn ${call.turn}: the tool message "${call.text}" (${callId}) was never delivered`, call.step));

@@ -29,6 +29,10 @@ describe('bad input exits 2 with one line', () => {
     ['a bad shard', ['fuzz', '--all', '--shard', '3/2'], /shard must be/],
     ['fuzz without a scenario', ['fuzz'], /exactly one of --scenario <name> or --all/],
     ['an unknown command', ['explode'], /unknown command/],
+    ['no command at all', [], /a command is required/],
+    ['an unknown option', ['run', 'chaos', '--jsn'], /unknown option '--jsn'/],
+    ['an artifacts path that cannot be written', ['run', 'chaos', '--seed', '1', '--artifacts', '/dev/null/x'], /cannot write artifacts to \/dev\/null\/x/],
+    ['an unknown invariant to hunt', ['fuzz', '--all', '--invariant', 'nope'], /unknown invariant "nope"/],
   ];
   it.each(cases)('%s', (_name, args, message) => {
     const result = cli(...args);

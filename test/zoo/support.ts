@@ -8,11 +8,11 @@ import { loadSqlJs } from '../../sim/sqlite.ts';
 /** Campaign seed used by CI: fixed, so the zoo is reproducible; the nightly campaign varies it. */
 export const zooCampaignSeed = 1;
 
-export async function hunt(scenarioName: string, bugs: BugId[], runs: number): Promise<ScenarioOutcome> {
+export async function hunt(scenarioName: string, bugs: BugId[], runs: number, invariant?: string): Promise<ScenarioOutcome> {
   const scenario = findScenario(scenarioName);
   if (scenario === undefined) throw new Error(`no scenario ${scenarioName}`);
   const sql = await loadSqlJs();
-  return fuzzScenario(scenario, scenarios.indexOf(scenario), bugs, zooCampaignSeed, { runs, shard: { index: 0, count: 1 } }, sql, () => {});
+  return fuzzScenario(scenario, scenarios.indexOf(scenario), bugs, zooCampaignSeed, { runs, shard: { index: 0, count: 1 }, ...(invariant === undefined ? {} : { invariant }) }, sql, () => {});
 }
 
 export interface CliRun {
