@@ -1,6 +1,7 @@
-// Fault coverage: for each fault type and each phase of a turn, how often a fault landed there. The "current
-// phase" is the phase of the most recent phase-bearing trace event, so a runner kill right after a tool send and
-// before the result dispatch counts under tool-send. A campaign sums the tables of its runs.
+// Fault coverage: for each fault type (kills by process) and each phase of a turn, how often a fault landed there.
+// The "current phase" is the phase of the most recent phase-bearing trace event of any session, so a runner kill
+// right after a tool send and before the result dispatch counts as kill-runner under tool-send. A campaign sums the
+// tables of its runs.
 import { type FaultType, faultTypes, type KillableProcess, linkPairs, type Phase, phaseOfTrace, phases } from './plan.ts';
 import type { Simulation } from './simulation.ts';
 import type { TraceEvent } from './trace.ts';
@@ -25,6 +26,7 @@ export class FaultRecorder {
   readonly coverage = emptyCoverage();
   private phase: Phase | 'idle' = 'idle';
   private readonly lastDeliveredId = new Map<string, number>();
+  private readonly resent = new Set<number>();
 
   constructor(private readonly sim: Simulation) {
     sim.trace.onEvent((event) => this.observe(event));
@@ -69,7 +71,10 @@ export class FaultRecorder {
     const fields = event.fields;
     switch (event.kind) {
       case 'proc.kill':
-        return 'kill';
+        return killType(String(fields.name));
+      case 'net.resend':
+        this.resent.add(Number(fields.id));
+        return undefined;
       case 'net.partition':
         return 'partition';
       case 'net.hold':
@@ -96,11 +101,28 @@ export class FaultRecorder {
     }
   }
 
+  /** A delivery overtaken by a later message on its link; a resend after a reconnect is not a reorder. */
   private reordered(event: TraceEvent): boolean {
     const link = `${String(event.fields.from)}->${String(event.fields.to)}`;
     const id = Number(event.fields.id);
+    if (this.resent.has(id)) return false;
     const last = this.lastDeliveredId.get(link) ?? 0;
     this.lastDeliveredId.set(link, Math.max(last, id));
     return id < last;
+  }
+}
+
+function killType(process: string): FaultType | undefined {
+  switch (process) {
+    case 'gateway':
+      return 'kill-gateway';
+    case 'runner':
+      return 'kill-runner';
+    case 'tool-server':
+      return 'kill-tool-server';
+    case 'node-host':
+      return 'kill-node-host';
+    default:
+      return undefined;
   }
 }

@@ -31,7 +31,7 @@ export type FaultStep =
   | { kind: 'reset'; atMs: number; link: number }
   | { kind: 'reset-at-phase'; phase: Phase; nth: number; delayMs: number; link: number };
 
-export const faultTypes = ['kill', 'partition', 'hold', 'reset', 'drop', 'duplicate', 'reorder', 'disk-tear', 'disk-writeback', 'sql-busy', 'model-error', 'model-slow'] as const;
+export const faultTypes = ['kill-gateway', 'kill-runner', 'kill-tool-server', 'kill-node-host', 'partition', 'hold', 'reset', 'drop', 'duplicate', 'reorder', 'disk-tear', 'disk-writeback', 'sql-busy', 'model-error', 'model-slow'] as const;
 export type FaultType = (typeof faultTypes)[number];
 
 export interface FaultKnobs {

@@ -107,8 +107,8 @@ export function formatMs(ms: number): string {
 
 export function coverageText(coverage: FaultCoverage): string {
   const columns = [...phases, 'idle'] as const;
-  const header = `  ${'fault'.padEnd(15)}${columns.map((column) => column.padStart(17)).join('')}`;
-  const rows = faultTypes.map((type) => `  ${type.padEnd(15)}${columns.map((column) => String(coverage[type][column]).padStart(17)).join('')}`);
+  const header = `  ${'fault'.padEnd(17)}${columns.map((column) => column.padStart(17)).join('')}`;
+  const rows = faultTypes.map((type) => `  ${type.padEnd(17)}${columns.map((column) => String(coverage[type][column]).padStart(17)).join('')}`);
   return [header, ...rows].join('\n');
 }
 

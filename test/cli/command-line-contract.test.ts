@@ -73,7 +73,7 @@ describe('JSON output', () => {
     expect(json.failures).toEqual([]);
     expect(json.firstFailureRun).toBeNull();
     expect(json.wallMs).toBeGreaterThan(0);
-    expect(Object.keys(json.coverage.kill ?? {})).toEqual(['idle', 'ingest', 'prompt-persisted', 'model-call', 'tool-send', 'result-dispatch', 'flush', 'delivery']);
+    expect(Object.keys(json.coverage['kill-runner'] ?? {})).toEqual(['idle', 'ingest', 'prompt-persisted', 'model-call', 'tool-send', 'result-dispatch', 'flush', 'delivery']);
   });
 
   it('list --json names every scenario, bug and invariant', () => {
