@@ -17,7 +17,3 @@ export function assertNonNegativeInteger(value: number, what: string): void {
   assertInteger(value, what);
   if (value < 0) throw new AssertionError(`${what} must be >= 0, got ${value}`);
 }
-
-export function unreachable(value: never, what: string): never {
-  throw new AssertionError(`unreachable ${what}: ${String(value)}`);
-}

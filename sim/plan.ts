@@ -88,9 +88,6 @@ export function sessionKey(index: number): string {
   return `agent:main:chat:${index}`;
 }
 
-export function stepTime(step: WorkloadStep | FaultStep): number | undefined {
-  return 'atMs' in step ? step.atMs : undefined;
-}
 
 /** The phase of a turn a trace event belongs to, if any (shared by fault triggers, coverage and the viewer). */
 export function phaseOfTrace(event: { kind: string }): Phase | undefined {

@@ -21,11 +21,6 @@ export function writeArtifact(path: string, data: string | Uint8Array): void {
   writeFileSync(path, data);
 }
 
-/** Yield to the real event loop (lets a progress bar repaint during a long campaign). */
-export function yieldToEventLoop(): Promise<void> {
-  return new Promise((resolve) => setImmediate(resolve));
-}
-
 /** Create `dir` if needed and check it is writable; returns an error message instead of throwing. */
 export function prepareArtifactDir(dir: string): string | undefined {
   try {

@@ -2,7 +2,6 @@
 // seed string. Everything random is drawn from named sub-streams of the one seed; nothing reads the real world.
 import type { SqlJsStatic } from 'sql.js';
 import type { ProcessContext, ProcessMain, TraceValue } from '../src/index.ts';
-import { assert } from './assert.ts';
 import { SimClock } from './clock.ts';
 import { SimDisk } from './disk.ts';
 import { SimNetwork } from './network.ts';
@@ -194,8 +193,4 @@ export class Simulation {
       },
     };
   }
-}
-
-export function assertQuiet(sim: Simulation): void {
-  assert(sim.processes.crashes.length === 0, `a process crashed: ${String(sim.processes.crashes[0]?.error)}`);
 }

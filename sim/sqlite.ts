@@ -92,7 +92,6 @@ class Engine implements SqlTransaction {
 export class SimSqlite {
   private readonly engines = new Map<string, Engine>();
   faults: SqliteFaults = { ...defaultSqliteFaults };
-  writes = 0;
 
   constructor(
     private readonly sql: SqlJsStatic,
@@ -188,7 +187,6 @@ export class SimSqlite {
   }
 
   private recordWrite(owner: Incarnation, path: string, sql: string, changes: number): void {
-    this.writes++;
     this.trace.record('sql.write', { process: owner.name, path, sql: sql.slice(0, 48), changes });
   }
 

@@ -1,6 +1,7 @@
 // The Hermes agent and the agent cache. An agent holds the turn's message list and the SessionDB flush cursor
-// `lastFlushedDbIndex`. The flush after a turn starts at max(len(conversation history), cursor), appends every
-// message from there and sets the cursor to len(messages); a write error is logged and the cursor stays.
+// `lastFlushedDbIndex`. A flush starts at max(len(conversation history), cursor), appends every message from there
+// that is not durable yet and sets the cursor to len(messages). A write error (a busy database) propagates before
+// the cursor moves, and the runner retries the whole turn.
 //
 // The cache is keyed by session with a config signature; it reuses an agent only when the signature matches and
 // evicts the least recently used past its capacity. Reuse resets the activity fields and the API call count;
@@ -18,7 +19,6 @@ export class AiAgent {
   lastActivityTs = 0;
   lastActivityDesc = '';
   apiCallCount = 0;
-  turnsServed = 0;
 
   constructor(
     readonly sessionKey: string,
@@ -28,7 +28,6 @@ export class AiAgent {
 
   beginTurn(history: readonly AgentMessage[], user: AgentMessage): void {
     this.messages = [...history, user];
-    this.turnsServed++;
   }
 
   /** Hermes _flush_messages_to_session_db. Returns how many rows were written. */

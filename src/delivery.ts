@@ -5,7 +5,7 @@
 // after deliveryAttemptsMax attempts; the slow poller keeps retrying such rows, so no reply is abandoned.
 import type { ModelConfig } from './config.ts';
 import type { ProcessContext } from './ports.ts';
-import type { OutboundSend } from './protocol.ts';
+import { type OutboundSend, platformName } from './protocol.ts';
 import { ignoreBusy } from './busy.ts';
 import { ReplyWaiter } from './reply-waiter.ts';
 import type { SessionDbs } from './session-dbs.ts';
@@ -74,6 +74,6 @@ export class DeliveryPollers {
   }
 
   private sendAndWait(send: OutboundSend): Promise<boolean> {
-    return this.acks.wait(send.key, () => this.ctx.net.send('platform', send));
+    return this.acks.wait(send.key, () => this.ctx.net.send(platformName, send));
   }
 }

@@ -1,6 +1,6 @@
 // A deterministic fake of the remote model API. It is part of the environment, not of any process: a kill of the
 // runner does not change what the model would answer. For a given turn the answer (tool calls and closing text)
-// is a pure function of the run's seed, the turn id and the prompt, as a model at temperature 0 would give, so a
+// is a pure function of the run's seed and the turn id, as a model at temperature 0 would give, so a
 // retried turn asks again and gets the same answer; transient errors and slow responses are drawn per attempt and
 // only while the fault phase lasts. A scenario may script answers for specific prompts.
 import type { Random } from './ports.ts';

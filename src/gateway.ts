@@ -9,16 +9,14 @@ import type { BugId, ModelConfig } from './config.ts';
 import { DeliveryPollers } from './delivery.ts';
 import { HeartbeatWakes, type Wake, type WakeOutcome } from './heartbeat-wake.ts';
 import type { Delivery, ProcessContext } from './ports.ts';
-import { type InboundAck, type InboundMessage, messageType, type NodeEvent, type SendAck } from './protocol.ts';
+import { gatewayName, type InboundAck, type InboundMessage, messageType, type NodeEvent, platformName, runnerName, type SendAck, toolServerName } from './protocol.ts';
 import { ignoreBusy, isBusy, retryBusy } from './busy.ts';
-import { runnerName } from './runner.ts';
 import { runnerHeartbeatPath, SessionDbs } from './session-dbs.ts';
 import { formatSystemEvents, type SystemEvent, SystemEventQueue } from './system-events.ts';
-import { toolServerName } from './tool-server.ts';
 
-export const gatewayName = 'gateway';
-export const platformName = 'platform';
 export const execOutputCharsMax = 180;
+
+export { gatewayName, platformName };
 
 export async function gatewayMain(ctx: ProcessContext, config: ModelConfig): Promise<void> {
   const gateway = new Gateway(ctx, config);
@@ -98,6 +96,7 @@ class Gateway {
       return;
     }
     const execKey = `${sessionKey}::${event.runId}`;
+    // seed 000 (exec-replay): no idempotency check keyed by (sessionKey, runId) on this path.
     if (event.event === 'exec.finished' && !this.bug('exec-replay') && (await this.execSeen(sessionKey, execKey))) {
       this.ctx.note('exec-duplicate-dropped', { session: sessionKey, run: event.runId });
       delivery.ack();
@@ -153,7 +152,7 @@ class Gateway {
     const nowMs = this.ctx.clock.nowMs();
     const rowId = `sys:${this.ctx.incarnation}:${++this.systemRows}`;
     const prompt = `${formatSystemEvents(drained)}\n\nAn async command you ran earlier has completed. The result is shown in the system messages above.`;
-    const fixed = !this.bug('exec-replay');
+    const fixed = !this.bug('exec-replay'); // seed 000 (exec-replay): no durable key is recorded.
     const runIds = await inbound.transaction((tx) => {
       const fresh: string[] = [];
       for (const event of drained) {

@@ -62,6 +62,9 @@ export class HeartbeatWakes {
   }
 
   private async fire(): Promise<void> {
+    // A retry timer armed since this fire was scheduled (a wake skipped in the meantime) owns the pending wakes:
+    // running them now would beat the retry's hard minimum.
+    if (this.timer !== undefined && this.timerIsRetry) return;
     if (this.running) {
       this.arm(this.retryMs, true);
       return;

@@ -10,7 +10,9 @@ import type { ProcessMain, Random } from './ports.ts';
 import { runnerMain, runnerName } from './runner.ts';
 import { toolServerMain, toolServerName } from './tool-server.ts';
 
-export const nodeHostName = 'node-host';
+import { nodeHostName } from './protocol.ts';
+
+export { nodeHostName };
 
 export interface ModelWorld {
   platform: Platform;
@@ -29,7 +31,7 @@ export interface BuiltModel {
   config: ModelConfig;
   world: ModelWorld;
   /** Start order matters only for the trace; every process tolerates the others being down. */
-  processes: { name: string; main: ProcessMain; killable: boolean }[];
+  processes: { name: string; main: ProcessMain }[];
   links: LinkSpec[];
 }
 
@@ -45,11 +47,11 @@ export function buildModel(config: ModelConfig, randomFor: (key: string) => Rand
     config,
     world,
     processes: [
-      { name: platformName, main: (ctx) => world.platform.main(ctx), killable: false },
-      { name: gatewayName, main: (ctx) => gatewayMain(ctx, config), killable: true },
-      { name: toolServerName, main: (ctx) => toolServerMain(ctx, config.bugs), killable: true },
-      { name: runnerName, main: (ctx) => runnerMain(ctx, config, runnerWorld), killable: true },
-      { name: nodeHostName, main: (ctx) => world.nodeHost.main(ctx), killable: true },
+      { name: platformName, main: (ctx) => world.platform.main(ctx) },
+      { name: gatewayName, main: (ctx) => gatewayMain(ctx, config) },
+      { name: toolServerName, main: (ctx) => toolServerMain(ctx, config.bugs) },
+      { name: runnerName, main: (ctx) => runnerMain(ctx, config, runnerWorld) },
+      { name: nodeHostName, main: (ctx) => world.nodeHost.main(ctx) },
     ],
     links: [
       { from: nodeHostName, to: gatewayName, reconnecting: true },

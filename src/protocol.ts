@@ -1,4 +1,10 @@
-// Messages between the processes and the simulated platform.
+// Messages between the processes and the simulated platform, and the processes' names (network endpoints).
+
+export const platformName = 'platform';
+export const gatewayName = 'gateway';
+export const runnerName = 'runner';
+export const toolServerName = 'tool-server';
+export const nodeHostName = 'node-host';
 
 export interface InboundMessage {
   type: 'inbound';

@@ -11,11 +11,12 @@ import type { ProcessContext, SqlDatabase } from './ports.ts';
 import { SessionDb } from './session-db.ts';
 import { runnerHeartbeatPath, SessionDbs, turnSendInvokedKey, turnSentPayloadsKeyFor } from './session-dbs.ts';
 import { ignoreBusy, isBusy, retryBusy } from './busy.ts';
+import { toolServerName } from './protocol.ts';
 import { ReplyWaiter } from './reply-waiter.ts';
 import { isToolResult, type ToolRpc } from './tool-rpc.ts';
 import { TransientModelError, runTurn, type InboundRow, type TurnDeps } from './turn.ts';
 
-export const runnerName = 'runner';
+export { runnerName } from './protocol.ts';
 
 export interface RunnerWorld {
   modelApi: FakeModelApi;
@@ -119,6 +120,7 @@ async function runRow(deps: TurnDeps, sessionKey: string, inbound: SqlDatabase, 
       ? inbound.run("UPDATE messages_in SET status = 'completed' WHERE id = ?", [row.id])
       : inbound.run("UPDATE messages_in SET status = 'pending', process_after = ? WHERE id = ?", [retryAtMs, row.id]),
   );
+  // seed 001 (send-stale) keeps the shared row and clears it only at the seed's boundaries (after a result).
   if (outcome === 'completed' && !config.bugs.has('send-stale')) {
     // Boundary: the turn is over; its payload record is no longer needed (a leftover is dropped at the next start).
     const outbound = await deps.dbs.outboundDb(sessionKey);
@@ -161,6 +163,6 @@ class RpcClient implements ToolRpc {
   }
 
   call(message: Parameters<ToolRpc['call']>[0]): Promise<boolean> {
-    return this.replies.wait(message.callId, () => this.ctx.net.send('tool-server', message));
+    return this.replies.wait(message.callId, () => this.ctx.net.send(toolServerName, message));
   }
 }

@@ -1,6 +1,6 @@
 // Hermes' SessionDB (`state.db`): a `messages` table and a `sessions` table. Reads order by timestamp, then id.
-// gatesim adds one column, `turn_id`, naming the turn (first inbound row id) a row belongs to, so the checkers can
-// map rows to turns; the model itself uses it only to keep a retried turn from writing its user row twice.
+// gatesim adds one column, `turn_id`, naming the turn (its inbound row id) a row belongs to: the checkers map rows
+// to turns with it, and a retried turn recognises the rows it already wrote.
 import type { SqlDatabase, Sqlite, SqlRow } from './ports.ts';
 
 export const stateDbPath = '/data/state.db';
@@ -49,14 +49,6 @@ export class SessionDb {
       [sessionId],
     );
     return rows.map(rowToMessage);
-  }
-
-  async hasUserRow(sessionId: string, turnId: string): Promise<boolean> {
-    const rows = await this.db.query(
-      "SELECT 1 AS found FROM messages WHERE session_id = ? AND turn_id = ? AND role = 'user' LIMIT 1",
-      [sessionId, turnId],
-    );
-    return rows.length > 0;
   }
 
   /** Append messages in one transaction (Hermes' append_message, batched). */

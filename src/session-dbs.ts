@@ -92,19 +92,20 @@ export interface TurnSentPayloads {
 
 export const turnSentPayloadsKey = 'turn_sent_payloads';
 
-/**
- * Where a turn's sent payloads live in session_state. Seed 001 keeps one `turn_sent_payloads` row per session; the
- * fixed model keeps one row per turn, because a retried turn can run after another turn has sent (one shared row
- * would then hold the other turn's payloads and the retried turn would repeat its own).
- */
 /** Seed 001's storage (one shared row) is what the send-stale and send-dup variants run with. */
 export function sharedPayloadRow(bugs: ReadonlySet<string>): boolean {
   return bugs.has('send-stale') || bugs.has('send-dup');
 }
 
+/**
+ * Where a turn's sent payloads live in session_state. Seed 001 keeps one `turn_sent_payloads` row per session; the
+ * fixed model keeps one row per turn, because a retried turn can run after another turn has sent (one shared row
+ * would then hold the other turn's payloads and the retried turn would repeat its own).
+ */
 export function turnSentPayloadsKeyFor(turnId: string, sharedRow: boolean): string {
   return sharedRow ? turnSentPayloadsKey : `${turnSentPayloadsKey}:${turnId}`;
 }
+
 export const turnSendInvokedKey = 'turn_send_invoked';
 
 export function parseTurnSentPayloads(value: string | undefined): TurnSentPayloads {

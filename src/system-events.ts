@@ -22,7 +22,6 @@ export interface SystemEvent {
 interface SessionQueue {
   queue: SystemEvent[];
   lastText: string | null;
-  lastContextKey: string | null;
 }
 
 export type EnqueueResult = { queued: true; event: SystemEvent } | { queued: false; duplicateOf: SystemEvent | null };
@@ -63,10 +62,10 @@ export class SystemEventQueue {
     entry.queue.push(event);
     if (entry.queue.length > systemEventsPerSessionMax) entry.queue.shift();
     entry.lastText = cleaned;
-    entry.lastContextKey = contextKey;
     return { queued: true, event };
   }
 
+  /** The queued events, without draining (inspection only). */
   peek(sessionKey: string): readonly SystemEvent[] {
     return this.sessions.get(sessionKey)?.queue ?? [];
   }
@@ -77,7 +76,6 @@ export class SystemEventQueue {
     const drained = entry.queue;
     entry.queue = [];
     entry.lastText = null;
-    entry.lastContextKey = null;
     return drained;
   }
 
@@ -90,7 +88,7 @@ export class SystemEventQueue {
   private session(sessionKey: string): SessionQueue {
     let entry = this.sessions.get(sessionKey);
     if (entry === undefined) {
-      entry = { queue: [], lastText: null, lastContextKey: null };
+      entry = { queue: [], lastText: null };
       this.sessions.set(sessionKey, entry);
     }
     return entry;

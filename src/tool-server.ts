@@ -16,7 +16,7 @@ import {
 } from './session-dbs.ts';
 import type { ToolName } from './fake-model.ts';
 
-export const toolServerName = 'tool-server';
+export { toolServerName } from './protocol.ts';
 
 export interface ToolCallMessage {
   type: 'tool.call';
