@@ -27,6 +27,8 @@ export interface UserMessage {
 export class Platform {
   readonly visible: VisibleMessage[] = [];
   readonly sent: UserMessage[] = [];
+  /** Delivery ids the gateway acknowledged: what it accepted, as the platform saw it. */
+  readonly acknowledged = new Set<string>();
   private readonly keys = new Set<string>();
   private readonly unacked = new Map<string, { message: InboundMessage; deliveries: number }>();
   private ctx: ProcessContext | undefined;
@@ -42,7 +44,11 @@ export class Platform {
       const delivery = await ctx.net.receive();
       const type = messageType(delivery.payload);
       if (type === 'send') this.accept(ctx, delivery.payload as OutboundSend);
-      else if (type === 'inbound.ack') this.unacked.delete((delivery.payload as InboundAck).deliveryId);
+      else if (type === 'inbound.ack') {
+        const deliveryId = (delivery.payload as InboundAck).deliveryId;
+        this.unacked.delete(deliveryId);
+        this.acknowledged.add(deliveryId);
+      }
     }
   }
 

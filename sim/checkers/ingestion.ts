@@ -55,11 +55,12 @@ export function checkIngestion(o: Observations, out: Violation[]): void {
 }
 
 function checkUserMessages(o: Observations, out: Violation[]): void {
-  for (const row of o.inbound) {
-    if (row.status !== 'completed') continue;
+  for (const row of o.accepted) {
+    // A message still pending is the liveness checker's; one accepted without a row has been lost already.
+    if (row.status !== undefined && row.status !== 'completed') continue;
     const turn = answeringTurn(o, row.id);
     // The message's own text must be in the answering turn's user row (its own prompt, or merged into another).
-    const carries = (role: string, turnId: string, content: string): boolean => role === 'user' && turnId === turn && content.includes(row.content);
+    const carries = (role: string, turnId: string, content: string): boolean => role === 'user' && turnId === turn && content.includes(row.text);
     const inDb = o.stateRows.some((candidate) => carries(candidate.role, candidate.turnId, candidate.content));
     const branch = activeBranchOf(o.transcripts.get(row.sessionKey)?.entries ?? []);
     const inJsonl = branch.some((entry) => carries(entry.message.role, entry.turnId, entry.message.content));

@@ -7,10 +7,11 @@ import { classOf, type Violation } from './violation.ts';
 
 export function checkLiveness(o: Observations, out: Violation[]): void {
   const answered = new Set(replyPayloads(o.visible).map((reply) => reply.turnId));
-  for (const row of o.inbound) {
+  for (const row of o.accepted) {
     const turn = answeringTurn(o, row.id);
     let problem: string | undefined;
-    if (row.status !== 'completed') problem = `is still ${row.status}`;
+    if (row.status === undefined) problem = 'was acknowledged but never queued';
+    else if (row.status !== 'completed') problem = `is still ${row.status}`;
     else if (!answered.has(turn)) problem = turn === row.id ? 'got no visible reply' : `was merged into ${turn}, which got no visible reply`;
     if (problem === undefined) continue;
     out.push({

@@ -36,8 +36,20 @@ export interface InboundRowState {
   mergedInto: string | null;
 }
 
+/**
+ * An inbound message the system accepted: a chat message the platform saw acknowledged (taken from the platform,
+ * not from the gateway's own tables), or an exec prompt the gateway persisted. `status` is its row's, if it has one.
+ */
+export interface AcceptedInbound {
+  id: string;
+  sessionKey: string;
+  text: string;
+  status: string | undefined;
+}
+
 export interface Observations {
   sessions: string[];
+  accepted: AcceptedInbound[];
   visible: VisibleMessage[];
   stateRows: StateRow[];
   inbound: InboundRowState[];
@@ -81,9 +93,18 @@ export function observe(sim: Simulation, model: BuiltModel, spec: RunSpec, endMs
     const text = sim.disk.peek(transcriptPath(session));
     if (text !== undefined) transcripts.set(session, parseTranscript(text));
   }
+  const platform = model.world.platform;
+  const rowById = new Map(inbound.map((row) => [row.id, row]));
+  const accepted: AcceptedInbound[] = [
+    ...platform.sent
+      .filter((message) => platform.acknowledged.has(message.deliveryId))
+      .map((message) => ({ id: `in:${message.deliveryId}`, sessionKey: message.sessionKey, text: message.text, status: rowById.get(`in:${message.deliveryId}`)?.status })),
+    ...inbound.filter((row) => row.kind === 'system').map((row) => ({ id: row.id, sessionKey: row.sessionKey, text: row.content, status: row.status })),
+  ];
   return {
     sessions,
-    visible: model.world.platform.visible,
+    accepted,
+    visible: platform.visible,
     stateRows,
     inbound,
     transcripts,
