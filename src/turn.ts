@@ -71,11 +71,11 @@ export async function runTurn(deps: TurnDeps, sessionKey: string, row: InboundRo
   // A retried turn keeps the prompt it persisted the first time (with whatever it merged then); only a turn that
   // has not persisted its prompt yet folds other unanswered messages into it.
   const durablePrompt = built.own.find((message) => message.role === 'user')?.content;
-  let prompt = durablePrompt ?? row.content;
-  const merging = durablePrompt === undefined;
-  if (merging) for (const orphan of built.trailingUsers) prompt = await mergeInto(deps, inbound, sessionKey, turnId, orphan.turnId, orphan.content, prompt);
   const session = await openTranscript(deps, sessionKey);
-  prompt = await repairOrphanedTrailingUser(deps, inbound, session, sessionKey, turnId, prompt, merging);
+  const leaf = session.leaf;
+  const orphan = leaf?.message.role === 'user' ? [{ turnId: leaf.turnId, content: leaf.message.content }] : [];
+  const prompt = durablePrompt ?? (await foldUnanswered(deps, inbound, sessionKey, row, [...built.trailingUsers, ...orphan]));
+  await repairOrphanedTrailingUser(deps, session, sessionKey, turnId);
   const agent = lookup.agent;
   if (lookup.reused) initCachedAgentForTurn(agent, built.history.length, config, ctx.clock.nowMs());
   const state: TurnState = { deps, sessionKey, turnId, agent, history: built.history, historyLength: built.history.length, own: built.own, session, inbound, outbound };
@@ -111,28 +111,37 @@ function buildHistory(rows: readonly DbMessage[], turnId: string): { history: Ag
   return { history, own, trailingUsers };
 }
 
-async function mergeInto(
+/**
+ * The unanswered messages before this turn (user rows with no reply after them, and an orphaned trailing user entry
+ * in the transcript) are folded into its prompt, as OpenClaw's orphan repair and Hermes' consecutive-user repair do.
+ * A message still pending is claimed durably (`merged_into`), so it is answered once, by this turn; the fold then
+ * takes the text of every message claimed for this turn from inbound.db, so a retry that died before persisting
+ * its prompt claims nothing twice and loses nothing. An answered turn whose reply is missing from the history
+ * (only in a world with a persistence bug) is folded from the history, as Hermes does.
+ */
+async function foldUnanswered(
   deps: TurnDeps,
   inbound: SqlDatabase,
   sessionKey: string,
-  turnId: string,
-  mergedTurnId: string,
-  text: string,
-  prompt: string,
+  row: InboundRow,
+  candidates: readonly { turnId: string; content: string }[],
 ): Promise<string> {
-  if (text.length < 4 || prompt.includes(text)) return prompt;
-  const row = (await inbound.query('SELECT status, merged_into FROM messages_in WHERE id = ?', [mergedTurnId]))[0];
-  // A message already answered by a turn it was merged into is not merged again.
-  if (row !== undefined && row.merged_into !== null) return prompt;
-  if (row?.status === 'pending') {
-    // The merged turn is answered by this one; it must not run again on its own.
-    await inbound.run("UPDATE messages_in SET status = 'completed', merged_into = ? WHERE id = ? AND status = 'pending'", [turnId, mergedTurnId]);
-    deps.ctx.note('merge', { session: sessionKey, turn: turnId, merged: mergedTurnId });
-  } else {
-    // An answered turn whose reply is missing from the history (Hermes' consecutive-user repair folds it in).
-    deps.ctx.note('history-repair', { session: sessionKey, turn: turnId, folded: mergedTurnId });
+  const turnId = row.id;
+  const repaired: string[] = [];
+  for (const candidate of candidates) {
+    if (candidate.turnId === turnId || candidate.content.length < 4) continue;
+    const state = (await inbound.query('SELECT status, merged_into FROM messages_in WHERE id = ?', [candidate.turnId]))[0];
+    if (state?.status === 'pending') {
+      await inbound.run("UPDATE messages_in SET status = 'completed', merged_into = ? WHERE id = ? AND status = 'pending'", [turnId, candidate.turnId]);
+      deps.ctx.note('merge', { session: sessionKey, turn: turnId, merged: candidate.turnId });
+    } else if (state === undefined || (state.status === 'completed' && state.merged_into === null)) {
+      repaired.push(candidate.content);
+      deps.ctx.note('history-repair', { session: sessionKey, turn: turnId, folded: candidate.turnId });
+    }
   }
-  return `${queuedPrefix}\n${text}\n\n${prompt}`;
+  const claimed = await inbound.query('SELECT content FROM messages_in WHERE merged_into = ? ORDER BY seq', [turnId]);
+  const texts = [...new Set([...claimed.map((claim) => claim.content as string), ...repaired])].filter((text) => !row.content.includes(text));
+  return texts.length === 0 ? row.content : `${queuedPrefix}\n${texts.join('\n')}\n\n${row.content}`;
 }
 
 async function openTranscript(deps: TurnDeps, sessionKey: string): Promise<SessionManager> {
@@ -146,19 +155,10 @@ async function openTranscript(deps: TurnDeps, sessionKey: string): Promise<Sessi
   return session;
 }
 
-/** OpenClaw attempt.ts: an orphaned trailing user entry is merged into the prompt and removed from the branch. */
-async function repairOrphanedTrailingUser(
-  deps: TurnDeps,
-  inbound: SqlDatabase,
-  session: SessionManager,
-  sessionKey: string,
-  turnId: string,
-  prompt: string,
-  merging: boolean,
-): Promise<string> {
+/** OpenClaw attempt.ts: an orphaned trailing user entry (its text already folded in) is taken off the branch. */
+async function repairOrphanedTrailingUser(deps: TurnDeps, session: SessionManager, sessionKey: string, turnId: string): Promise<void> {
   const leaf = session.leaf;
-  if (leaf === undefined || leaf.message.role !== 'user') return prompt;
-  const merged = leaf.turnId === turnId || !merging ? prompt : await mergeInto(deps, inbound, sessionKey, turnId, leaf.turnId, leaf.message.content, prompt);
+  if (leaf === undefined || leaf.message.role !== 'user') return;
   if (deps.config.bugs.has('orphan-leaf')) {
     // seed 003 (orphan-leaf): only the in-memory leaf moves; the orphan stays in the .jsonl.
     if (leaf.parentId !== null) session.branch(leaf.parentId);
@@ -169,7 +169,6 @@ async function repairOrphanedTrailingUser(
     const backup = await session.rewriteFile();
     deps.ctx.note('orphan-repair', { session: sessionKey, turn: turnId, orphan: leaf.id, persisted: true, backup });
   }
-  return merged;
 }
 
 /** Hermes _init_cached_agent_for_turn. */
