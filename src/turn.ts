@@ -139,7 +139,11 @@ async function foldUnanswered(
       deps.ctx.note('history-repair', { session: sessionKey, turn: turnId, folded: candidate.turnId });
     }
   }
-  const claimed = await inbound.query('SELECT content FROM messages_in WHERE merged_into = ? ORDER BY seq', [turnId]);
+  // Claims are transitive: a message merged into a turn that was itself merged into this one is answered here too.
+  const claimed = await inbound.query(
+    'WITH RECURSIVE claimed(id, content, seq) AS (SELECT id, content, seq FROM messages_in WHERE merged_into = ? UNION SELECT m.id, m.content, m.seq FROM messages_in m JOIN claimed c ON m.merged_into = c.id) SELECT content FROM claimed ORDER BY seq',
+    [turnId],
+  );
   const texts = [...new Set([...claimed.map((claim) => claim.content as string), ...repaired])].filter((text) => !row.content.includes(text));
   return texts.length === 0 ? row.content : `${queuedPrefix}\n${texts.join('\n')}\n\n${row.content}`;
 }
