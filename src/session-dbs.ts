@@ -58,27 +58,25 @@ export function transcriptPath(sessionKey: string): string {
 
 export const runnerHeartbeatPath = '/run/runner.heartbeat';
 
-/** Opens and caches a process's handles to the per-session databases. */
+/** Opens and caches a process's handles to the per-session databases, by path. */
 export class SessionDbs {
-  private readonly inbound = new Map<string, SqlDatabase>();
-  private readonly outbound = new Map<string, SqlDatabase>();
+  private readonly handles = new Map<string, SqlDatabase>();
 
   constructor(private readonly sqlite: Sqlite) {}
 
-  async inboundDb(sessionKey: string): Promise<SqlDatabase> {
-    let db = this.inbound.get(sessionKey);
-    if (db === undefined) {
-      db = await this.sqlite.open(inboundPath(sessionKey), inboundSchema);
-      this.inbound.set(sessionKey, db);
-    }
-    return db;
+  inboundDb(sessionKey: string): Promise<SqlDatabase> {
+    return this.open(inboundPath(sessionKey), inboundSchema);
   }
 
-  async outboundDb(sessionKey: string): Promise<SqlDatabase> {
-    let db = this.outbound.get(sessionKey);
+  outboundDb(sessionKey: string): Promise<SqlDatabase> {
+    return this.open(outboundPath(sessionKey), outboundSchema);
+  }
+
+  private async open(path: string, schema: string): Promise<SqlDatabase> {
+    let db = this.handles.get(path);
     if (db === undefined) {
-      db = await this.sqlite.open(outboundPath(sessionKey), outboundSchema);
-      this.outbound.set(sessionKey, db);
+      db = await this.sqlite.open(path, schema);
+      this.handles.set(path, db);
     }
     return db;
   }
