@@ -1,6 +1,7 @@
 // The network: directed links between named endpoints (an endpoint is a process name). The model of a link:
 // - every message takes a delay drawn from the link's distribution (integer, skewed to the minimum);
-// - it may be dropped, or duplicated (a replay of the message, delivered again later), per the link's faults;
+// - it may be dropped, or duplicated (a replay of the message, delivered again later), per the link's faults; on a
+//   reconnecting link a drop also breaks the connection (a connection never loses a message silently);
 // - without `reorder` a link is FIFO (a message never overtakes an earlier one); with it, delays are independent;
 // - partition/heal cut and restore both directions; messages sent while partitioned are lost;
 // - hold/release park messages on a link and let them go later, in order;
@@ -221,6 +222,9 @@ export class SimNetwork {
     }
     if (this.prng.chance(config.dropPer1000, 1000)) {
       this.trace.record('net.drop', { id: envelope.messageId, reason: 'fault' });
+      // A connection does not lose a message and carry on (TCP retransmits): the loss breaks the connection, and the
+      // sender reconnects and resends what is unacknowledged.
+      if (config.reconnecting) this.reset(link.from, link.to);
       return;
     }
     const now = this.scheduler.clock.nowMs();
