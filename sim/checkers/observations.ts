@@ -90,7 +90,8 @@ export function observe(sim: Simulation, model: BuiltModel, spec: RunSpec, endMs
         });
       }
     }
-    const text = sim.disk.peek(transcriptPath(session));
+    // The durable transcript: what a crash of every process at the end would leave.
+    const text = sim.disk.peekSynced(transcriptPath(session));
     if (text !== undefined) transcripts.set(session, parseTranscript(text));
   }
   const platform = model.world.platform;
