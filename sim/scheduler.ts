@@ -253,21 +253,11 @@ export class Scheduler {
 
   private grow(): void {
     const capacity = this.heapSlot.length * 2;
-    const heapTime = new Float64Array(capacity);
-    heapTime.set(this.heapTime);
-    this.heapTime = heapTime;
-    const heapSeq = new Float64Array(capacity);
-    heapSeq.set(this.heapSeq);
-    this.heapSeq = heapSeq;
-    const heapSlot = new Int32Array(capacity);
-    heapSlot.set(this.heapSlot);
-    this.heapSlot = heapSlot;
-    const owner = new Int32Array(capacity);
-    owner.set(this.slotOwner);
-    this.slotOwner = owner;
-    const wake = new Uint8Array(capacity);
-    wake.set(this.slotWake);
-    this.slotWake = wake;
+    this.heapTime = widen(this.heapTime, new Float64Array(capacity));
+    this.heapSeq = widen(this.heapSeq, new Float64Array(capacity));
+    this.heapSlot = widen(this.heapSlot, new Int32Array(capacity));
+    this.slotOwner = widen(this.slotOwner, new Int32Array(capacity));
+    this.slotWake = widen(this.slotWake, new Uint8Array(capacity));
   }
 
   /** Sift a new entry up from the end. */
@@ -325,4 +315,10 @@ export class Scheduler {
     heapSeq[i] = lastSeq;
     heapSlot[i] = lastSlot;
   }
+}
+
+/** Copy `from` into the larger `to` and return it. */
+function widen<T extends Float64Array | Int32Array | Uint8Array>(from: T, to: T): T {
+  to.set(from);
+  return to;
 }
