@@ -5,7 +5,7 @@
 // Targets (issue 2): plain callbacks at half the baseline or better, async events at a quarter or better.
 import { Command, CommanderError, InvalidArgumentError } from 'commander';
 import pc from 'picocolors';
-import { loadSqlJs } from '../sim/index.ts';
+import { loadSqlJs } from '../sim/kernel/index.ts';
 import { timeAsync, timeBaseline, timePlain, type Timing, type WorkloadShape } from './workloads.ts';
 
 const plainToBaselineMin = 0.5;

@@ -4,11 +4,11 @@
 // - plain: plain callbacks through the kernel's Scheduler, each rescheduling itself (no continuation, no settle);
 // - async: `population` simulated processes of a Simulation, each looping `await ctx.timers.sleep(delay)`, so every
 //   event resumes an awaiting continuation and the scheduler settles after it.
-// Only the run is timed, never the set-up; wall time comes from sim/real.ts alone.
+// Only the run is timed, never the set-up; wall time comes from sim/cli/real.ts alone.
 import type { SqlJsStatic } from 'sql.js';
 import type { ProcessContext } from '../src/ports.ts';
-import { Scheduler, SimClock, Simulation } from '../sim/index.ts';
-import { wallNowMs } from '../sim/real.ts';
+import { Scheduler, SimClock, Simulation } from '../sim/kernel/index.ts';
+import { wallNowMs } from '../sim/cli/real.ts';
 import { runBareHeap } from './baseline-heap.ts';
 import { DelayStream } from './delays.ts';
 

@@ -14,7 +14,7 @@ import {
   phases,
   type Plan,
   type WorkloadStep,
-} from '../sim/plan.ts';
+} from '../sim/run/plan.ts';
 
 export interface Scenario {
   name: string;

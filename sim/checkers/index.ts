@@ -3,8 +3,8 @@
 // had its outcome settled by the durable state) except transcript-consistent, which is checked online after each
 // completed turn.
 import type { BuiltModel } from '../../src/index.ts';
-import type { RunSpec } from '../plan.ts';
-import type { Simulation } from '../simulation.ts';
+import type { RunSpec } from '../run/plan.ts';
+import type { Simulation } from '../kernel/simulation.ts';
 import { checkIngestion } from './ingestion.ts';
 import { checkLiveness } from './liveness.ts';
 import { observe } from './observations.ts';

@@ -12,10 +12,10 @@ import {
   transcriptPath,
   type VisibleMessage,
 } from '../../src/index.ts';
-import { sessionKey } from '../plan.ts';
-import type { RunSpec } from '../plan.ts';
-import type { Simulation } from '../simulation.ts';
-import type { TraceEvent } from '../trace.ts';
+import { sessionKey } from '../run/plan.ts';
+import type { RunSpec } from '../run/plan.ts';
+import type { Simulation } from '../kernel/simulation.ts';
+import type { TraceEvent } from '../kernel/trace.ts';
 
 export interface StateRow {
   id: number;

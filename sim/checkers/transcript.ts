@@ -3,8 +3,8 @@
 // holds in memory, so no dead-end branch or orphan stays on disk. And an assistant entry that was once durable
 // (synced) on the active branch must never disappear from it.
 import { activeBranchOf, parseTranscript, transcriptPath } from '../../src/index.ts';
-import type { Simulation } from '../simulation.ts';
-import type { TraceEvent } from '../trace.ts';
+import type { Simulation } from '../kernel/simulation.ts';
+import type { TraceEvent } from '../kernel/trace.ts';
 import type { Observations } from './observations.ts';
 import { classOf, type Violation } from './violation.ts';
 

@@ -5,7 +5,7 @@
 // checkers still read "accepted" from the gateway's own messages_in table, which hid the loss.)
 import { describe, expect, it } from 'vitest';
 import { inboundPath } from '../../src/index.ts';
-import { loadSqlJs } from '../../sim/sqlite.ts';
+import { loadSqlJs } from '../../sim/kernel/sqlite.ts';
 import { invariants, notes, session0, stateRows, visible, withRun } from '../model/support.ts';
 import { afterEvent, firstTurn, type Prepare, secondTurn, twoTurns } from './support.ts';
 

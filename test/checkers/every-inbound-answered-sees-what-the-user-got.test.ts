@@ -7,7 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ModelRequest } from '../../src/index.ts';
 import type { OutboundSend } from '../../src/protocol.ts';
-import { loadSqlJs } from '../../sim/sqlite.ts';
+import { loadSqlJs } from '../../sim/kernel/sqlite.ts';
 import { invariants, session0, stateRows, visible, withRun } from '../model/support.ts';
 import { messagesOf, type Prepare, secondTurn, twoTurns } from './support.ts';
 

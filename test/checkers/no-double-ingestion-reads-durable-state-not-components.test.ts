@@ -4,7 +4,7 @@
 // so is a dead-end copy of a turn's user entry in its JSONL (off the active branch, which it leaves unchanged).
 import { describe, expect, it } from 'vitest';
 import { parseTranscript, stateDbPath, transcriptPath } from '../../src/index.ts';
-import { loadSqlJs } from '../../sim/sqlite.ts';
+import { loadSqlJs } from '../../sim/kernel/sqlite.ts';
 import { invariants, notes, session0, stateRows, transcript, withRun } from '../model/support.ts';
 import { afterAllTurnsMs, firstTurn, messagesOf, type Prepare, rewriteFileAt, sqlAt, twoTurns } from './support.ts';
 

@@ -5,7 +5,7 @@
 // only the lost tool message is reported.
 import { describe, expect, it } from 'vitest';
 import { outboundPath } from '../../src/index.ts';
-import { loadSqlJs } from '../../sim/sqlite.ts';
+import { loadSqlJs } from '../../sim/kernel/sqlite.ts';
 import { invariants, outboundRows, reply, session0, visible, withRun } from '../model/support.ts';
 import { afterEvent, firstTurn, messagesOf, type Prepare, twoTurns } from './support.ts';
 

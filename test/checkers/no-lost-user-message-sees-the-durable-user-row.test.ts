@@ -3,7 +3,7 @@
 // the user's message, even though every component did its job.
 import { describe, expect, it } from 'vitest';
 import { stateDbPath, transcriptPath } from '../../src/index.ts';
-import { loadSqlJs } from '../../sim/sqlite.ts';
+import { loadSqlJs } from '../../sim/kernel/sqlite.ts';
 import { invariants, session0, stateRows, transcript, withRun } from '../model/support.ts';
 import { afterAllTurnsMs, firstTurn, messagesOf, type Prepare, rewriteFileAt, sqlAt, twoTurns } from './support.ts';
 

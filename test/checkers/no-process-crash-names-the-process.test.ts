@@ -5,7 +5,7 @@
 // two: with a second message arriving during the retry backoff, the crashed turn is merged into it instead.)
 import { describe, expect, it } from 'vitest';
 import { type ModelRequest, runnerName } from '../../src/index.ts';
-import { loadSqlJs } from '../../sim/sqlite.ts';
+import { loadSqlJs } from '../../sim/kernel/sqlite.ts';
 import { handPlan, invariants, notes, user, visible, withRun } from '../model/support.ts';
 import { firstTurn, messagesOf, type Prepare } from './support.ts';
 

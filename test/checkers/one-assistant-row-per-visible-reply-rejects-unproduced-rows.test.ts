@@ -4,7 +4,7 @@
 // state.db carrying a tool call the model never made, or on the JSONL active branch.
 import { describe, expect, it } from 'vitest';
 import { parseTranscript, stateDbPath, transcriptPath } from '../../src/index.ts';
-import { loadSqlJs } from '../../sim/sqlite.ts';
+import { loadSqlJs } from '../../sim/kernel/sqlite.ts';
 import { invariants, reply, session0, stateRows, transcript, withRun } from '../model/support.ts';
 import { afterAllTurnsMs, firstTurn, messagesOf, type Prepare, rewriteFileAt, sqlAt, twoTurns } from './support.ts';
 

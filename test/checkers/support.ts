@@ -4,9 +4,9 @@
 // SQL straight on a simulated database (committed at once, as another writer's commit would be), a file rewritten
 // and fsynced by a rogue simulated process, or a world object (network, model API) wrapped.
 import type { BuiltModel, SqlParams } from '../../src/index.ts';
-import type { RunResult } from '../../sim/harness.ts';
-import type { Simulation } from '../../sim/simulation.ts';
-import type { TraceEvent } from '../../sim/trace.ts';
+import type { RunResult } from '../../sim/run/harness.ts';
+import type { Simulation } from '../../sim/kernel/simulation.ts';
+import type { TraceEvent } from '../../sim/kernel/trace.ts';
 import { handPlan, user } from '../model/support.ts';
 
 /** Turn ids of the two-turn plan: the harness names the turn of workload step i `in:d<i>`. */

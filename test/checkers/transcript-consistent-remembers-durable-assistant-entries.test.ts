@@ -7,7 +7,7 @@
 // monitor's memory of what was durable can tell.
 import { describe, expect, it } from 'vitest';
 import { parseTranscript, transcriptPath } from '../../src/index.ts';
-import { loadSqlJs } from '../../sim/sqlite.ts';
+import { loadSqlJs } from '../../sim/kernel/sqlite.ts';
 import { invariants, reply, session0, transcript, visible, withRun } from '../model/support.ts';
 import { betweenTurnsMs, firstTurn, type JsonlLine, messagesOf, type Prepare, rewriteFileAt, twoTurns, withoutLines } from './support.ts';
 

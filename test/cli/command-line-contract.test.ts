@@ -4,7 +4,7 @@ import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 
 function cli(...args: string[]): { status: number; stdout: string; stderr: string } {
-  const result = spawnSync(process.execPath, ['--import', 'tsx', 'sim/cli.ts', ...args], { encoding: 'utf8' });
+  const result = spawnSync(process.execPath, ['--import', 'tsx', 'sim/cli/main.ts', ...args], { encoding: 'utf8' });
   return { status: result.status ?? -1, stdout: result.stdout, stderr: result.stderr };
 }
 

@@ -7,10 +7,10 @@ import { promisify } from 'node:util';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { ProcessContext } from '../../src/ports.ts';
-import { runKernelWorkload } from '../../sim/kernel-workload.ts';
-import { Prng } from '../../sim/prng.ts';
-import { loadSqlJs } from '../../sim/sqlite.ts';
-import { describeDivergence, firstDivergence, serialiseEvent, type TraceEvent } from '../../sim/trace.ts';
+import { runKernelWorkload } from '../../sim/kernel/workload.ts';
+import { Prng } from '../../sim/kernel/prng.ts';
+import { loadSqlJs } from '../../sim/kernel/sqlite.ts';
+import { describeDivergence, firstDivergence, serialiseEvent, type TraceEvent } from '../../sim/kernel/trace.ts';
 
 const sql = await loadSqlJs();
 const repoRoot = fileURLToPath(new URL('../../', import.meta.url));

@@ -4,8 +4,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { ProcessContext } from '../../src/ports.ts';
-import { AssertionError } from '../../sim/assert.ts';
-import { loadSqlJs } from '../../sim/sqlite.ts';
+import { AssertionError } from '../../sim/kernel/assert.ts';
+import { loadSqlJs } from '../../sim/kernel/sqlite.ts';
 import { makeSim } from './support.ts';
 
 const sql = await loadSqlJs();

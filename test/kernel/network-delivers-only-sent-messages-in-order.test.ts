@@ -3,9 +3,9 @@
 // their rates say.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { LinkConfig } from '../../sim/network.ts';
-import type { Simulation } from '../../sim/simulation.ts';
-import { loadSqlJs } from '../../sim/sqlite.ts';
+import type { LinkConfig } from '../../sim/kernel/network.ts';
+import type { Simulation } from '../../sim/kernel/simulation.ts';
+import { loadSqlJs } from '../../sim/kernel/sqlite.ts';
 import {
   eventsOfKind,
   idleMain,

@@ -1,7 +1,7 @@
 // A message for an endpoint whose process is not running when it arrives is lost: a restarted process does not
 // find it waiting. Messages that arrive after the restart reach the new incarnation.
 import { describe, expect, it } from 'vitest';
-import { loadSqlJs } from '../../sim/sqlite.ts';
+import { loadSqlJs } from '../../sim/kernel/sqlite.ts';
 import {
   eventsOfKind,
   idleMain,

@@ -3,8 +3,8 @@
 // them go, in order, no earlier than the release.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { Simulation } from '../../sim/simulation.ts';
-import { loadSqlJs } from '../../sim/sqlite.ts';
+import type { Simulation } from '../../sim/kernel/simulation.ts';
+import { loadSqlJs } from '../../sim/kernel/sqlite.ts';
 import { eventsOfKind, makeSim, type Received, recordingReceiver, sendAt, spawnSenderAndReceiver } from './support.ts';
 
 const sql = await loadSqlJs();

@@ -4,8 +4,8 @@
 // resend buffer is the sender's memory: a kill of the sender empties it.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { Simulation } from '../../sim/simulation.ts';
-import { loadSqlJs } from '../../sim/sqlite.ts';
+import type { Simulation } from '../../sim/kernel/simulation.ts';
+import { loadSqlJs } from '../../sim/kernel/sqlite.ts';
 import {
   eventsOfKind,
   makeSim,

@@ -2,8 +2,8 @@
 // and the integer helpers stay in range and are (roughly) uniform.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { AssertionError } from '../../sim/assert.ts';
-import { Prng } from '../../sim/prng.ts';
+import { AssertionError } from '../../sim/kernel/assert.ts';
+import { Prng } from '../../sim/kernel/prng.ts';
 
 const seedArb = fc.string({ minLength: 1, maxLength: 24 });
 const nameArb = fc.string({ minLength: 1, maxLength: 12 });

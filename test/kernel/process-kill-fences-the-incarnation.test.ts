@@ -4,8 +4,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { ProcessContext, ProcessMain, SqlDatabase } from '../../src/ports.ts';
-import type { Simulation } from '../../sim/simulation.ts';
-import { loadSqlJs } from '../../sim/sqlite.ts';
+import type { Simulation } from '../../sim/kernel/simulation.ts';
+import { loadSqlJs } from '../../sim/kernel/sqlite.ts';
 import { eventsOfKind, makeSim, numberField } from './support.ts';
 
 const sql = await loadSqlJs();

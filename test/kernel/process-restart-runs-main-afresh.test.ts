@@ -2,7 +2,7 @@
 // new, while what the old incarnation synced to disk and committed to SQLite is still there.
 import { describe, expect, it } from 'vitest';
 import type { ProcessMain } from '../../src/ports.ts';
-import { loadSqlJs } from '../../sim/sqlite.ts';
+import { loadSqlJs } from '../../sim/kernel/sqlite.ts';
 import { eventsOfKind, incarnationOf, makeSim, numberField } from './support.ts';
 
 const sql = await loadSqlJs();

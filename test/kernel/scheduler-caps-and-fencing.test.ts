@@ -1,8 +1,8 @@
 // The scheduler's limits and fence: caps on steps and on simulated time stop run() with the matching stopReason
 // (leaving later events in the queue), stop() ends a run, and an event owned by a dead incarnation is skipped.
 import { describe, expect, it } from 'vitest';
-import { SimClock } from '../../sim/clock.ts';
-import { type Fence, Scheduler } from '../../sim/scheduler.ts';
+import { SimClock } from '../../sim/kernel/clock.ts';
+import { type Fence, Scheduler } from '../../sim/kernel/scheduler.ts';
 
 function makeScheduler(stepsMax: number, simTimeMsMax: number, fence: Fence = { isAlive: () => true }): Scheduler {
   return new Scheduler(new SimClock(), { stepsMax, simTimeMsMax }, fence);

@@ -2,9 +2,9 @@
 // at the time it was scheduled for, and events due at the same instant run in insertion order.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { AssertionError } from '../../sim/assert.ts';
-import { SimClock } from '../../sim/clock.ts';
-import { Scheduler } from '../../sim/scheduler.ts';
+import { AssertionError } from '../../sim/kernel/assert.ts';
+import { SimClock } from '../../sim/kernel/clock.ts';
+import { Scheduler } from '../../sim/kernel/scheduler.ts';
 
 const everyoneAlive = { isAlive: () => true };
 

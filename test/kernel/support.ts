@@ -3,9 +3,9 @@
 // records every message it receives.
 import type { SqlJsStatic } from 'sql.js';
 import type { Delivery, ProcessContext, ProcessMain } from '../../src/ports.ts';
-import type { Incarnation } from '../../sim/process.ts';
-import { Simulation } from '../../sim/simulation.ts';
-import type { TraceEvent, TraceKind } from '../../sim/trace.ts';
+import type { Incarnation } from '../../sim/kernel/process.ts';
+import { Simulation } from '../../sim/kernel/simulation.ts';
+import type { TraceEvent, TraceKind } from '../../sim/kernel/trace.ts';
 
 export function makeSim(sql: SqlJsStatic, seed: string, simTimeMsMax = 10_000_000): Simulation {
   return new Simulation({ seed, sql, simTimeMsMax });

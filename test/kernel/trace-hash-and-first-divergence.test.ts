@@ -10,7 +10,7 @@ import {
   type TraceEvent,
   type TraceFields,
   type TraceKind,
-} from '../../sim/trace.ts';
+} from '../../sim/kernel/trace.ts';
 
 type EventSpec = Pick<TraceEvent, 'timeMs' | 'kind' | 'fields'>;
 

@@ -6,10 +6,10 @@
 // second, identical user turn; the fixed gateway recognises the run by its durable (sessionKey, runId) key.
 import { describe, expect, it } from 'vitest';
 import { type BugId, inboundPath } from '../../src/index.ts';
-import type { RunResult } from '../../sim/harness.ts';
-import type { FaultStep } from '../../sim/plan.ts';
-import type { Simulation } from '../../sim/simulation.ts';
-import { loadSqlJs } from '../../sim/sqlite.ts';
+import type { RunResult } from '../../sim/run/harness.ts';
+import type { FaultStep } from '../../sim/run/plan.ts';
+import type { Simulation } from '../../sim/kernel/simulation.ts';
+import { loadSqlJs } from '../../sim/kernel/sqlite.ts';
 import { handPlan, invariants, notes, session0, stateRows, visible, withRun } from './support.ts';
 
 const sql = await loadSqlJs();

@@ -7,8 +7,8 @@
 // again, which gives state.db the seed's pattern: assistant, user x N, assistant.
 import { describe, expect, it } from 'vitest';
 import type { BugId } from '../../src/index.ts';
-import type { RunResult } from '../../sim/harness.ts';
-import { loadSqlJs } from '../../sim/sqlite.ts';
+import type { RunResult } from '../../sim/run/harness.ts';
+import { loadSqlJs } from '../../sim/kernel/sqlite.ts';
 import { handPlan, invariants, notes, reply, type StateRow, stateRows, user, visible, withRun } from './support.ts';
 
 const sql = await loadSqlJs();

@@ -13,9 +13,9 @@
 // that keeps only part of the tree, which the model does not have.
 import { describe, expect, it } from 'vitest';
 import { activeBranchOf, type BugId, type SessionEntry } from '../../src/index.ts';
-import type { RunResult } from '../../sim/harness.ts';
-import type { FaultStep } from '../../sim/plan.ts';
-import { loadSqlJs } from '../../sim/sqlite.ts';
+import type { RunResult } from '../../sim/run/harness.ts';
+import type { FaultStep } from '../../sim/run/plan.ts';
+import { loadSqlJs } from '../../sim/kernel/sqlite.ts';
 import { handPlan, invariants, notes, reply, transcript, transcriptBackups, user, withRun } from './support.ts';
 
 const sql = await loadSqlJs();

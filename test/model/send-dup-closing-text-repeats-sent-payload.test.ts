@@ -4,7 +4,7 @@
 // block that repeats an already-sent payload verbatim after whitespace normalisation, so one row, one message.
 import { describe, expect, it } from 'vitest';
 import type { BugId } from '../../src/index.ts';
-import { loadSqlJs } from '../../sim/sqlite.ts';
+import { loadSqlJs } from '../../sim/kernel/sqlite.ts';
 import { handPlan, invariants, outboundRows, reply, stateRows, user, visible, withRun } from './support.ts';
 
 const sql = await loadSqlJs();

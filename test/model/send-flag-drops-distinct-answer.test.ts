@@ -4,7 +4,7 @@
 // produced it (it is in the transcript); the fixed runner suppresses only verbatim repeats, so the answer goes out.
 import { describe, expect, it } from 'vitest';
 import type { BugId } from '../../src/index.ts';
-import { loadSqlJs } from '../../sim/sqlite.ts';
+import { loadSqlJs } from '../../sim/kernel/sqlite.ts';
 import { handPlan, invariants, outboundRows, reply, stateRows, user, visible, withRun } from './support.ts';
 
 const sql = await loadSqlJs();

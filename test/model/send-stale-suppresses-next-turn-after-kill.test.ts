@@ -7,10 +7,10 @@
 // suppressed and the user gets no answer to in:d1; fixed, it is delivered.
 import { describe, expect, it } from 'vitest';
 import { type BugId, outboundPath } from '../../src/index.ts';
-import type { RunResult } from '../../sim/harness.ts';
-import type { FaultStep } from '../../sim/plan.ts';
-import type { Simulation } from '../../sim/simulation.ts';
-import { loadSqlJs } from '../../sim/sqlite.ts';
+import type { RunResult } from '../../sim/run/harness.ts';
+import type { FaultStep } from '../../sim/run/plan.ts';
+import type { Simulation } from '../../sim/kernel/simulation.ts';
+import { loadSqlJs } from '../../sim/kernel/sqlite.ts';
 import { handPlan, invariants, outboundRows, reply, session0, stateRows, user, visible, withRun } from './support.ts';
 
 const sql = await loadSqlJs();

@@ -3,9 +3,9 @@
 // and of what the user saw.
 import type { SqlJsStatic } from 'sql.js';
 import { type BugId, type BuiltModel, type ModelAnswer, type ModelRequest, outboundPath, parseTranscript, type SessionEntry, stateDbPath, transcriptPath, type VisibleMessage } from '../../src/index.ts';
-import { type RunResult, runSpec } from '../../sim/harness.ts';
-import { type FaultStep, noFaults, type Plan, sessionKey, type WorkloadStep } from '../../sim/plan.ts';
-import type { Simulation } from '../../sim/simulation.ts';
+import { type RunResult, runSpec } from '../../sim/run/harness.ts';
+import { type FaultStep, noFaults, type Plan, sessionKey, type WorkloadStep } from '../../sim/run/plan.ts';
+import type { Simulation } from '../../sim/kernel/simulation.ts';
 
 export const session0 = sessionKey(0);
 

@@ -3,11 +3,11 @@
 import { describe, expect, it } from 'vitest';
 import { type BugId, bugIds } from '../../src/index.ts';
 import { findScenario, scenarioNames } from '../../scenarios/index.ts';
-import { generateSpec } from '../../sim/generate.ts';
-import { runSpec } from '../../sim/harness.ts';
-import { encodeSeedString } from '../../sim/seed-string.ts';
-import { loadSqlJs } from '../../sim/sqlite.ts';
-import { firstDivergence, type TraceEvent } from '../../sim/trace.ts';
+import { generateSpec } from '../../sim/run/generate.ts';
+import { runSpec } from '../../sim/run/harness.ts';
+import { encodeSeedString } from '../../sim/cli/seed-string.ts';
+import { loadSqlJs } from '../../sim/kernel/sqlite.ts';
+import { firstDivergence, type TraceEvent } from '../../sim/kernel/trace.ts';
 import { reproInFreshProcess } from './support.ts';
 
 async function hashOf(name: string, bugs: BugId[], seed: number): Promise<{ hash: string; seedString: string; events: TraceEvent[] }> {

@@ -4,11 +4,11 @@
 import { describe, expect, it } from 'vitest';
 import { type BugId, bugIds } from '../../src/index.ts';
 import { findScenario, scenarioNames } from '../../scenarios/index.ts';
-import { generateSpec } from '../../sim/generate.ts';
-import { runSpec } from '../../sim/harness.ts';
-import { settleQuietHopsDefault } from '../../sim/scheduler.ts';
-import { loadSqlJs } from '../../sim/sqlite.ts';
-import { firstDivergence } from '../../sim/trace.ts';
+import { generateSpec } from '../../sim/run/generate.ts';
+import { runSpec } from '../../sim/run/harness.ts';
+import { settleQuietHopsDefault } from '../../sim/kernel/scheduler.ts';
+import { loadSqlJs } from '../../sim/kernel/sqlite.ts';
+import { firstDivergence } from '../../sim/kernel/trace.ts';
 
 const sql = await loadSqlJs();
 

@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { AgentCache, type AgentMessage, AiAgent } from '../../../src/agent.ts';
 import { SqliteBusyError } from '../../../src/ports.ts';
 import { type DbMessage, SessionDb } from '../../../src/session-db.ts';
-import { loadSqlJs } from '../../../sim/sqlite.ts';
+import { loadSqlJs } from '../../../sim/kernel/sqlite.ts';
 import { inProcess } from './support.ts';
 
 const sql = await loadSqlJs();

@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { ModelAssertionError } from '../../../src/assert.ts';
 import { HeartbeatWakes, type Wake, type WakeOutcome, type WakeReason } from '../../../src/heartbeat-wake.ts';
 import type { ProcessContext, Timers } from '../../../src/ports.ts';
-import { loadSqlJs } from '../../../sim/sqlite.ts';
+import { loadSqlJs } from '../../../sim/kernel/sqlite.ts';
 import { inProcess } from './support.ts';
 
 const sql = await loadSqlJs();

@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ProcessContext } from '../../../src/ports.ts';
 import { ReplyWaiter } from '../../../src/reply-waiter.ts';
-import { loadSqlJs } from '../../../sim/sqlite.ts';
+import { loadSqlJs } from '../../../sim/kernel/sqlite.ts';
 import { inProcess } from './support.ts';
 
 const sql = await loadSqlJs();

@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { ModelAssertionError } from '../../../src/assert.ts';
 import type { ProcessContext } from '../../../src/ports.ts';
 import { activeBranchOf, parseTranscript, type Role, type SessionEntry, SessionManager } from '../../../src/session-manager.ts';
-import { loadSqlJs } from '../../../sim/sqlite.ts';
+import { loadSqlJs } from '../../../sim/kernel/sqlite.ts';
 import { inProcess, traceOf } from './support.ts';
 
 const sql = await loadSqlJs();

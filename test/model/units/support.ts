@@ -2,8 +2,8 @@
 // so the part touches the clock, timers, disk and SQLite only through the ProcessContext the kernel hands it.
 import type { SqlJsStatic } from 'sql.js';
 import type { ProcessContext } from '../../../src/ports.ts';
-import { Simulation } from '../../../sim/simulation.ts';
-import type { TraceEvent } from '../../../sim/trace.ts';
+import { Simulation } from '../../../sim/kernel/simulation.ts';
+import type { TraceEvent } from '../../../sim/kernel/trace.ts';
 
 export interface ProcessRun<T> {
   /** What `main` returned. */

@@ -6,7 +6,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { ProcessContext } from '../../../src/ports.ts';
 import { formatSystemEvents, type SystemEvent, SystemEventQueue, systemEventsPerSessionMax } from '../../../src/system-events.ts';
-import { loadSqlJs } from '../../../sim/sqlite.ts';
+import { loadSqlJs } from '../../../sim/kernel/sqlite.ts';
 import { inProcess } from './support.ts';
 
 const sql = await loadSqlJs();

@@ -3,13 +3,13 @@
 // shows the phase), stops the faults at faultPhaseMs, lets the run settle fault-free, and hands the trace and the
 // durable state to the checkers.
 import type { SqlJsStatic } from 'sql.js';
-import { buildModel, type BuiltModel, gatewayName, modelConfig, nodeHostName, type Random, runnerName } from '../src/index.ts';
-import { assert } from './assert.ts';
-import { checkRun, TranscriptMonitor, type Violation } from './checkers/index.ts';
+import { buildModel, type BuiltModel, gatewayName, modelConfig, nodeHostName, type Random, runnerName } from '../../src/index.ts';
+import { assert } from '../kernel/assert.ts';
+import { checkRun, TranscriptMonitor, type Violation } from '../checkers/index.ts';
 import { type FaultCoverage, FaultRecorder } from './coverage.ts';
 import { type FaultStep, linkPairs, type Phase, phaseOfTrace, type RunSpec, sessionKey } from './plan.ts';
-import { Simulation } from './simulation.ts';
-import type { TraceEvent } from './trace.ts';
+import { Simulation } from '../kernel/simulation.ts';
+import type { TraceEvent } from '../kernel/trace.ts';
 
 export interface RunResult {
   spec: RunSpec;

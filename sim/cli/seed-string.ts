@@ -6,10 +6,10 @@
 // was generated from; <path> is where shrinking went (fast-check's counterexample path, `r` for the first plan of
 // the seed); <check> is 8 hex digits of a hash over the header and the plan it regenerates to, so a truncated,
 // edited or foreign string is refused instead of silently running something else.
-import { type BugId, bugIds, parseBugList, UnknownBugError } from '../src/index.ts';
-import { contentHash } from '../src/index.ts';
-import { findScenario, scenarioNames } from '../scenarios/index.ts';
-import type { RunSpec } from './plan.ts';
+import { type BugId, bugIds, parseBugList, UnknownBugError } from '../../src/index.ts';
+import { contentHash } from '../../src/index.ts';
+import { findScenario, scenarioNames } from '../../scenarios/index.ts';
+import type { RunSpec } from '../run/plan.ts';
 
 export const seedFormatVersion = 'gs1';
 const seedMax = 2 ** 31 - 1;

@@ -11,7 +11,7 @@
 //   whose acknowledgement was lost arrives twice. A heal of a partitioned connection reconnects the same way.
 // A message for an endpoint whose process is not running is lost. A kill clears the process's mailbox and its
 // resend buffers (they were memory).
-import type { Delivery } from '../src/index.ts';
+import type { Delivery } from '../../src/ports.ts';
 import { assert } from './assert.ts';
 import type { Incarnation, ProcessTable } from './process.ts';
 import type { Prng } from './prng.ts';

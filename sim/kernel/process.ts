@@ -4,7 +4,7 @@
 // every primitive inert (no send, no write, no timer). Its memory is gone because the next incarnation runs main
 // again from scratch; what it synced to disk and committed to SQLite stays. Kill hooks let the network drop its
 // mailbox and resend buffers and the disk drop its volatile writes.
-import type { ProcessMain } from '../src/index.ts';
+import type { ProcessMain } from '../../src/ports.ts';
 import { assert } from './assert.ts';
 import type { Fence, Scheduler } from './scheduler.ts';
 import type { Trace } from './trace.ts';

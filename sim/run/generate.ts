@@ -1,9 +1,9 @@
 // From (scenario, fast-check seed, shrink path) to a RunSpec, deterministically: the same inputs give the same plan
 // in every process. A path replays fast-check's shrinking to the exact counterexample it reported.
 import fc from 'fast-check';
-import type { BugId } from '../src/index.ts';
-import type { Scenario } from '../scenarios/index.ts';
-import { assert } from './assert.ts';
+import type { BugId } from '../../src/index.ts';
+import type { Scenario } from '../../scenarios/index.ts';
+import { assert } from '../kernel/assert.ts';
 import type { Plan, RunSpec } from './plan.ts';
 
 /** What a scenario's property draws: the plan and the simulation seed (the latter never shrinks). */

@@ -13,7 +13,7 @@ import {
   type SqlRunResult,
   type SqlTransaction,
   SqliteBusyError,
-} from '../src/index.ts';
+} from '../../src/ports.ts';
 import { assert } from './assert.ts';
 import type { Incarnation } from './process.ts';
 import type { Prng } from './prng.ts';

@@ -5,15 +5,15 @@
 // shrunk plan and its seed string are the same on every machine.
 import fc from 'fast-check';
 import type { SqlJsStatic } from 'sql.js';
-import type { BugId } from '../src/index.ts';
-import type { Scenario } from '../scenarios/index.ts';
-import { addCoverage, emptyCoverage, type FaultCoverage } from './coverage.ts';
-import { runArbitrary, toSpec } from './generate.ts';
-import { type RunResult, runSpec } from './harness.ts';
-import type { Plan } from './plan.ts';
+import type { BugId } from '../../src/index.ts';
+import type { Scenario } from '../../scenarios/index.ts';
+import { addCoverage, emptyCoverage, type FaultCoverage } from '../run/coverage.ts';
+import { runArbitrary, toSpec } from '../run/generate.ts';
+import { type RunResult, runSpec } from '../run/harness.ts';
+import type { Plan } from '../run/plan.ts';
 import { encodeSeedString } from './seed-string.ts';
-import { assert } from './assert.ts';
-import type { Violation } from './checkers/index.ts';
+import { assert } from '../kernel/assert.ts';
+import type { Violation } from '../checkers/index.ts';
 
 export const chunkRuns = 50;
 export const shrinkRunsMax = 300;

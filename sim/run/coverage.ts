@@ -3,8 +3,8 @@
 // right after a tool send and before the result dispatch counts as kill-runner under tool-send. A campaign sums the
 // tables of its runs.
 import { type FaultType, faultTypes, type KillableProcess, linkPairs, type Phase, phaseOfTrace, phases } from './plan.ts';
-import type { Simulation } from './simulation.ts';
-import type { TraceEvent } from './trace.ts';
+import type { Simulation } from '../kernel/simulation.ts';
+import type { TraceEvent } from '../kernel/trace.ts';
 
 export type FaultCoverage = Record<FaultType, Record<Phase | 'idle', number>>;
 

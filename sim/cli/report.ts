@@ -1,13 +1,13 @@
 // Human-readable reports: the seed string first, then the violated invariant, then a short timeline of the steps
 // that matter (what the user saw, what was persisted, which fault landed where), and the artifacts of a run.
 import pc from 'picocolors';
-import { inboundPath, outboundPath, stateDbPath } from '../src/index.ts';
-import type { Violation } from './checkers/index.ts';
-import type { FaultCoverage } from './coverage.ts';
-import type { RunResult } from './harness.ts';
-import { faultTypes, phases, sessionKey } from './plan.ts';
+import { inboundPath, outboundPath, stateDbPath } from '../../src/index.ts';
+import type { Violation } from '../checkers/index.ts';
+import type { FaultCoverage } from '../run/coverage.ts';
+import type { RunResult } from '../run/harness.ts';
+import { faultTypes, phases, sessionKey } from '../run/plan.ts';
 import { writeArtifact } from './real.ts';
-import type { TraceEvent } from './trace.ts';
+import type { TraceEvent } from '../kernel/trace.ts';
 
 const timelineLinesMax = 40;
 

@@ -2,8 +2,8 @@
 // reconnecting links under every network fault, appending to files and fsyncing them, writing SQLite rows in
 // transactions with the busy fault on, and being SIGKILLed and restarted. `npm start` runs it (until the fuzzer
 // replaces it) and the determinism tests run it for a thousand seeds.
-import type { ProcessContext } from '../src/index.ts';
-import { SqliteBusyError } from '../src/index.ts';
+import type { ProcessContext } from '../../src/ports.ts';
+import { SqliteBusyError } from '../../src/ports.ts';
 import type { SqlJsStatic } from 'sql.js';
 import { type RunSummary, Simulation } from './simulation.ts';
 

@@ -3,18 +3,18 @@
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { SingleBar } from 'cli-progress';
 import pc from 'picocolors';
-import { type BugId, bugDescriptions, bugIds, parseBugList, UnknownBugError } from '../src/index.ts';
-import { findScenario, type Scenario, scenarioNames, scenarios } from '../scenarios/index.ts';
-import { invariantNames } from './checkers/index.ts';
-import { addCoverage, emptyCoverage } from './coverage.ts';
+import { type BugId, bugDescriptions, bugIds, parseBugList, UnknownBugError } from '../../src/index.ts';
+import { findScenario, type Scenario, scenarioNames, scenarios } from '../../scenarios/index.ts';
+import { invariantNames } from '../checkers/index.ts';
+import { addCoverage, emptyCoverage } from '../run/coverage.ts';
 import { fuzzScenario, type ScenarioOutcome } from './fuzz.ts';
-import { generateSpec } from './generate.ts';
-import { runSpec } from './harness.ts';
-import { runKernelWorkload } from './kernel-workload.ts';
+import { generateSpec } from '../run/generate.ts';
+import { runSpec } from '../run/harness.ts';
+import { runKernelWorkload } from '../kernel/workload.ts';
 import { freshSeed, prepareArtifactDir, wallNowMs } from './real.ts';
 import { coverageText, formatMs, runJson, runText, writeArtifacts } from './report.ts';
 import { decodeSeedString, encodeSeedString, parseSeedNumber, SeedStringError, verifySeedString } from './seed-string.ts';
-import { loadSqlJs } from './sqlite.ts';
+import { loadSqlJs } from '../kernel/sqlite.ts';
 
 class UsageError extends Error {}
 

@@ -1,7 +1,7 @@
 // The simulation object: one seeded world (clock, scheduler, network, disk, SQLite, processes, trace) built from a
 // seed string. Everything random is drawn from named sub-streams of the one seed; nothing reads the real world.
 import type { SqlJsStatic } from 'sql.js';
-import type { ProcessContext, ProcessMain, TraceValue } from '../src/index.ts';
+import type { ProcessContext, ProcessMain, TraceValue } from '../../src/ports.ts';
 import { SimClock } from './clock.ts';
 import { SimDisk } from './disk.ts';
 import { SimNetwork } from './network.ts';
