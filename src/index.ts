@@ -14,11 +14,11 @@ export {
   parseBugList,
   UnknownBugError,
 } from './config.ts';
-export { defaultModelBehaviour, FakeModelApi, interimPhrases, type ModelAnswer, type ModelBehaviour, type ModelRequest, stockAnswers } from './fake-model.ts';
+export { defaultModelBehaviour, FakeModelApi, interimPhrases, type ModelAnswer, type ModelBehaviour, type ModelRequest, stockAnswers } from '../sim/world/fake-model.ts';
 export { execEventText, gatewayName, platformName } from './gateway.ts';
 export { buildModel, type BuiltModel, type ModelWorld, nodeHostName } from './model.ts';
 export type { ExecCommand } from './node-host.ts';
-export type { UserMessage, VisibleMessage } from './platform.ts';
+export type { UserMessage, VisibleMessage } from '../sim/world/platform.ts';
 export type * from './ports.ts';
 export { SqliteBusyError } from './ports.ts';
 export { runnerName } from './runner.ts';

@@ -2,10 +2,10 @@
 // that a simulation spawns and a scenario drives. src/ never imports sim/: the caller hands in a source of named
 // random streams for the environment.
 import { type ModelConfig } from './config.ts';
-import { FakeModelApi } from './fake-model.ts';
+import { FakeModelApi } from '../sim/world/fake-model.ts';
 import { gatewayMain, gatewayName, platformName } from './gateway.ts';
 import { NodeHost } from './node-host.ts';
-import { Platform } from './platform.ts';
+import { Platform } from '../sim/world/platform.ts';
 import type { ProcessMain, Random } from './ports.ts';
 import { runnerMain, runnerName } from './runner.ts';
 import { toolServerMain, toolServerName } from './tool-server.ts';

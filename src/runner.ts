@@ -6,7 +6,7 @@
 // the gateway's sweep can kill a runner that is stuck.
 import { AgentCache } from './agent.ts';
 import type { ModelConfig } from './config.ts';
-import type { FakeModelApi } from './fake-model.ts';
+import type { FakeModelApi } from '../sim/world/fake-model.ts';
 import type { ProcessContext, SqlDatabase } from './ports.ts';
 import { SessionDb } from './session-db.ts';
 import { runnerHeartbeatPath, SessionDbs, turnSendInvokedKey, turnSentPayloadsKeyFor } from './session-dbs.ts';

@@ -14,7 +14,7 @@ import {
   turnSendInvokedKey,
   turnSentPayloadsKeyFor,
 } from './session-dbs.ts';
-import type { ToolName } from './fake-model.ts';
+import type { ToolName } from '../sim/world/fake-model.ts';
 
 export { toolServerName } from './protocol.ts';
 

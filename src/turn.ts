@@ -6,7 +6,7 @@
 // leaves the process (write-ahead), so a kill between the two cannot leave a visible reply without its row.
 import { AiAgent, type AgentCache, type AgentMessage } from './agent.ts';
 import type { ModelConfig } from './config.ts';
-import type { ModelAnswer } from './fake-model.ts';
+import type { ModelAnswer } from '../sim/world/fake-model.ts';
 import type { ProcessContext, SqlDatabase } from './ports.ts';
 import type { HeartbeatFile, RunnerWorld } from './runner.ts';
 import type { DbMessage, SessionDb } from './session-db.ts';

@@ -3,9 +3,9 @@
 // gateway acknowledges it (at most platformRedeliveriesMax times). Outbound: the platform accepts a send, drops a
 // repeat of the same client idempotency key (as platforms with client message ids do), and acknowledges either
 // way; the acknowledgement may be lost. What the platform accepted is what the user saw.
-import type { ModelTimers } from './config.ts';
-import type { ProcessContext } from './ports.ts';
-import { type InboundAck, type InboundMessage, messageType, type OutboundSend, type SendAck } from './protocol.ts';
+import type { ModelTimers } from '../../src/config.ts';
+import type { ProcessContext } from '../../src/ports.ts';
+import { type InboundAck, type InboundMessage, messageType, type OutboundSend, type SendAck } from '../../src/protocol.ts';
 
 export interface VisibleMessage {
   sessionKey: string;

@@ -3,7 +3,7 @@
 // is a pure function of the run's seed and the turn id, as a model at temperature 0 would give, so a
 // retried turn asks again and gets the same answer; transient errors and slow responses are drawn per attempt and
 // only while the fault phase lasts. A scenario may script answers for specific prompts.
-import type { Random } from './ports.ts';
+import type { Random } from '../../src/ports.ts';
 
 export type ToolName = 'send_message' | 'send_file' | 'add_reaction';
 
