@@ -48,7 +48,7 @@ export class DeliveryPollers {
     const outbound = await this.dbs.outboundDb(sessionKey);
     const attemptsMax = speed === 'fast' ? this.config.timers.deliveryAttemptsMax : Number.MAX_SAFE_INTEGER;
     const rows = await outbound.query(
-      'SELECT id, kind, content, in_reply_to, source FROM messages_out WHERE delivered = 0 AND attempts < ? ORDER BY seq LIMIT 10',
+      'SELECT id, kind, content FROM messages_out WHERE delivered = 0 AND attempts < ? ORDER BY seq LIMIT 10',
       [attemptsMax],
     );
     for (const row of rows) {
@@ -62,8 +62,6 @@ export class DeliveryPollers {
         sessionKey,
         text,
         kind: row.kind as string,
-        turnId: row.in_reply_to as string,
-        source: row.source as string,
       };
       this.ctx.note('deliver-attempt', { session: sessionKey, key, poller: speed });
       const acked = await this.sendAndWait(send);

@@ -73,7 +73,8 @@ class Gateway {
     }
     const inbound = await this.dbs.inboundDb(message.sessionKey);
     const nowMs = this.ctx.clock.nowMs();
-    const kind = message.text.trim() === '/clear' ? 'command' : 'chat';
+    // nanoclaw's /clear detection: the text, trimmed and lower-cased, starts with /clear.
+    const kind = message.text.trim().toLowerCase().startsWith('/clear') ? 'command' : 'chat';
     const inserted = await retryBusy(this.ctx, () =>
       inbound.transaction((tx) => {
         const seq = Number(tx.query('SELECT COALESCE(MAX(seq), 0) + 1 AS next FROM messages_in')[0]?.next ?? 1);

@@ -1,24 +1,21 @@
-// Wiring: the processes of the model and the world objects (platform, node host, model API, deployed config)
-// that a simulation spawns and a scenario drives. src/ never imports sim/: the caller hands in a source of named
-// random streams for the environment.
+// Wiring: the processes of the system under test (gateway, tool server, runner, node host) and the node host's
+// command entry that the workload drives. The world (platform, LLM API, deployed config) is built outside src/ and
+// reaches the model only through the ports it is handed: the LLM API and a reader of the deployed config generation.
 import { type ModelConfig } from './config.ts';
-import { FakeModelApi } from '../sim/world/fake-model.ts';
-import { gatewayMain, gatewayName, platformName } from './gateway.ts';
+import { gatewayMain } from './gateway.ts';
 import { NodeHost } from './node-host.ts';
-import { Platform } from '../sim/world/platform.ts';
-import type { ProcessMain, Random } from './ports.ts';
+import type { LlmApi, ProcessMain } from './ports.ts';
+import { gatewayName, nodeHostName } from './protocol.ts';
 import { runnerMain, runnerName } from './runner.ts';
 import { toolServerMain, toolServerName } from './tool-server.ts';
 
-import { nodeHostName } from './protocol.ts';
-
 export { nodeHostName };
 
-export interface ModelWorld {
-  platform: Platform;
-  nodeHost: NodeHost;
-  modelApi: FakeModelApi;
-  deployed: { configGeneration: number };
+/** What the model needs from the world besides the process ports. */
+export interface ModelEnvironment {
+  llm: LlmApi;
+  /** The deployed config generation; cached agents built for another generation are stale. */
+  configGeneration(): number;
 }
 
 export interface LinkSpec {
@@ -29,29 +26,23 @@ export interface LinkSpec {
 
 export interface BuiltModel {
   config: ModelConfig;
-  world: ModelWorld;
+  /** The node host's command entry (a workload event asks it to run a command). */
+  nodeHost: NodeHost;
   /** Start order matters only for the trace; every process tolerates the others being down. */
   processes: { name: string; main: ProcessMain }[];
   links: LinkSpec[];
 }
 
-export function buildModel(config: ModelConfig, randomFor: (key: string) => Random): BuiltModel {
-  const world: ModelWorld = {
-    platform: new Platform(config.timers, gatewayName),
-    nodeHost: new NodeHost('node-1', gatewayName),
-    modelApi: new FakeModelApi((key) => randomFor(`model/${key}`)),
-    deployed: { configGeneration: config.knobs.configGeneration },
-  };
-  const runnerWorld = { modelApi: world.modelApi, configGeneration: () => world.deployed.configGeneration };
+export function buildModel(config: ModelConfig, env: ModelEnvironment): BuiltModel {
+  const nodeHost = new NodeHost('node-1', gatewayName);
   return {
     config,
-    world,
+    nodeHost,
     processes: [
-      { name: platformName, main: (ctx) => world.platform.main(ctx) },
       { name: gatewayName, main: (ctx) => gatewayMain(ctx, config) },
       { name: toolServerName, main: (ctx) => toolServerMain(ctx, config.bugs) },
-      { name: runnerName, main: (ctx) => runnerMain(ctx, config, runnerWorld) },
-      { name: nodeHostName, main: (ctx) => world.nodeHost.main(ctx) },
+      { name: runnerName, main: (ctx) => runnerMain(ctx, config, env) },
+      { name: nodeHostName, main: (ctx) => nodeHost.main(ctx) },
     ],
     links: [
       { from: nodeHostName, to: gatewayName, reconnecting: true },

@@ -117,3 +117,41 @@ export class SqliteBusyError extends Error {
 }
 
 export type ProcessMain = (ctx: ProcessContext) => Promise<void>;
+
+/** The tools the agent offers the LLM. */
+export type ToolName = 'send_message' | 'send_file' | 'add_reaction';
+
+/** A tool call as the LLM API returns it: the id is issued by the API, not by the caller. */
+export interface LlmToolCall {
+  id: string;
+  name: ToolName;
+  /** The payload the user sees: message text, file caption, or the reaction emoji. */
+  text: string;
+}
+
+export interface LlmAnswer {
+  toolCalls: LlmToolCall[];
+  /** Closing text; `<message to="user">...</message>` blocks are what the user should see. */
+  result: string;
+}
+
+/** What the agent sends the LLM: the session it speaks for and the prompt. Nothing else reaches the API. */
+export interface LlmRequest {
+  sessionKey: string;
+  prompt: string;
+}
+
+/**
+ * The remote LLM API (part of the world, not of any process). `complete` waits the response latency on the caller's
+ * timers, so a caller killed meanwhile never receives the answer; it rejects with LlmTransientError on a transient
+ * failure.
+ */
+export interface LlmApi {
+  complete(request: LlmRequest, timers: Timers): Promise<LlmAnswer>;
+}
+
+/** A transient HTTP error of the LLM API (the run loop retries the whole run). */
+export class LlmTransientError extends Error {
+  override name = 'LlmTransientError';
+}
+

@@ -25,8 +25,6 @@ export interface OutboundSend {
   sessionKey: string;
   text: string;
   kind: string;
-  turnId: string;
-  source: string;
 }
 
 export interface SendAck {

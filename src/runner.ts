@@ -6,25 +6,19 @@
 // the gateway's sweep can kill a runner that is stuck.
 import { AgentCache } from './agent.ts';
 import type { ModelConfig } from './config.ts';
-import type { FakeModelApi } from '../sim/world/fake-model.ts';
-import type { ProcessContext, SqlDatabase } from './ports.ts';
+import { LlmTransientError, type ProcessContext, type SqlDatabase } from './ports.ts';
 import { SessionDb } from './session-db.ts';
 import { runnerHeartbeatPath, SessionDbs, turnSendInvokedKey, turnSentPayloadsKeyFor } from './session-dbs.ts';
 import { ignoreBusy, isBusy, retryBusy } from './busy.ts';
 import { toolServerName } from './protocol.ts';
 import { ReplyWaiter } from './reply-waiter.ts';
 import { isToolResult, type ToolRpc } from './tool-rpc.ts';
-import { TransientModelError, runTurn, type InboundRow, type TurnDeps } from './turn.ts';
+import { runTurn, type InboundRow, type TurnDeps } from './turn.ts';
+import type { ModelEnvironment } from './model.ts';
 
 export { runnerName } from './protocol.ts';
 
-export interface RunnerWorld {
-  modelApi: FakeModelApi;
-  /** The deployed config generation; cached agents built for another generation are stale. */
-  configGeneration(): number;
-}
-
-export async function runnerMain(ctx: ProcessContext, config: ModelConfig, world: RunnerWorld): Promise<void> {
+export async function runnerMain(ctx: ProcessContext, config: ModelConfig, env: ModelEnvironment): Promise<void> {
   const sessionDb = await SessionDb.open(ctx.sqlite);
   const dbs = new SessionDbs(ctx.sqlite);
   const cache = new AgentCache(config.knobs.agentCacheSize);
@@ -34,7 +28,7 @@ export async function runnerMain(ctx: ProcessContext, config: ModelConfig, world
   for (const sessionKey of config.sessions) await recoverSession(ctx, config, dbs, sessionKey);
   await heartbeat.beat(null);
   ctx.note('runner-ready', { incarnation: ctx.incarnation });
-  const deps: TurnDeps = { ctx, config, sessionDb, dbs, cache, rpc, heartbeat, world };
+  const deps: TurnDeps = { ctx, config, sessionDb, dbs, cache, rpc, heartbeat, env };
   for (const sessionKey of config.sessions) ctx.spawnTask(`lane:${sessionKey}`, () => lane(deps, sessionKey));
 }
 
@@ -109,7 +103,7 @@ async function runRow(deps: TurnDeps, sessionKey: string, inbound: SqlDatabase, 
     // Past turnTriesMax failed tries, the turn ends with an error reply (unless its reply is already durable).
     branch = await runTurn(deps, sessionKey, { ...row, tries }, { giveUp: tries > config.knobs.turnTriesMax });
   } catch (error) {
-    if (!(error instanceof TransientModelError) && !isBusy(error)) throw error;
+    if (!(error instanceof LlmTransientError) && !isBusy(error)) throw error;
     ctx.note('turn-transient', { session: sessionKey, turn: row.id, tries, error: (error as Error).message });
     outcome = 'retry';
   }

@@ -10,17 +10,11 @@
 // - rewriteFile() (the file-repair step) writes a backup `<file>.bak-<pid>-<time>`, then replaces the file through
 //   a temporary file and an atomic rename.
 import { assert } from './assert.ts';
+import { fromPiMessage, isoAt, simMsOf, toPiMessage, type TranscriptMessage } from './pi-format.ts';
 import type { Disk } from './ports.ts';
 import { shortId } from './text.ts';
 
-export type Role = 'user' | 'assistant' | 'tool';
-
-export interface TranscriptMessage {
-  role: Role;
-  content: string;
-  toolCalls?: { id: string; name: string; text: string }[];
-  toolCallId?: string;
-}
+export type { Role, TranscriptMessage } from './pi-format.ts';
 
 export interface SessionEntry {
   type: 'message';
@@ -28,7 +22,7 @@ export interface SessionEntry {
   parentId: string | null;
   timestamp: number;
   message: TranscriptMessage;
-  /** gatesim addition: the turn (first inbound row id) the entry belongs to. */
+  /** The model's own field (the turn the entry belongs to), for its resume logic; '' in a file pi wrote. */
   turnId: string;
 }
 
@@ -76,7 +70,7 @@ export class SessionManager {
   private async load(): Promise<void> {
     const text = await this.disk.read(this.path);
     if (text === undefined) {
-      this.header = { type: 'session', version: 3, id: shortId(this.draw), timestamp: this.nowMs(), cwd: '/work' };
+      this.header = this.freshHeader();
       return;
     }
     const report: LoadReport = { malformedLines: 0, missingHeader: false };
@@ -96,12 +90,18 @@ export class SessionManager {
     });
     if (this.header === undefined) {
       report.missingHeader = true;
-      this.header = { type: 'session', version: 3, id: shortId(this.draw), timestamp: this.nowMs(), cwd: '/work' };
+      this.header = this.freshHeader();
     }
     this.leafId = this.entries.at(-1)?.id ?? null;
     // A file that already holds an assistant message has been flushed; appends go straight to it.
     this.flushed = this.entries.some((entry) => entry.message.role === 'assistant') && report.malformedLines === 0 && !report.missingHeader;
     this.loadReport = report;
+  }
+
+  private freshHeader(): SessionHeader {
+    const hex = () => shortId(this.draw);
+    const uuid = `${hex()}-${hex().slice(0, 4)}-7${hex().slice(0, 3)}-8${hex().slice(0, 3)}-${hex()}${hex().slice(0, 4)}`;
+    return { type: 'session', version: 3, id: uuid, timestamp: this.nowMs(), cwd: '/work' };
   }
 
   get leaf(): SessionEntry | undefined {
@@ -167,7 +167,7 @@ export class SessionManager {
       await this.disk.fsync(this.path);
       return;
     }
-    await this.disk.append(this.path, `${JSON.stringify(entry)}\n`);
+    await this.disk.append(this.path, `${serialiseEntry(entry)}\n`);
     await this.disk.fsync(this.path);
   }
 
@@ -188,7 +188,9 @@ export class SessionManager {
   }
 
   private serialise(): string {
-    const lines = [JSON.stringify(this.header), ...this.entries.map((entry) => JSON.stringify(entry))];
+    const header = this.header;
+    assert(header !== undefined, `no header for ${this.path}`);
+    const lines = [JSON.stringify({ ...header, timestamp: isoAt(header.timestamp) }), ...this.entries.map(serialiseEntry)];
     return `${lines.join('\n')}\n`;
   }
 
@@ -201,6 +203,19 @@ export class SessionManager {
   }
 }
 
+/** One entry as pi writes it (plus the model's own turnId field). */
+function serialiseEntry(entry: SessionEntry): string {
+  return JSON.stringify({
+    type: 'message',
+    id: entry.id,
+    parentId: entry.parentId,
+    timestamp: isoAt(entry.timestamp),
+    message: toPiMessage(entry.message, entry.timestamp),
+    turnId: entry.turnId,
+  });
+}
+
+/** A line of pi's format: the header, a message entry, or undefined (malformed, or a kind the model skips). */
 function parseLine(line: string): SessionEntry | SessionHeader | undefined {
   let value: unknown;
   try {
@@ -210,18 +225,20 @@ function parseLine(line: string): SessionEntry | SessionHeader | undefined {
   }
   if (typeof value !== 'object' || value === null) return undefined;
   const record = value as Record<string, unknown>;
-  if (record.type === 'session' && typeof record.id === 'string') return record as unknown as SessionHeader;
-  if (
-    record.type === 'message' &&
-    typeof record.id === 'string' &&
-    (record.parentId === null || typeof record.parentId === 'string') &&
-    typeof record.message === 'object' &&
-    record.message !== null &&
-    typeof record.turnId === 'string'
-  ) {
-    return record as unknown as SessionEntry;
+  if (record.type === 'session' && typeof record.id === 'string') {
+    return { type: 'session', version: 3, id: record.id, timestamp: simMsOf(record.timestamp), cwd: typeof record.cwd === 'string' ? record.cwd : '' };
   }
-  return undefined;
+  if (record.type !== 'message' || typeof record.id !== 'string' || !(record.parentId === null || typeof record.parentId === 'string')) return undefined;
+  const message = fromPiMessage(record.message);
+  if (message === undefined) return undefined;
+  return {
+    type: 'message',
+    id: record.id,
+    parentId: record.parentId,
+    timestamp: simMsOf(record.timestamp),
+    message,
+    turnId: typeof record.turnId === 'string' ? record.turnId : '',
+  };
 }
 
 /** Parse a transcript's text for checkers and tests (same rules as load). */

@@ -28,9 +28,9 @@ export function parseMessageBlocks(text: string): MessageBlock[] {
   return blocks;
 }
 
-/** 8-character lowercase id from a random source (pi's entry ids). */
+/** 8-hex-character id from a random source (pi's entry ids). */
 export function shortId(draw: (min: number, max: number) => number): string {
-  const alphabet = '0123456789abcdefghijklmnopqrstuvwxyz';
+  const alphabet = '0123456789abcdef';
   let id = '';
   for (let i = 0; i < 8; i++) id += alphabet[draw(0, alphabet.length - 1)];
   return id;

@@ -6,7 +6,7 @@
 // after a lost reply or a runner restart) writes nothing twice.
 import { isBusy } from './busy.ts';
 import type { BugId } from './config.ts';
-import type { ProcessContext } from './ports.ts';
+import type { ProcessContext, ToolName } from './ports.ts';
 import {
   parseTurnSentPayloads,
   SessionDbs,
@@ -14,7 +14,6 @@ import {
   turnSendInvokedKey,
   turnSentPayloadsKeyFor,
 } from './session-dbs.ts';
-import type { ToolName } from '../sim/world/fake-model.ts';
 
 export { toolServerName } from './protocol.ts';
 

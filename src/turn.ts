@@ -6,19 +6,15 @@
 // leaves the process (write-ahead), so a kill between the two cannot leave a visible reply without its row.
 import { AiAgent, type AgentCache, type AgentMessage } from './agent.ts';
 import type { ModelConfig } from './config.ts';
-import type { ModelAnswer } from '../sim/world/fake-model.ts';
-import type { ProcessContext, SqlDatabase } from './ports.ts';
-import type { HeartbeatFile, RunnerWorld } from './runner.ts';
+import type { ModelEnvironment } from './model.ts';
+import type { LlmAnswer, ProcessContext, SqlDatabase } from './ports.ts';
+import type { HeartbeatFile } from './runner.ts';
 import type { DbMessage, SessionDb } from './session-db.ts';
 import { parseTurnSentPayloads, type SessionDbs, sharedPayloadRow, transcriptPath, turnSendInvokedKey, turnSentPayloadsKey, turnSentPayloadsKeyFor } from './session-dbs.ts';
 import { SessionManager, type SessionEntry, type TranscriptMessage } from './session-manager.ts';
 import { contentHash, isVerbatimDuplicate, normalizeWhitespace, parseMessageBlocks } from './text.ts';
 import type { ToolRpc } from './tool-rpc.ts';
 import type { ToolCallMessage } from './tool-server.ts';
-
-export class TransientModelError extends Error {
-  override name = 'TransientModelError';
-}
 
 export interface InboundRow {
   id: string;
@@ -35,11 +31,12 @@ export interface TurnDeps {
   cache: AgentCache;
   rpc: ToolRpc;
   heartbeat: HeartbeatFile;
-  world: RunnerWorld;
+  env: ModelEnvironment;
 }
 
 export const queuedPrefix = '[Queued user message that arrived while the previous turn was still active]';
 export const errorReply = 'Sorry, something went wrong. Please try again.';
+export const clearedReply = 'Session cleared.';
 export const toolCallAttemptsMax = 30;
 
 interface TurnState {
@@ -61,25 +58,33 @@ export async function runTurn(deps: TurnDeps, sessionKey: string, row: InboundRo
   const turnId = row.id;
   ctx.note('turn-start', { session: sessionKey, turn: turnId, kind: row.kind, attempt: row.tries });
   if (row.kind === 'command') deps.cache.evict(sessionKey);
-  const signature = `model-v${deps.world.configGeneration()}`;
+  const signature = `model-v${deps.env.configGeneration()}`;
   const lookup = deps.cache.getOrCreate(sessionKey, signature, () => new AiAgent(sessionKey, signature, 'main'));
   if (lookup.evicted !== null) ctx.note('agent-evicted', { session: lookup.evicted });
   const inbound = await deps.dbs.inboundDb(sessionKey);
   const outbound = await deps.dbs.outboundDb(sessionKey);
   const rows = await deps.sessionDb.messages(sessionKey);
   const built = buildHistory(rows, turnId);
-  // A retried turn keeps the prompt it persisted the first time (with whatever it merged then); only a turn that
-  // has not persisted its prompt yet folds other unanswered messages into it.
-  const durablePrompt = built.own.find((message) => message.role === 'user')?.content;
   const session = await openTranscript(deps, sessionKey);
   const leaf = session.leaf;
   const orphan = leaf?.message.role === 'user' ? [{ turnId: leaf.turnId, content: leaf.message.content }] : [];
-  const prompt = durablePrompt ?? (await foldUnanswered(deps, inbound, sessionKey, row, [...built.trailingUsers, ...orphan]));
+  // The unanswered messages folded into this turn. A retry folds the same ones again: the claims are durable and the
+  // trailing user rows do not change, so the LLM is asked the same prompt and answers the same way.
+  const folded = row.kind === 'command' ? [] : await foldUnanswered(deps, inbound, sessionKey, row, [...built.trailingUsers, ...orphan]);
   await repairOrphanedTrailingUser(deps, session, sessionKey, turnId);
   const agent = lookup.agent;
   if (lookup.reused) initCachedAgentForTurn(agent, built.history.length, config, ctx.clock.nowMs());
   const state: TurnState = { deps, sessionKey, turnId, agent, history: built.history, historyLength: built.history.length, own: built.own, session, inbound, outbound };
-  await persistPrompt(state, prompt);
+  // Each transcript records a folded message once: the prompt written to it leaves out what it already holds as a
+  // user message of its own (Hermes keeps consecutive user rows; OpenClaw's repaired JSONL no longer has the orphan).
+  const userRows = rows.filter((message) => message.role === 'user' && message.turnId !== turnId).map((message) => message.content);
+  const userEntries = session.activeBranch().filter((entry) => entry.message.role === 'user' && entry.turnId !== turnId).map((entry) => entry.message.content);
+  const prompt = withFolded(folded, row.content);
+  await persistPrompt(
+    state,
+    withFolded(folded.filter((text) => !userRows.some((content) => content.includes(text))), row.content),
+    withFolded(folded.filter((text) => !userEntries.some((content) => content.includes(text))), row.content),
+  );
   ctx.note('prompt-persisted', {
     session: sessionKey,
     turn: turnId,
@@ -125,7 +130,7 @@ async function foldUnanswered(
   sessionKey: string,
   row: InboundRow,
   candidates: readonly { turnId: string; content: string }[],
-): Promise<string> {
+): Promise<string[]> {
   const turnId = row.id;
   const repaired: string[] = [];
   for (const candidate of candidates) {
@@ -144,8 +149,12 @@ async function foldUnanswered(
     'WITH RECURSIVE claimed(id, content, seq) AS (SELECT id, content, seq FROM messages_in WHERE merged_into = ? UNION SELECT m.id, m.content, m.seq FROM messages_in m JOIN claimed c ON m.merged_into = c.id) SELECT content FROM claimed ORDER BY seq',
     [turnId],
   );
-  const texts = [...new Set([...claimed.map((claim) => claim.content as string), ...repaired])].filter((text) => !row.content.includes(text));
-  return texts.length === 0 ? row.content : `${queuedPrefix}\n${texts.join('\n')}\n\n${row.content}`;
+  return [...new Set([...claimed.map((claim) => claim.content as string), ...repaired])].filter((text) => !row.content.includes(text));
+}
+
+/** OpenClaw's merged prompt: the queued messages first, under their prefix, then the message itself. */
+function withFolded(texts: readonly string[], content: string): string {
+  return texts.length === 0 ? content : `${queuedPrefix}\n${texts.join('\n')}\n\n${content}`;
 }
 
 async function openTranscript(deps: TurnDeps, sessionKey: string): Promise<SessionManager> {
@@ -184,10 +193,10 @@ function initCachedAgentForTurn(agent: AiAgent, historyLength: number, config: M
   agent.lastFlushedDbIndex = historyLength;
 }
 
-async function persistPrompt(state: TurnState, prompt: string): Promise<void> {
+async function persistPrompt(state: TurnState, dbPrompt: string, jsonlPrompt: string): Promise<void> {
   const user: AgentMessage = {
     role: 'user',
-    content: prompt,
+    content: dbPrompt,
     toolCallId: null,
     toolCalls: null,
     toolName: null,
@@ -198,29 +207,33 @@ async function persistPrompt(state: TurnState, prompt: string): Promise<void> {
   if (!state.own.some((row) => row.role === 'user')) {
     await state.deps.sessionDb.appendMessages(state.sessionKey, [user], state.deps.ctx.clock.nowMs());
   }
-  await appendEntry(state, { role: 'user', content: prompt }, (entry) => entry.message.role === 'user');
+  await appendEntry(state, { role: 'user', content: jsonlPrompt }, (entry) => entry.message.role === 'user');
 }
 
-async function callModel(state: TurnState, row: InboundRow, prompt: string, giveUp: boolean): Promise<ModelAnswer> {
-  const { ctx, world } = state.deps;
+async function callModel(state: TurnState, row: InboundRow, prompt: string, giveUp: boolean): Promise<LlmAnswer> {
+  const { ctx, env } = state.deps;
   if (giveUp) return { toolCalls: [], result: `<message to="user">${errorReply}</message>` };
-  if (row.kind === 'command') return { toolCalls: [], result: '<message to="user">Session cleared.</message>' };
-  const request = { sessionKey: state.sessionKey, turnId: state.turnId, prompt, attempt: row.tries };
-  const attempt = world.modelApi.attempt(request);
-  ctx.note('model-call', { session: state.sessionKey, turn: state.turnId, latencyMs: attempt.latencyMs, error: attempt.transientError });
+  if (row.kind === 'command') return { toolCalls: [], result: `<message to="user">${clearedReply}</message>` };
+  ctx.note('model-call', { session: state.sessionKey, turn: state.turnId, attempt: row.tries });
   state.agent.apiCallCount++;
-  await ctx.timers.sleep(attempt.latencyMs);
-  await state.deps.heartbeat.beat(undefined);
-  if (attempt.transientError) throw new TransientModelError(`transient model error on ${state.turnId}`);
-  return world.modelApi.answer(request);
+  try {
+    return await env.llm.complete({ sessionKey: state.sessionKey, prompt }, ctx.timers);
+  } finally {
+    await state.deps.heartbeat.beat(undefined);
+  }
 }
 
-async function toolSend(state: TurnState, answer: ModelAnswer, index: number): Promise<void> {
+function hermesToolCalls(calls: readonly LlmAnswer['toolCalls'][number][]): string {
+  return JSON.stringify(calls.map((call) => ({ id: call.id, type: 'function', function: { name: call.name, arguments: JSON.stringify({ text: call.text }) } })));
+}
+
+async function toolSend(state: TurnState, answer: LlmAnswer, index: number): Promise<void> {
   const { ctx } = state.deps;
   const call = answer.toolCalls[index];
   if (call === undefined) return;
-  const callId = `${state.turnId}:tool:${index}`;
-  const toolCalls = JSON.stringify([{ id: callId, name: call.name, text: call.text }]);
+  // The call id is the one the LLM API issued; state.db keeps the call in Hermes' (OpenAI) tool_calls shape.
+  const callId = call.id;
+  const toolCalls = hermesToolCalls([call]);
   const carrier: AgentMessage = {
     role: 'assistant',
     content: '',

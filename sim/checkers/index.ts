@@ -1,35 +1,50 @@
-// The checkers: separate from the components they check, they read the trace, what the user saw and the final
-// durable state. Checked at the end of a run (after the fault-free settle, so every write a SIGKILL interrupted has
-// had its outcome settled by the durable state) except transcript-consistent, which is checked online after each
-// completed turn.
-import type { BuiltModel } from '../../src/index.ts';
-import type { RunSpec } from '../run/plan.ts';
+// The checkers: separate from the components they check, they judge a run by the world's ground-truth ledger, the
+// durable state read in the real systems' formats, and the kernel's own facts (DESIGN.md section 5). Checked at
+// the end of a run (after the fault-free settle, so every write a SIGKILL interrupted has had its outcome settled
+// by the durable state), except transcript-consistent, which the harness also triggers after each completed turn.
 import type { Simulation } from '../kernel/simulation.ts';
+import type { RunSpec } from '../run/plan.ts';
+import { sessionKey } from '../run/plan.ts';
+import type { Ledger } from '../world/ledger.ts';
+import { attributeAll } from './attribution.ts';
+import { readDurableState } from './durable.ts';
 import { checkIngestion } from './ingestion.ts';
 import { checkLiveness } from './liveness.ts';
-import { observe } from './observations.ts';
+import { kernelFacts, type Observations } from './observations.ts';
 import { checkReplies } from './replies.ts';
 import type { TranscriptMonitor } from './transcript.ts';
 import { classOf, type Violation } from './violation.ts';
 
 export { TranscriptMonitor } from './transcript.ts';
 export { type FailureClass, type InvariantName, invariantNames, type Violation } from './violation.ts';
+export { activeBranch, type DbRow, type JsonlEntry, parsePiTranscript, readDurableState } from './durable.ts';
 
-export function checkRun(input: { sim: Simulation; model: BuiltModel; spec: RunSpec; endMs: number; monitor: TranscriptMonitor }): Violation[] {
-  const o = observe(input.sim, input.model, input.spec, input.endMs);
+export function checkRun(input: { sim: Simulation; ledger: Ledger; spec: RunSpec; endMs: number; monitor: TranscriptMonitor }): Violation[] {
+  const sessions = Array.from({ length: input.spec.plan.sessions }, (_, index) => sessionKey(index));
+  const events = input.sim.trace.events;
+  const o: Observations = {
+    sessions,
+    ledger: input.ledger,
+    durable: readDurableState(input.sim, sessions),
+    kernel: kernelFacts(events),
+    events,
+    faultPhaseMs: input.spec.plan.faultPhaseMs,
+    endMs: input.endMs,
+  };
   const out: Violation[] = [];
   for (const crash of input.sim.processes.crashes) {
     out.push({
       invariant: 'no-process-crash',
       message: `${crash.name} crashed: ${crash.error instanceof Error ? crash.error.message : String(crash.error)}`,
-      step: Math.max(0, o.events.findIndex((event) => event.kind === 'proc.exit' && event.fields.incarnation === crash.incarnation)),
+      step: o.kernel.find((fact) => fact.kind === 'crash' && fact.incarnation === crash.incarnation)?.step ?? 0,
       timeMs: crash.timeMs,
       class: classOf('no-process-crash'),
     });
   }
-  checkReplies(o, out);
+  const attributions = attributeAll(o);
+  checkReplies(o, attributions, out);
   checkIngestion(o, out);
   out.push(...input.monitor.finish(o));
-  checkLiveness(o, out);
+  checkLiveness(o, attributions, out);
   return out.sort((a, b) => a.step - b.step);
 }

@@ -1,25 +1,63 @@
-// every-inbound-answered (liveness): after the fault phase the run goes on fault-free for settleMs; by the end,
-// every accepted inbound message (a chat message the gateway acknowledged, or an exec prompt it persisted) must be
-// finished and answered by a visible reply of its own turn or of the turn it was merged into.
-import { answeringTurn } from './ingestion.ts';
-import { type Observations, replyPayloads } from './observations.ts';
+// Liveness, after the faults stop (the run then goes on fault-free for settleMs):
+// - every-inbound-answered: by the end, every accepted user message and every command the system took up (its run
+//   is in an LLM prompt or a durable transcript) is answered: a reply the user saw belongs to an answer whose prompt
+//   carried it, or the system's own reply to it was shown after it (`Session cleared.` for a /clear, the error reply
+//   after giving up);
+// - quiescent-after-heal: after the faults stop, no process is killed or crashes again (the kernel's own record of
+//   kills and crashes, not the model's notes), so no crash loop and no supervisor killing a healthy successor.
+import type { CommandFact, UserMessageFact } from '../world/ledger.ts';
+import type { Attribution } from './attribution.ts';
+import { acceptedMessages, cannedReplies, carries, commandsOf, normalized, type Observations } from './observations.ts';
 import { classOf, type Violation } from './violation.ts';
 
-export function checkLiveness(o: Observations, out: Violation[]): void {
-  const answered = new Set(replyPayloads(o.visible).map((reply) => reply.turnId));
-  for (const row of o.accepted) {
-    const turn = answeringTurn(o, row.id);
-    let problem: string | undefined;
-    if (row.status === undefined) problem = 'was acknowledged but never queued';
-    else if (row.status !== 'completed') problem = `is still ${row.status}`;
-    else if (!answered.has(turn)) problem = turn === row.id ? 'got no visible reply' : `was merged into ${turn}, which got no visible reply`;
-    if (problem === undefined) continue;
-    out.push({
-      invariant: 'every-inbound-answered',
-      message: `inbound ${row.id} (${row.sessionKey}) ${problem} ${o.endMs - o.faultPhaseMs} ms after the faults stopped`,
-      step: Math.max(0, o.events.length - 1),
-      timeMs: o.endMs,
-      class: classOf('every-inbound-answered'),
-    });
+export function checkLiveness(o: Observations, attributions: Map<string, Attribution>, out: Violation[]): void {
+  for (const session of o.sessions) {
+    const attribution = attributions.get(session);
+    if (attribution === undefined) continue;
+    const subjects: (UserMessageFact | CommandFact)[] = [...acceptedMessages(o, session), ...commandsOf(o, session).filter((command) => takenUp(o, session, command))];
+    for (const subject of subjects) {
+      if (answered(attribution, subject)) continue;
+      const what = 'marker' in subject ? `message ${subject.marker} (delivery ${subject.deliveryId})` : `command ${subject.runId}`;
+      out.push({
+        invariant: 'every-inbound-answered',
+        message: `${session}: ${what} got no reply ${o.endMs - o.faultPhaseMs} ms after the faults stopped`,
+        step: Math.max(0, o.events.length - 1),
+        timeMs: o.endMs,
+        class: classOf('every-inbound-answered'),
+      });
+    }
   }
+  checkQuiescence(o, out);
+}
+
+function takenUp(o: Observations, session: string, command: CommandFact): boolean {
+  return (
+    o.ledger.requests.some((request) => request.sessionKey === session && carries(request.prompt, command)) ||
+    o.durable.rows.some((row) => row.sessionId === session && carries(row.content, command))
+  );
+}
+
+function answered(a: Attribution, subject: UserMessageFact | CommandFact): boolean {
+  const sentAtMs = 'marker' in subject ? subject.sentAtMs : subject.requestedAtMs;
+  for (const slot of a.slotOf.values()) if (carries(slot.answer.prompt, subject)) return true;
+  const isClear = 'marker' in subject && subject.text.trim().toLowerCase().startsWith('/clear');
+  const own = normalized(isClear ? cannedReplies[1] : cannedReplies[0]);
+  return a.canned.some((shown) => shown.atMs >= sentAtMs && normalized(shown.text) === own);
+}
+
+function checkQuiescence(o: Observations, out: Violation[]): void {
+  const late = o.kernel.filter((fact) => fact.timeMs > o.faultPhaseMs);
+  if (late.length === 0) return;
+  const first = late[0] as (typeof late)[number];
+  const summary = late
+    .slice(0, 5)
+    .map((fact) => `${fact.process} ${fact.kind === 'kill' ? 'killed' : 'crashed'} at ${fact.timeMs} ms`)
+    .join(', ');
+  out.push({
+    invariant: 'quiescent-after-heal',
+    message: `${late.length} kills or crashes after the faults stopped at ${o.faultPhaseMs} ms: ${summary}${late.length > 5 ? ', …' : ''}`,
+    step: first.step,
+    timeMs: first.timeMs,
+    class: classOf('quiescent-after-heal'),
+  });
 }

@@ -1,130 +1,91 @@
-// What the checkers look at, gathered from outside the components: the trace, what the platform showed the user,
-// and the final durable state (state.db rows, per-session inbound/outbound rows, the JSONL transcripts). Nothing
-// here asks a component what it thinks; it reads what is durable or visible.
-import {
-  type BuiltModel,
-  inboundPath,
-  normalizeWhitespace,
-
-  parseTranscript,
-  type SessionEntry,
-  stateDbPath,
-  transcriptPath,
-  type VisibleMessage,
-} from '../../src/index.ts';
-import { sessionKey } from '../run/plan.ts';
-import type { RunSpec } from '../run/plan.ts';
-import type { Simulation } from '../kernel/simulation.ts';
+// What the checkers judge by, gathered from outside the system under test: the world's ground-truth ledger (what
+// the user typed and was shown, what the LLM was asked and answered, which commands ran), the durable state read in
+// the real systems' formats, and the kernel's own facts (kills and crashes, with their times). Trace events serve
+// only to place a violation on the timeline (its step).
+import { clearedReply, errorReply, normalizeWhitespace } from '../../src/index.ts';
 import type { TraceEvent } from '../kernel/trace.ts';
+import type { CommandFact, Ledger, LlmAnswerFact, ShownFact, UserMessageFact } from '../world/ledger.ts';
+import type { DurableState } from './durable.ts';
 
-export interface StateRow {
-  id: number;
-  sessionId: string;
-  role: string;
-  content: string;
-  toolCalls: string | null;
-  toolCallId: string | null;
-  turnId: string;
-}
+/** Replies the system under test produces itself, without the LLM (a give-up after repeated errors, /clear). */
+export const cannedReplies = [errorReply, clearedReply] as const;
 
-export interface InboundRowState {
-  sessionKey: string;
-  id: string;
-  kind: string;
-  status: string;
-  content: string;
-  mergedInto: string | null;
-}
-
-/**
- * An inbound message the system accepted: a chat message the platform saw acknowledged (taken from the platform,
- * not from the gateway's own tables), or an exec prompt the gateway persisted. `status` is its row's, if it has one.
- */
-export interface AcceptedInbound {
-  id: string;
-  sessionKey: string;
-  text: string;
-  status: string | undefined;
+export interface KernelFact {
+  kind: 'kill' | 'crash';
+  process: string;
+  incarnation: number;
+  timeMs: number;
+  step: number;
 }
 
 export interface Observations {
   sessions: string[];
-  accepted: AcceptedInbound[];
-  visible: VisibleMessage[];
-  stateRows: StateRow[];
-  inbound: InboundRowState[];
-  transcripts: Map<string, { entries: SessionEntry[]; malformedLines: number }>;
+  ledger: Ledger;
+  durable: DurableState;
+  kernel: KernelFact[];
   events: readonly TraceEvent[];
   faultPhaseMs: number;
   endMs: number;
 }
 
-export function observe(sim: Simulation, model: BuiltModel, spec: RunSpec, endMs: number): Observations {
-  const sessions = Array.from({ length: spec.plan.sessions }, (_, index) => sessionKey(index));
-  const dbPaths = new Set(sim.sqlite.paths());
-  const stateRows: StateRow[] = dbPaths.has(stateDbPath)
-    ? sim.sqlite
-        .inspect(stateDbPath, 'SELECT id, session_id, role, content, tool_calls, tool_call_id, turn_id FROM messages ORDER BY id')
-        .map((row) => ({
-          id: Number(row.id),
-          sessionId: String(row.session_id),
-          role: String(row.role),
-          content: String(row.content ?? ''),
-          toolCalls: row.tool_calls === null ? null : String(row.tool_calls),
-          toolCallId: row.tool_call_id === null ? null : String(row.tool_call_id),
-          turnId: String(row.turn_id ?? ''),
-        }))
-    : [];
-  const inbound: InboundRowState[] = [];
-  const transcripts = new Map<string, { entries: SessionEntry[]; malformedLines: number }>();
-  for (const session of sessions) {
-    if (dbPaths.has(inboundPath(session))) {
-      for (const row of sim.sqlite.inspect(inboundPath(session), 'SELECT id, kind, status, content, merged_into FROM messages_in ORDER BY seq')) {
-        inbound.push({
-          sessionKey: session,
-          id: String(row.id),
-          kind: String(row.kind),
-          status: String(row.status),
-          content: String(row.content),
-          mergedInto: row.merged_into === null ? null : String(row.merged_into),
-        });
-      }
-    }
-    // The durable transcript: what a crash of every process at the end would leave.
-    const text = sim.disk.peekSynced(transcriptPath(session));
-    if (text !== undefined) transcripts.set(session, parseTranscript(text));
-  }
-  const platform = model.world.platform;
-  const rowById = new Map(inbound.map((row) => [row.id, row]));
-  const accepted: AcceptedInbound[] = [
-    ...platform.sent
-      .filter((message) => platform.acknowledged.has(message.deliveryId))
-      .map((message) => ({ id: `in:${message.deliveryId}`, sessionKey: message.sessionKey, text: message.text, status: rowById.get(`in:${message.deliveryId}`)?.status })),
-    ...inbound.filter((row) => row.kind === 'system').map((row) => ({ id: row.id, sessionKey: row.sessionKey, text: row.content, status: row.status })),
-  ];
-  return {
-    sessions,
-    accepted,
-    visible: platform.visible,
-    stateRows,
-    inbound,
-    transcripts,
-    events: sim.trace.events,
-    faultPhaseMs: spec.plan.faultPhaseMs,
-    endMs,
-  };
+export function kernelFacts(events: readonly TraceEvent[]): KernelFact[] {
+  const out: KernelFact[] = [];
+  events.forEach((event, step) => {
+    if (event.kind !== 'proc.kill' && event.kind !== 'proc.exit') return;
+    out.push({
+      kind: event.kind === 'proc.kill' ? 'kill' : 'crash',
+      process: String(event.fields.name),
+      incarnation: Number(event.fields.incarnation),
+      timeMs: event.timeMs,
+      step,
+    });
+  });
+  return out;
 }
 
-export function replyPayloads(visible: readonly VisibleMessage[]): VisibleMessage[] {
-  return visible.filter((message) => message.kind !== 'reaction');
+/** The trace step at (or just after) a simulated instant: where a ledger fact sits on the timeline. */
+export function stepAt(o: Observations, timeMs: number): number {
+  let low = 0;
+  let high = o.events.length;
+  while (low < high) {
+    const middle = (low + high) >> 1;
+    if ((o.events[middle]?.timeMs ?? Infinity) < timeMs) low = middle + 1;
+    else high = middle;
+  }
+  return Math.min(low, Math.max(0, o.events.length - 1));
 }
 
 export function normalized(text: string): string {
   return normalizeWhitespace(text);
 }
 
-/** Notes of one kind from the trace, as field records. */
-export function notes(events: readonly TraceEvent[], kind: string): TraceEvent['fields'][] {
-  const name = `model.${kind}`;
-  return events.filter((event) => event.kind === name).map((event) => event.fields);
+/** The user messages the system accepted: the gateway acknowledged them to the platform. */
+export function acceptedMessages(o: Observations, session?: string): UserMessageFact[] {
+  return o.ledger.userMessages.filter((message) => message.acknowledgedAtMs !== null && (session === undefined || message.sessionKey === session));
+}
+
+/** pi/OpenClaw's exec event text names the run as `id=<runId>,` (finished) in the prompt. */
+export function mentionsRun(text: string, runId: string): boolean {
+  return text.includes(`Exec finished (node=`) && new RegExp(`\\bid=${escapeRegExp(runId)}[,)]`).test(text);
+}
+
+/** Whether a text (prompt, row, entry) carries a user message or a command. */
+export function carries(text: string, subject: UserMessageFact | CommandFact): boolean {
+  return 'marker' in subject ? text.includes(subject.marker) : mentionsRun(text, subject.runId);
+}
+
+export function commandsOf(o: Observations, session: string): CommandFact[] {
+  return o.ledger.commands.filter((command) => command.sessionKey === session);
+}
+
+export function shownIn(o: Observations, session: string): ShownFact[] {
+  return o.ledger.shown.filter((shown) => shown.sessionKey === session && shown.kind !== 'reaction');
+}
+
+export function answersIn(o: Observations, session: string): LlmAnswerFact[] {
+  return o.ledger.answers.filter((answer) => answer.sessionKey === session);
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }

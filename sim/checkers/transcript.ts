@@ -1,65 +1,70 @@
-// transcript-consistent, checked online: after each completed turn, the session's JSONL as a reload sees it (every
-// entry in file order, and the active branch from the last entry) must be exactly the active branch the runner
-// holds in memory, so no dead-end branch or orphan stays on disk. And an assistant entry that was once durable
-// (synced) on the active branch must never disappear from it.
-import { activeBranchOf, parseTranscript, transcriptPath } from '../../src/index.ts';
+// transcript-consistent, decided from the JSONL files alone (never from the runner's memory). Checked whenever the
+// harness asks (after each completed turn: the model's note may trigger the check, never decide it) and at the end:
+// - every message entry in a session's file, reloaded as pi reloads it (the leaf is the last entry in file order),
+//   is on the active branch: a dead-end entry is a durable second copy or a lost branch;
+// - an assistant entry that was once durable (synced) on the active branch never disappears from it. Entries are
+//   known by what they carry (the closing text, or the API-issued tool-call ids), not by their entry ids, so a
+//   rewrite that re-ids an entry does not count as a loss and one that drops it does.
 import type { Simulation } from '../kernel/simulation.ts';
-import type { TraceEvent } from '../kernel/trace.ts';
+import { activeBranch, type JsonlEntry, readDurableState } from './durable.ts';
 import type { Observations } from './observations.ts';
 import { classOf, type Violation } from './violation.ts';
+
+function identity(entry: JsonlEntry): string {
+  return entry.toolCallIds.length > 0 ? `calls:${entry.toolCallIds.join(',')}` : `text:${entry.text}`;
+}
 
 export class TranscriptMonitor {
   readonly violations: Violation[] = [];
   private readonly reported = new Set<string>();
-  /** Assistant entry ids seen durable on an active branch, by session. */
+  /** Identities of assistant entries seen durable on an active branch, by session, with the step first seen. */
   private readonly durableAssistants = new Map<string, Map<string, number>>();
 
-  constructor(private readonly sim: Simulation) {
-    sim.trace.onEvent((event) => {
-      if (event.kind === 'model.turn-completed') this.onTurnCompleted(event);
-    });
-  }
+  constructor(
+    private readonly sim: Simulation,
+    private readonly sessions: readonly string[],
+  ) {}
 
-  private onTurnCompleted(event: TraceEvent): void {
-    const session = String(event.fields.session);
-    const memory = String(event.fields.branch);
-    const text = this.sim.disk.peek(transcriptPath(session)) ?? '';
-    const parsed = parseTranscript(text);
-    const fileOrder = parsed.entries.map((entry) => entry.id).join(',');
-    const reloaded = activeBranchOf(parsed.entries).map((entry) => entry.id).join(',');
-    if ((fileOrder !== memory || reloaded !== memory) && !this.reported.has(session)) {
+  /** Check every session's file now; `step` and `timeMs` place a violation on the timeline. */
+  check(step: number, timeMs: number): void {
+    const current = readDurableState(this.sim, this.sessions, 'current');
+    for (const [session, transcript] of current.transcripts) {
+      if (this.reported.has(session)) continue;
+      const onBranch = new Set(activeBranch(transcript.entries).map((entry) => entry.id));
+      const off = transcript.entries.filter((entry) => !onBranch.has(entry.id));
+      if (off.length === 0) continue;
       this.reported.add(session);
-      const extra = parsed.entries.filter((entry) => !memory.split(',').includes(entry.id));
-      const detail = extra.length > 0 ? `${extra.length} entries on disk are not on the active branch (${extra.map((entry) => `${entry.message.role} ${entry.id} of ${entry.turnId}`).join(', ')})` : `disk branch ${reloaded} != memory ${memory}`;
       this.violations.push({
         invariant: 'transcript-consistent',
-        message: `after turn ${String(event.fields.turn)} the JSONL of ${session} differs from the runner's active branch: ${detail}`,
-        step: event.index,
-        timeMs: event.timeMs,
+        message: `${session}.jsonl: ${off.length} entries are off the active branch (${off.map((entry) => `${entry.role} ${entry.id} "${entry.text.slice(0, 40)}"`).join(', ')})`,
+        step,
+        timeMs,
         class: classOf('transcript-consistent'),
       });
     }
-    const synced = parseTranscript(this.sim.disk.peekSynced(transcriptPath(session)) ?? '');
-    const seen = this.durableAssistants.get(session) ?? new Map<string, number>();
-    for (const entry of activeBranchOf(synced.entries)) if (entry.message.role === 'assistant' && !seen.has(entry.id)) seen.set(entry.id, event.index);
-    this.durableAssistants.set(session, seen);
+    const durable = readDurableState(this.sim, this.sessions, 'synced');
+    for (const [session, transcript] of durable.transcripts) {
+      const seen = this.durableAssistants.get(session) ?? new Map<string, number>();
+      for (const entry of activeBranch(transcript.entries)) if (entry.role === 'assistant' && !seen.has(identity(entry))) seen.set(identity(entry), step);
+      this.durableAssistants.set(session, seen);
+    }
   }
 
-  /** At the end: every once-durable assistant entry is still on its active branch. */
+  /** At the end: the last check, then every once-durable assistant entry is still on its active branch. */
   finish(o: Observations): Violation[] {
+    this.check(Math.max(0, o.events.length - 1), o.endMs);
     const out = [...this.violations];
     for (const [session, seen] of this.durableAssistants) {
-      const branch = new Set(activeBranchOf(o.transcripts.get(session)?.entries ?? []).map((entry) => entry.id));
-      const lost = [...seen.keys()].filter((id) => !branch.has(id));
-      if (lost.length > 0) {
-        out.push({
-          invariant: 'transcript-consistent',
-          message: `${session}: ${lost.length} assistant entries that were durable are gone from the active branch (${lost.join(', ')})`,
-          step: Math.max(0, o.events.length - 1),
-          timeMs: o.endMs,
-          class: classOf('transcript-consistent'),
-        });
-      }
+      const branch = new Set(activeBranch(o.durable.transcripts.get(session)?.entries ?? []).map(identity));
+      const lost = [...seen.keys()].filter((key) => !branch.has(key));
+      if (lost.length === 0) continue;
+      out.push({
+        invariant: 'transcript-consistent',
+        message: `${session}: ${lost.length} assistant entries that were durable are gone from the active branch (${lost.map((key) => key.slice(0, 50)).join('; ')})`,
+        step: Math.max(0, o.events.length - 1),
+        timeMs: o.endMs,
+        class: classOf('transcript-consistent'),
+      });
     }
     return out;
   }

@@ -7,6 +7,7 @@ export const invariantNames = [
   'transcript-consistent',
   'no-lost-user-message',
   'every-inbound-answered',
+  'quiescent-after-heal',
 ] as const;
 
 export type InvariantName = (typeof invariantNames)[number] | 'no-process-crash';
@@ -23,7 +24,7 @@ export interface Violation {
 }
 
 export function classOf(invariant: InvariantName): FailureClass {
-  if (invariant === 'every-inbound-answered') return 'liveness';
+  if (invariant === 'every-inbound-answered' || invariant === 'quiescent-after-heal') return 'liveness';
   if (invariant === 'no-process-crash') return 'crash';
   return 'correctness';
 }

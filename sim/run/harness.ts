@@ -1,9 +1,11 @@
 // The harness: one run of the model from a RunSpec (scenario, bugs, seed, plan). It builds the simulation and the
 // model, applies the plan's workload and faults (timed ones at their instant, phase-triggered ones when the trace
 // shows the phase), stops the faults at faultPhaseMs, lets the run settle fault-free, and hands the trace and the
-// durable state to the checkers.
+// durable state to the checkers. The world (platform, LLM API, deployed config) is built here, beside the model, and
+// keeps the ground-truth ledger; the model sees it only through its ports.
 import type { SqlJsStatic } from 'sql.js';
-import { buildModel, type BuiltModel, gatewayName, modelConfig, nodeHostName, type Random, runnerName } from '../../src/index.ts';
+import { buildModel, type BuiltModel, gatewayName, modelConfig, nodeHostName, platformName, type Random, runnerName } from '../../src/index.ts';
+import { buildWorld, type Ledger, type World } from '../world/index.ts';
 import { assert } from '../kernel/assert.ts';
 import { checkRun, TranscriptMonitor, type Violation } from '../checkers/index.ts';
 import { type FaultCoverage, FaultRecorder } from './coverage.ts';
@@ -21,6 +23,9 @@ export interface RunResult {
   coverage: FaultCoverage;
   sim: Simulation;
   model: BuiltModel;
+  world: World;
+  /** The ground truth the checkers judged by. */
+  ledger: Ledger;
 }
 
 export interface RunOptions {
@@ -28,7 +33,7 @@ export interface RunOptions {
   /** Kernel setting under test (scheduler.ts); default settleQuietHopsDefault. */
   settleQuietHops?: number;
   /** Test hook, called after the world is configured and before any process starts (e.g. to script the model). */
-  prepare?: (sim: Simulation, model: BuiltModel) => void;
+  prepare?: (sim: Simulation, model: BuiltModel, world: World) => void;
 }
 
 export async function runSpec(spec: RunSpec, options: RunOptions): Promise<RunResult> {
@@ -43,20 +48,32 @@ export async function runSpec(spec: RunSpec, options: RunOptions): Promise<RunRe
   });
   const sessions = Array.from({ length: plan.sessions }, (_, index) => sessionKey(index));
   const config = modelConfig({ bugs: spec.bugs, sessions, knobs: { agentCacheSize: plan.model.agentCacheSize } });
-  const model = buildModel(config, (key) => sim.prng.fork(key) as Random);
+  const world = buildWorld({
+    timers: config.timers,
+    gatewayName,
+    configGeneration: config.knobs.configGeneration,
+    randomFor: (key) => sim.prng.fork(key) as Random,
+    nowMs: () => sim.clock.nowMs(),
+  });
+  const model = buildModel(config, { llm: world.modelApi, configGeneration: () => world.deployed.configGeneration });
   const recorder = new FaultRecorder(sim);
-  const monitor = new TranscriptMonitor(sim);
-  configureWorld(sim, model, spec);
-  options.prepare?.(sim, model);
+  const monitor = new TranscriptMonitor(sim, sessions);
+  // The model's note of a completed turn triggers the transcript check; the check itself reads only the files.
+  sim.trace.onEvent((event) => {
+    if (event.kind === 'model.turn-completed') monitor.check(event.index, event.timeMs);
+  });
+  configureWorld(sim, model, world, spec);
+  options.prepare?.(sim, model, world);
+  sim.spawn(platformName, (ctx) => world.platform.main(ctx));
   for (const process of model.processes) sim.spawn(process.name, process.main);
-  scheduleWorkload(sim, model, spec);
+  scheduleWorkload(sim, model, world, spec);
   for (const fault of plan.faults) scheduleFault(sim, recorder, fault);
   sim.at(plan.faultPhaseMs, () => {
     recorder.active = false;
-    endFaultPhase(sim, model);
+    endFaultPhase(sim, world);
   });
   const summary = await sim.run();
-  const violations = checkRun({ sim, model, spec, endMs, monitor });
+  const violations = checkRun({ sim, ledger: world.ledger, spec, endMs, monitor });
   return {
     spec,
     verdict: violations.length === 0 ? 'pass' : 'fail',
@@ -67,10 +84,12 @@ export async function runSpec(spec: RunSpec, options: RunOptions): Promise<RunRe
     coverage: recorder.coverage,
     sim,
     model,
+    world,
+    ledger: world.ledger,
   };
 }
 
-function configureWorld(sim: Simulation, model: BuiltModel, spec: RunSpec): void {
+function configureWorld(sim: Simulation, model: BuiltModel, world: World, spec: RunSpec): void {
   const { faultKnobs, model: knobs } = spec.plan;
   for (const [a, b] of linkPairs) {
     for (const [from, to] of [[a, b], [b, a]] as const) {
@@ -88,7 +107,7 @@ function configureWorld(sim: Simulation, model: BuiltModel, spec: RunSpec): void
   }
   sim.disk.faults = { ...sim.disk.faults, tearPer1000: faultKnobs.diskTearPer1000, backgroundSyncPer1000: faultKnobs.diskWritebackPer1000 };
   sim.sqlite.faults = { ...sim.sqlite.faults, busyPer1000: faultKnobs.sqlBusyPer1000 };
-  const api = model.world.modelApi;
+  const api = world.modelApi;
   api.behaviour = {
     ...api.behaviour,
     toolCallPer1000: knobs.toolCallPer1000,
@@ -100,36 +119,36 @@ function configureWorld(sim: Simulation, model: BuiltModel, spec: RunSpec): void
   };
 }
 
-function scheduleWorkload(sim: Simulation, model: BuiltModel, spec: RunSpec): void {
+function scheduleWorkload(sim: Simulation, model: BuiltModel, world: World, spec: RunSpec): void {
   spec.plan.workload.forEach((step, index) => {
     const session = sessionKey(step.kind === 'config-bump' ? 0 : step.session % spec.plan.sessions);
     switch (step.kind) {
       case 'user':
-        sim.at(step.atMs, () => model.world.platform.userSays(session, `d${index}`, `${step.text} [m${index}]`));
+        sim.at(step.atMs, () => world.platform.userSays(session, `d${index}`, `${step.text} ${userMarker(index)}`, userMarker(index)));
         break;
       case 'clear':
-        sim.at(step.atMs, () => model.world.platform.userSays(session, `d${index}`, '/clear'));
+        sim.at(step.atMs, () => world.platform.userSays(session, `d${index}`, `/clear ${userMarker(index)}`, userMarker(index)));
         break;
       case 'exec':
-        sim.at(step.atMs, () =>
-          model.world.nodeHost.run({
-            runId: `run-${index}`,
-            sessionKey: session,
-            durationMs: step.durationMs,
-            exitCode: step.exitCode,
-            timedOut: false,
-            output: step.output,
-          }),
-        );
+        sim.at(step.atMs, () => {
+          const command = { runId: `run-${index}`, sessionKey: session, durationMs: step.durationMs, exitCode: step.exitCode, timedOut: false, output: step.output };
+          world.ledger.commandRequested({ ...command, requestedAtMs: sim.clock.nowMs() });
+          model.nodeHost.run(command);
+        });
         break;
       case 'config-bump':
         sim.at(step.atMs, () => {
-          model.world.deployed.configGeneration++;
-          sim.trace.record('fault', { kind: 'config-bump', generation: model.world.deployed.configGeneration });
+          world.deployed.configGeneration++;
+          sim.trace.record('fault', { kind: 'config-bump', generation: world.deployed.configGeneration });
         });
         break;
     }
   });
+}
+
+/** The unique token the workload puts in the text of user message i, by which the checkers find it. */
+export function userMarker(index: number): string {
+  return `[m${index}]`;
 }
 
 function scheduleFault(sim: Simulation, recorder: FaultRecorder, fault: FaultStep): void {
@@ -172,7 +191,7 @@ function onPhase(sim: Simulation, recorder: FaultRecorder, phase: Phase, nth: nu
   });
 }
 
-function endFaultPhase(sim: Simulation, model: BuiltModel): void {
+function endFaultPhase(sim: Simulation, world: World): void {
   sim.trace.record('fault', { kind: 'fault-phase-end' });
   for (const [a, b] of linkPairs) {
     for (const [from, to] of [[a, b], [b, a]] as const) {
@@ -183,7 +202,7 @@ function endFaultPhase(sim: Simulation, model: BuiltModel): void {
   }
   sim.disk.faults = { ...sim.disk.faults, tearPer1000: 0 };
   sim.sqlite.faults = { ...sim.sqlite.faults, busyPer1000: 0 };
-  model.world.modelApi.faultsActive = false;
+  world.modelApi.faultsActive = false;
   // Anything still down comes back (the gateway supervises the runner and tool server itself).
   for (const name of [gatewayName, nodeHostName, runnerName]) {
     if (!sim.processes.isRunning(name)) sim.restart(name, 0);

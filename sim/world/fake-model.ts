@@ -1,35 +1,14 @@
-// A deterministic fake of the remote model API. It is part of the environment, not of any process: a kill of the
-// runner does not change what the model would answer. For a given turn the answer (tool calls and closing text)
-// is a pure function of the run's seed and the turn id, as a model at temperature 0 would give, so a
-// retried turn asks again and gets the same answer; transient errors and slow responses are drawn per attempt and
-// only while the fault phase lasts. A scenario may script answers for specific prompts.
-import type { Random } from '../../src/ports.ts';
-
-export type ToolName = 'send_message' | 'send_file' | 'add_reaction';
-
-export interface ToolCall {
-  name: ToolName;
-  /** The payload the user sees: message text, file caption, or the reaction emoji. */
-  text: string;
-}
-
-export interface ModelAnswer {
-  toolCalls: ToolCall[];
-  /** Closing text; `<message to="user">...</message>` blocks are what the user should see. */
-  result: string;
-}
-
-export interface ModelAttempt {
-  latencyMs: number;
-  transientError: boolean;
-}
-
-export interface ModelRequest {
-  sessionKey: string;
-  turnId: string;
-  prompt: string;
-  attempt: number;
-}
+// A deterministic fake of the remote LLM API, part of the world (never killed) and the ledger's witness of what the
+// model was asked and what it answered. It sees only what a real API sees: the session it is called for and the
+// prompt text; nothing of the system's internal ids reaches it. At temperature 0 the answer is a pure function of
+// the run's seed, the session and the prompt, so a retried run that sends the same prompt gets the same answer
+// (with the same API-issued tool-call ids). Every answer ends with a line outside its message blocks naming it
+// (`(reply <tag>)`), so a durable assistant row can be traced to exactly one answer, while the visible blocks may
+// be stock phrases that other answers also use. Latency, transient errors and slow responses are drawn per request
+// and only while the fault phase lasts. Tests may script answers per request.
+import { type LlmAnswer, type LlmApi, type LlmRequest, LlmTransientError, type Random, type Timers, type ToolName } from '../../src/ports.ts';
+import { contentHash } from '../../src/text.ts';
+import type { Ledger } from './ledger.ts';
 
 export interface ModelBehaviour {
   /** Chance (per 1000) that a turn calls a tool mid-turn. */
@@ -57,53 +36,78 @@ export const defaultModelBehaviour: ModelBehaviour = {
   latencyMsMax: 3_000,
 };
 
-export const interimPhrases = [
-  'on it - looking at your calendar',
-  'interim update',
-  'Looking it up',
-  'working on it',
-] as const;
+export const interimPhrases = ['on it - looking at your calendar', 'interim update', 'Looking it up', 'working on it'] as const;
 
 export const stockAnswers = ["Tomorrow at 2pm you're free", 'done', ...interimPhrases] as const;
 
-export type ScriptedAnswer = (request: ModelRequest) => ModelAnswer | undefined;
+/** A scripted answer: tool calls may leave out their ids (the API issues them). */
+export interface ScriptedAnswer {
+  toolCalls: { id?: string; name: ToolName; text: string }[];
+  result: string;
+}
 
-export class FakeModelApi {
+export type AnswerScript = (request: LlmRequest) => ScriptedAnswer | undefined;
+
+/** The tag naming the answer to a prompt: the same for every request with that session and prompt. */
+export function answerTag(request: LlmRequest): string {
+  return contentHash(`${request.sessionKey}\n${request.prompt}`);
+}
+
+export class FakeModelApi implements LlmApi {
   behaviour: ModelBehaviour = { ...defaultModelBehaviour };
   /** While false, no transient errors and no slow responses (the fault phase is over). */
   faultsActive = true;
-  script: ScriptedAnswer | undefined;
+  script: AnswerScript | undefined;
   calls = 0;
+  private readonly requestsPerPrompt = new Map<string, number>();
 
-  constructor(private readonly randomFor: (key: string) => Random) {}
+  constructor(
+    private readonly randomFor: (key: string) => Random,
+    private readonly ledger: Ledger,
+    private readonly nowMs: () => number,
+  ) {}
 
-  /** How this attempt goes: latency and whether it fails transiently. */
-  attempt(request: ModelRequest): ModelAttempt {
+  async complete(request: LlmRequest, timers: Timers): Promise<LlmAnswer> {
     this.calls++;
-    const random = this.randomFor(`attempt/${request.turnId}/${request.attempt}`);
+    const tag = answerTag(request);
+    const nth = (this.requestsPerPrompt.get(tag) ?? 0) + 1;
+    this.requestsPerPrompt.set(tag, nth);
+    const fact = this.ledger.requestReceived(request.sessionKey, request.prompt, this.nowMs());
+    const random = this.randomFor(`attempt/${tag}/${nth}`);
     const b = this.behaviour;
     const slow = this.faultsActive && random.chance(b.slowPer1000, 1000);
     const latencyMs = slow ? random.int(b.latencyMsMax, b.slowLatencyMsMax) : random.int(200, b.latencyMsMax);
     const transientError = this.faultsActive && random.chance(b.transientErrorPer1000, 1000);
-    return { latencyMs, transientError };
+    await timers.sleep(latencyMs);
+    if (transientError) {
+      this.ledger.requestFailed(fact);
+      throw new LlmTransientError(`transient LLM error (${tag}, request ${nth})`);
+    }
+    const answer = this.answer(request, tag);
+    this.ledger.answerReturned(fact, answer, this.nowMs());
+    return answer;
   }
 
-  /** The answer for a turn (the same on every attempt). */
-  answer(request: ModelRequest): ModelAnswer {
-    const scripted = this.script?.(request);
-    if (scripted !== undefined) return scripted;
-    const random = this.randomFor(`answer/${request.turnId}`);
+  /** The answer to a prompt (the same on every request). */
+  private answer(request: LlmRequest, tag: string): LlmAnswer {
+    const scripted = this.script?.(request) ?? this.generate(tag);
+    return {
+      toolCalls: scripted.toolCalls.map((call, index) => ({ id: call.id ?? `toolu_${tag}_${index}`, name: call.name, text: call.text })),
+      result: `${scripted.result}\n(reply ${tag})`,
+    };
+  }
+
+  private generate(tag: string): ScriptedAnswer {
+    const random = this.randomFor(`answer/${tag}`);
     const b = this.behaviour;
-    const toolCalls: ToolCall[] = [];
+    const toolCalls: ScriptedAnswer['toolCalls'] = [];
     if (random.chance(b.toolCallPer1000, 1000)) {
       const kind = random.int(0, 9);
       if (kind < 7) toolCalls.push({ name: 'send_message', text: random.pick(interimPhrases) });
       else if (kind < 9) toolCalls.push({ name: 'send_file', text: `report-${random.int(1, 3)}.pdf` });
       else toolCalls.push({ name: 'add_reaction', text: '👍' });
     }
-    const answer = random.chance(b.stockAnswerPer1000, 1000)
-      ? random.pick(stockAnswers)
-      : `answer ${random.int(1, 9999)} for ${request.turnId}`;
+    const answer = random.chance(b.stockAnswerPer1000, 1000) ? random.pick(stockAnswers) : `answer ${random.int(1, 9999)} [a${tag}]`;
     const blocks: string[] = [];
     const sent = toolCalls.find((call) => call.name !== 'add_reaction');
     if (sent !== undefined && random.chance(b.repeatPer1000, 1000)) {

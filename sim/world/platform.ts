@@ -2,18 +2,20 @@
 // to the gateway as a webhook with a platform delivery id and redelivered every platformRedeliverMs until the
 // gateway acknowledges it (at most platformRedeliveriesMax times). Outbound: the platform accepts a send, drops a
 // repeat of the same client idempotency key (as platforms with client message ids do), and acknowledges either
-// way; the acknowledgement may be lost. What the platform accepted is what the user saw.
+// way; the acknowledgement may be lost. What the platform accepted is what the user saw. The platform is part of
+// the world: it writes what the user typed, each delivery and acknowledgement, and what the user was shown into the
+// ground-truth ledger.
 import type { ModelTimers } from '../../src/config.ts';
 import type { ProcessContext } from '../../src/ports.ts';
 import { type InboundAck, type InboundMessage, messageType, type OutboundSend, type SendAck } from '../../src/protocol.ts';
+import type { Ledger } from './ledger.ts';
 
+/** What the user saw: a chat message in a session (the idempotency key is the platform's, for its dedupe). */
 export interface VisibleMessage {
   sessionKey: string;
   key: string;
   text: string;
   kind: string;
-  turnId: string;
-  source: string;
   atMs: number;
 }
 
@@ -36,6 +38,7 @@ export class Platform {
   constructor(
     private readonly timers: ModelTimers,
     private readonly gatewayName: string,
+    private readonly ledger: Ledger,
   ) {}
 
   async main(ctx: ProcessContext): Promise<void> {
@@ -48,16 +51,18 @@ export class Platform {
         const deliveryId = (delivery.payload as InboundAck).deliveryId;
         this.unacked.delete(deliveryId);
         this.acknowledged.add(deliveryId);
+        this.ledger.acknowledged(deliveryId, ctx.clock.nowMs());
       }
     }
   }
 
   /** The user types a message (called from a workload event). */
-  userSays(sessionKey: string, deliveryId: string, text: string): void {
+  userSays(sessionKey: string, deliveryId: string, text: string, marker: string): void {
     const ctx = this.ctx;
     if (ctx === undefined) return;
     const message: InboundMessage = { type: 'inbound', deliveryId, sessionKey, text };
     this.sent.push({ deliveryId, sessionKey, text, sentAtMs: ctx.clock.nowMs() });
+    this.ledger.userTyped({ sessionKey, deliveryId, text, marker, sentAtMs: ctx.clock.nowMs() });
     this.unacked.set(deliveryId, { message, deliveries: 0 });
     ctx.note('user-says', { session: sessionKey, delivery: deliveryId, text });
     this.deliver(ctx, deliveryId);
@@ -67,6 +72,7 @@ export class Platform {
     const pending = this.unacked.get(deliveryId);
     if (pending === undefined) return;
     pending.deliveries++;
+    this.ledger.delivered(deliveryId, ctx.clock.nowMs());
     ctx.net.send(this.gatewayName, pending.message);
     if (pending.deliveries > this.timers.platformRedeliveriesMax) {
       this.unacked.delete(deliveryId);
@@ -84,12 +90,11 @@ export class Platform {
         key: send.key,
         text: send.text,
         kind: send.kind,
-        turnId: send.turnId,
-        source: send.source,
         atMs: ctx.clock.nowMs(),
       };
       this.visible.push(visible);
-      ctx.note('visible', { session: send.sessionKey, key: send.key, turn: send.turnId, kind: send.kind, text: send.text });
+      this.ledger.userShown(send.sessionKey, send.text, send.kind, visible.atMs);
+      ctx.note('visible', { session: send.sessionKey, key: send.key, kind: send.kind, text: send.text });
     } else {
       ctx.note('platform-duplicate-key', { key: send.key });
     }

@@ -1,0 +1,111 @@
+// The durable state, read as the real systems write it and as a crash of every process at the end would leave it:
+// Hermes' state.db (`messages`: id, session_id, role, content, tool_calls in the OpenAI shape, timestamp) and pi's
+// JSONL session files (a header line, then `message` entries with id, parentId and an AgentMessage). This is the
+// checkers' own reader of those formats; it never looks at a column or field the model added for itself.
+import { stateDbPath, transcriptPath } from '../../src/index.ts';
+import type { Simulation } from '../kernel/simulation.ts';
+
+export interface DbRow {
+  id: number;
+  sessionId: string;
+  role: string;
+  content: string;
+  /** Ids of the tool calls the row carries (assistant rows). */
+  toolCallIds: string[];
+}
+
+export interface JsonlEntry {
+  id: string;
+  parentId: string | null;
+  /** pi's role: user, assistant, toolResult, ... */
+  role: string;
+  /** The text content (a string, or the text blocks joined). */
+  text: string;
+  toolCallIds: string[];
+}
+
+export interface Transcript {
+  entries: JsonlEntry[];
+  malformedLines: number;
+}
+
+export interface DurableState {
+  rows: DbRow[];
+  /** By session key; absent when the session has no file. */
+  transcripts: Map<string, Transcript>;
+}
+
+export function readDurableState(sim: Simulation, sessions: readonly string[], view: 'synced' | 'current' = 'synced'): DurableState {
+  const rows = sim.sqlite.paths().includes(stateDbPath)
+    ? sim.sqlite
+        .inspect(stateDbPath, 'SELECT id, session_id, role, content, tool_calls FROM messages ORDER BY timestamp, id')
+        .map((row) => ({
+          id: Number(row.id),
+          sessionId: String(row.session_id),
+          role: String(row.role),
+          content: String(row.content ?? ''),
+          toolCallIds: toolCallIdsOf(row.tool_calls),
+        }))
+    : [];
+  const transcripts = new Map<string, Transcript>();
+  for (const session of sessions) {
+    const text = view === 'synced' ? sim.disk.peekSynced(transcriptPath(session)) : sim.disk.peek(transcriptPath(session));
+    if (text !== undefined) transcripts.set(session, parsePiTranscript(text));
+  }
+  return { rows, transcripts };
+}
+
+/** Hermes' tool_calls column: a JSON list of `{id, type, function: {name, arguments}}`. */
+function toolCallIdsOf(value: unknown): string[] {
+  if (typeof value !== 'string' || value.length === 0) return [];
+  try {
+    const calls = JSON.parse(value) as unknown;
+    return Array.isArray(calls) ? calls.map((call) => String((call as { id?: unknown }).id)) : [];
+  } catch {
+    return [];
+  }
+}
+
+/** pi's JSONL: malformed lines are skipped (as pi's loader skips them) and counted. */
+export function parsePiTranscript(text: string): Transcript {
+  const entries: JsonlEntry[] = [];
+  let malformedLines = 0;
+  for (const line of text.split('\n')) {
+    if (line.trim().length === 0) continue;
+    let value: unknown;
+    try {
+      value = JSON.parse(line);
+    } catch {
+      malformedLines++;
+      continue;
+    }
+    const record = value as { type?: unknown; id?: unknown; parentId?: unknown; message?: { role?: unknown; content?: unknown } };
+    if (record.type !== 'message') continue;
+    if (typeof record.id !== 'string' || typeof record.message !== 'object' || record.message === null) {
+      malformedLines++;
+      continue;
+    }
+    const content = record.message.content;
+    const blocks: unknown[] = Array.isArray(content) ? content : [];
+    entries.push({
+      id: record.id,
+      parentId: typeof record.parentId === 'string' ? record.parentId : null,
+      role: String(record.message.role),
+      text: typeof content === 'string' ? content : blocks.map((block) => ((block as { type?: unknown }).type === 'text' ? String((block as { text?: unknown }).text) : '')).join(''),
+      toolCallIds: blocks.filter((block) => (block as { type?: unknown }).type === 'toolCall').map((block) => String((block as { id?: unknown }).id)),
+    });
+  }
+  return { entries, malformedLines };
+}
+
+/** pi's load rule: the leaf is the last entry in file order; the active branch is its path to the root. */
+export function activeBranch(entries: readonly JsonlEntry[]): JsonlEntry[] {
+  const byId = new Map(entries.map((entry) => [entry.id, entry]));
+  const branch: JsonlEntry[] = [];
+  let cursor = entries.at(-1);
+  while (cursor !== undefined && branch.length <= entries.length) {
+    branch.push(cursor);
+    cursor = cursor.parentId === null ? undefined : byId.get(cursor.parentId);
+  }
+  return branch.reverse();
+}

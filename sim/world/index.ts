@@ -1,0 +1,35 @@
+// The world the system under test talks to and cannot crash: the chat platform, the LLM API and the deployed
+// config, with the ground-truth ledger they write. The workload driver (sim/run/harness.ts) drives the platform and
+// the node host and records the commands it asked for.
+import type { ModelTimers } from '../../src/config.ts';
+import type { Random } from '../../src/ports.ts';
+import { FakeModelApi } from './fake-model.ts';
+import { Ledger } from './ledger.ts';
+import { Platform } from './platform.ts';
+
+export interface World {
+  ledger: Ledger;
+  platform: Platform;
+  modelApi: FakeModelApi;
+  deployed: { configGeneration: number };
+}
+
+export function buildWorld(options: {
+  timers: ModelTimers;
+  gatewayName: string;
+  configGeneration: number;
+  randomFor: (key: string) => Random;
+  nowMs: () => number;
+}): World {
+  const ledger = new Ledger();
+  return {
+    ledger,
+    platform: new Platform(options.timers, options.gatewayName, ledger),
+    modelApi: new FakeModelApi((key) => options.randomFor(`model/${key}`), ledger, options.nowMs),
+    deployed: { configGeneration: options.configGeneration },
+  };
+}
+
+export { answerTag, type AnswerScript, defaultModelBehaviour, FakeModelApi, interimPhrases, type ModelBehaviour, type ScriptedAnswer, stockAnswers } from './fake-model.ts';
+export { type CommandFact, Ledger, type LlmAnswerFact, type LlmRequestFact, type ShownFact, type UserMessageFact } from './ledger.ts';
+export { Platform, type UserMessage, type VisibleMessage } from './platform.ts';

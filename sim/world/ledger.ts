@@ -1,0 +1,117 @@
+// The ground-truth ledger (DESIGN.md section 5). The world keeps it: the chat platform (what the user typed, every
+// redelivery, every acknowledgement, everything the user was shown), the LLM API (every request and every answer it
+// returned) and the workload driver (every command the node host was asked to run). No process of the system under
+// test holds a reference to it, so nothing the gateway, runner, tool server or node host says about itself can get
+// in; the checkers read it beside the durable state. Facts are appended in simulated-time order and never edited,
+// except the acknowledgement time of a user message, which the platform fills in once.
+import type { LlmToolCall } from '../../src/ports.ts';
+
+export interface UserMessageFact {
+  sessionKey: string;
+  deliveryId: string;
+  /** The full text as typed, including the marker. */
+  text: string;
+  /** A unique token inside the text (`[m<i>]`) by which the message is found in prompts and transcripts. */
+  marker: string;
+  sentAtMs: number;
+  /** Every time the platform delivered the webhook (the first delivery and each redelivery). */
+  deliveriesAtMs: number[];
+  /** When the gateway first acknowledged it, or null: an acknowledged message is one the system accepted. */
+  acknowledgedAtMs: number | null;
+}
+
+export interface CommandFact {
+  sessionKey: string;
+  runId: string;
+  output: string;
+  exitCode: number;
+  timedOut: boolean;
+  requestedAtMs: number;
+}
+
+export interface LlmRequestFact {
+  index: number;
+  sessionKey: string;
+  prompt: string;
+  atMs: number;
+  /** `answer` once returned to the caller, `error` for a transient failure, `pending` until then (or for ever). */
+  outcome: 'pending' | 'answer' | 'error';
+  /** Index into answers when outcome is `answer`. */
+  answer: number | null;
+}
+
+export interface LlmAnswerFact {
+  index: number;
+  request: number;
+  sessionKey: string;
+  prompt: string;
+  toolCalls: LlmToolCall[];
+  result: string;
+  returnedAtMs: number;
+}
+
+export interface ShownFact {
+  index: number;
+  sessionKey: string;
+  text: string;
+  kind: string;
+  atMs: number;
+}
+
+export class Ledger {
+  readonly userMessages: UserMessageFact[] = [];
+  readonly commands: CommandFact[] = [];
+  readonly requests: LlmRequestFact[] = [];
+  readonly answers: LlmAnswerFact[] = [];
+  readonly shown: ShownFact[] = [];
+  private readonly byDelivery = new Map<string, UserMessageFact>();
+
+  userTyped(fact: Omit<UserMessageFact, 'deliveriesAtMs' | 'acknowledgedAtMs'>): void {
+    if (this.byDelivery.has(fact.deliveryId)) throw new Error(`ledger: delivery id ${fact.deliveryId} typed twice`);
+    const full: UserMessageFact = { ...fact, deliveriesAtMs: [], acknowledgedAtMs: null };
+    this.userMessages.push(full);
+    this.byDelivery.set(fact.deliveryId, full);
+  }
+
+  delivered(deliveryId: string, atMs: number): void {
+    this.byDelivery.get(deliveryId)?.deliveriesAtMs.push(atMs);
+  }
+
+  acknowledged(deliveryId: string, atMs: number): void {
+    const fact = this.byDelivery.get(deliveryId);
+    if (fact !== undefined && fact.acknowledgedAtMs === null) fact.acknowledgedAtMs = atMs;
+  }
+
+  commandRequested(fact: CommandFact): void {
+    this.commands.push(fact);
+  }
+
+  requestReceived(sessionKey: string, prompt: string, atMs: number): LlmRequestFact {
+    const fact: LlmRequestFact = { index: this.requests.length, sessionKey, prompt, atMs, outcome: 'pending', answer: null };
+    this.requests.push(fact);
+    return fact;
+  }
+
+  requestFailed(request: LlmRequestFact): void {
+    request.outcome = 'error';
+  }
+
+  answerReturned(request: LlmRequestFact, answer: { toolCalls: LlmToolCall[]; result: string }, atMs: number): void {
+    const fact: LlmAnswerFact = {
+      index: this.answers.length,
+      request: request.index,
+      sessionKey: request.sessionKey,
+      prompt: request.prompt,
+      toolCalls: answer.toolCalls.map((call) => ({ ...call })),
+      result: answer.result,
+      returnedAtMs: atMs,
+    };
+    this.answers.push(fact);
+    request.outcome = 'answer';
+    request.answer = fact.index;
+  }
+
+  userShown(sessionKey: string, text: string, kind: string, atMs: number): void {
+    this.shown.push({ index: this.shown.length, sessionKey, text, kind, atMs });
+  }
+}

@@ -1,0 +1,95 @@
+// pi's JSONL session format (@mariozechner/pi-coding-agent, session version 3), as the real SessionManager writes
+// it: line 1 `{"type":"session","version":3,"id":<uuid>,"timestamp":<ISO>,"cwd"}`, then one entry per line,
+// `{"type":"message","id":<8 hex>,"parentId","timestamp":<ISO>,"message":<AgentMessage>}`. A user message's content
+// is a string (or text blocks); an assistant message's content is a list of `text` and `toolCall` blocks with the
+// provider fields beside it; a tool result is `{"role":"toolResult","toolCallId","toolName","content":[text]}`.
+// The model keeps one field of its own on each entry (`turnId`, for its own resume logic); a file without it (one
+// the real SessionManager wrote) loads all the same, and no checker reads it.
+
+/** Simulated time 0 is this instant (2026-01-01T00:00:00Z), so ISO timestamps look like real ones. */
+export const simEpochMs = Date.UTC(2026, 0, 1);
+
+export function isoAt(simMs: number): string {
+  return new Date(simEpochMs + simMs).toISOString();
+}
+
+/** An ISO timestamp (or a number of simulated ms, as older gatesim files had) back to simulated ms. */
+export function simMsOf(timestamp: unknown): number {
+  if (typeof timestamp === 'number') return timestamp;
+  if (typeof timestamp === 'string') {
+    const ms = Date.parse(timestamp);
+    return Number.isNaN(ms) ? 0 : ms - simEpochMs;
+  }
+  return 0;
+}
+
+export type Role = 'user' | 'assistant' | 'tool';
+
+/** The model's view of one transcript message. */
+export interface TranscriptMessage {
+  role: Role;
+  content: string;
+  toolCalls?: { id: string; name: string; text: string }[];
+  toolCallId?: string;
+}
+
+interface TextBlock {
+  type: 'text';
+  text: string;
+}
+
+interface ToolCallBlock {
+  type: 'toolCall';
+  id: string;
+  name: string;
+  arguments: { text?: unknown };
+}
+
+export function toPiMessage(message: TranscriptMessage, simMs: number): Record<string, unknown> {
+  const timestamp = simEpochMs + simMs;
+  if (message.role === 'user') return { role: 'user', content: message.content, timestamp };
+  if (message.role === 'tool') {
+    return { role: 'toolResult', toolCallId: message.toolCallId ?? '', toolName: '', content: [{ type: 'text', text: message.content }], isError: message.content !== 'sent', timestamp };
+  }
+  const content: (TextBlock | ToolCallBlock)[] = [];
+  if (message.content.length > 0) content.push({ type: 'text', text: message.content });
+  for (const call of message.toolCalls ?? []) content.push({ type: 'toolCall', id: call.id, name: call.name, arguments: { text: call.text } });
+  return {
+    role: 'assistant',
+    content,
+    api: 'anthropic-messages',
+    provider: 'anthropic',
+    model: 'gatesim-fake',
+    usage: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, totalTokens: 0, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 } },
+    stopReason: (message.toolCalls ?? []).length > 0 ? 'toolUse' : 'stop',
+    timestamp,
+  };
+}
+
+/** The text of a message's content: a string, or the text blocks joined. */
+export function contentText(content: unknown): string {
+  if (typeof content === 'string') return content;
+  if (!Array.isArray(content)) return '';
+  return content
+    .filter((block): block is TextBlock => typeof block === 'object' && block !== null && (block as TextBlock).type === 'text' && typeof (block as TextBlock).text === 'string')
+    .map((block) => block.text)
+    .join('');
+}
+
+/** A pi AgentMessage back to the model's view; undefined for roles the model does not use. */
+export function fromPiMessage(value: unknown): TranscriptMessage | undefined {
+  if (typeof value !== 'object' || value === null) return undefined;
+  const record = value as Record<string, unknown>;
+  if (record.role === 'user') return { role: 'user', content: contentText(record.content) };
+  if (record.role === 'toolResult' || record.role === 'tool') {
+    return { role: 'tool', content: contentText(record.content), toolCallId: typeof record.toolCallId === 'string' ? record.toolCallId : '' };
+  }
+  if (record.role !== 'assistant') return undefined;
+  const blocks = Array.isArray(record.content) ? record.content : [];
+  const toolCalls = blocks
+    .filter((block): block is ToolCallBlock => typeof block === 'object' && block !== null && (block as ToolCallBlock).type === 'toolCall')
+    .map((block) => ({ id: String(block.id), name: String(block.name), text: typeof block.arguments?.text === 'string' ? block.arguments.text : '' }));
+  const message: TranscriptMessage = { role: 'assistant', content: contentText(record.content) };
+  if (toolCalls.length > 0) message.toolCalls = toolCalls;
+  return message;
+}
