@@ -56,6 +56,8 @@ export interface ModelTimers {
   sweepEveryMs: number;
   heartbeatStaleMs: number;
   claimStaleMs: number;
+  /** The runner touches its heartbeat this often while idle, so the sweep never kills a healthy idle runner. */
+  heartbeatIdleMs: number;
   runnerRestartDelayMs: number;
   /** Exec replay dedupe window and size (the OpenClaw fix). */
   execDedupeWindowMs: number;
@@ -78,6 +80,7 @@ export const defaultTimers: ModelTimers = {
   sweepEveryMs: 10_000,
   heartbeatStaleMs: 30 * 60_000,
   claimStaleMs: 60_000,
+  heartbeatIdleMs: 5 * 60_000,
   runnerRestartDelayMs: 2_000,
   execDedupeWindowMs: 10 * 60_000,
   execDedupeKeysMax: 2_000,

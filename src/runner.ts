@@ -27,6 +27,14 @@ export async function runnerMain(ctx: ProcessContext, config: ModelConfig, env: 
   ctx.spawnTask('rpc-replies', () => rpc.receiveLoop());
   for (const sessionKey of config.sessions) await recoverSession(ctx, config, dbs, sessionKey);
   await heartbeat.beat(null);
+  // nanoclaw's runner writes its heartbeat while idle as well as during a turn; without it the host's sweep would
+  // kill a healthy idle runner every heartbeatStaleMs.
+  ctx.spawnTask('heartbeat', async () => {
+    for (;;) {
+      await ctx.timers.sleep(config.timers.heartbeatIdleMs);
+      await heartbeat.touch();
+    }
+  });
   ctx.note('runner-ready', { incarnation: ctx.incarnation });
   const deps: TurnDeps = { ctx, config, sessionDb, dbs, cache, rpc, heartbeat, env };
   for (const sessionKey of config.sessions) ctx.spawnTask(`lane:${sessionKey}`, () => lane(deps, sessionKey));
@@ -131,10 +139,19 @@ export class HeartbeatFile {
 
   constructor(private readonly ctx: ProcessContext) {}
 
+  /** Liveness only: the heartbeat time moves, the claim (and how long it has made no progress) does not. */
+  async touch(): Promise<void> {
+    await this.write(this.ctx.clock.nowMs());
+  }
+
   async beat(turnId: string | null | undefined): Promise<void> {
     const nowMs = this.ctx.clock.nowMs();
     if (turnId !== undefined) this.claim = turnId === null ? null : { turnId, sinceMs: nowMs };
     else if (this.claim !== null) this.claim.sinceMs = nowMs;
+    await this.write(nowMs);
+  }
+
+  private async write(nowMs: number): Promise<void> {
     await this.ctx.disk.write(runnerHeartbeatPath, JSON.stringify({ heartbeatAtMs: nowMs, claim: this.claim }));
   }
 }
