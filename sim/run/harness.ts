@@ -108,6 +108,7 @@ function configureWorld(sim: Simulation, model: BuiltModel, world: World, spec: 
   sim.disk.faults = { ...sim.disk.faults, tearPer1000: faultKnobs.diskTearPer1000, backgroundSyncPer1000: faultKnobs.diskWritebackPer1000 };
   sim.sqlite.faults = { ...sim.sqlite.faults, busyPer1000: faultKnobs.sqlBusyPer1000 };
   const api = world.modelApi;
+  api.faultsEndAtMs = spec.plan.faultPhaseMs;
   api.behaviour = {
     ...api.behaviour,
     toolCallPer1000: knobs.toolCallPer1000,

@@ -57,6 +57,8 @@ export class FakeModelApi implements LlmApi {
   behaviour: ModelBehaviour = { ...defaultModelBehaviour };
   /** While false, no transient errors and no slow responses (the fault phase is over). */
   faultsActive = true;
+  /** When the fault phase ends: a slow response in flight then completes promptly (the slowness was a fault). */
+  faultsEndAtMs = Number.MAX_SAFE_INTEGER;
   script: AnswerScript | undefined;
   calls = 0;
   private readonly requestsPerPrompt = new Map<string, number>();
@@ -76,7 +78,9 @@ export class FakeModelApi implements LlmApi {
     const random = this.randomFor(`attempt/${tag}/${nth}`);
     const b = this.behaviour;
     const slow = this.faultsActive && random.chance(b.slowPer1000, 1000);
-    const latencyMs = slow ? random.int(b.latencyMsMax, b.slowLatencyMsMax) : random.int(200, b.latencyMsMax);
+    const normalMs = random.int(200, b.latencyMsMax);
+    const slowMs = slow ? random.int(b.latencyMsMax, b.slowLatencyMsMax) : 0;
+    const latencyMs = slow ? Math.min(slowMs, Math.max(normalMs, this.faultsEndAtMs - this.nowMs() + normalMs)) : normalMs;
     const transientError = this.faultsActive && random.chance(b.transientErrorPer1000, 1000);
     await timers.sleep(latencyMs);
     if (transientError) {
