@@ -3,8 +3,6 @@
 // the end of a run (after the fault-free settle, so every write a SIGKILL interrupted has had its outcome settled
 // by the durable state), except transcript-consistent, which the harness also triggers after each completed turn.
 import type { Simulation } from '../kernel/simulation.ts';
-import type { RunSpec } from '../run/plan.ts';
-import { sessionKey } from '../run/plan.ts';
 import type { Ledger } from '../world/ledger.ts';
 import { attributeAll } from './attribution.ts';
 import { readDurableState } from './durable.ts';
@@ -19,8 +17,18 @@ export { TranscriptMonitor } from './transcript.ts';
 export { type FailureClass, type InvariantName, invariantNames, type Violation } from './violation.ts';
 export { activeBranch, type DbRow, type JsonlEntry, parsePiTranscript, readDurableState } from './durable.ts';
 
-export function checkRun(input: { sim: Simulation; ledger: Ledger; spec: RunSpec; endMs: number; monitor: TranscriptMonitor }): Violation[] {
-  const sessions = Array.from({ length: input.spec.plan.sessions }, (_, index) => sessionKey(index));
+/** What a run hands the checkers: the simulation's durable state, the world's ledger and the run's timing. */
+export interface CheckInput {
+  sim: Simulation;
+  ledger: Ledger;
+  sessions: readonly string[];
+  faultPhaseMs: number;
+  endMs: number;
+  monitor: TranscriptMonitor;
+}
+
+export function checkRun(input: CheckInput): Violation[] {
+  const sessions = [...input.sessions];
   const events = input.sim.trace.events;
   const o: Observations = {
     sessions,
@@ -28,7 +36,7 @@ export function checkRun(input: { sim: Simulation; ledger: Ledger; spec: RunSpec
     durable: readDurableState(input.sim, sessions),
     kernel: kernelFacts(events),
     events,
-    faultPhaseMs: input.spec.plan.faultPhaseMs,
+    faultPhaseMs: input.faultPhaseMs,
     endMs: input.endMs,
   };
   const out: Violation[] = [];

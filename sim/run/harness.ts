@@ -73,7 +73,7 @@ export async function runSpec(spec: RunSpec, options: RunOptions): Promise<RunRe
     endFaultPhase(sim, world);
   });
   const summary = await sim.run();
-  const violations = checkRun({ sim, ledger: world.ledger, spec, endMs, monitor });
+  const violations = checkRun({ sim, ledger: world.ledger, sessions, faultPhaseMs: plan.faultPhaseMs, endMs, monitor });
   return {
     spec,
     verdict: violations.length === 0 ? 'pass' : 'fail',
