@@ -23,7 +23,8 @@ export function simMsOf(timestamp: unknown): number {
   return 0;
 }
 
-export type Role = 'user' | 'assistant' | 'tool';
+/** `other`: an entry the model does not interpret (model_change, label, a custom role...), kept as it was. */
+export type Role = 'user' | 'assistant' | 'tool' | 'other';
 
 /** The model's view of one transcript message. */
 export interface TranscriptMessage {

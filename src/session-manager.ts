@@ -24,6 +24,8 @@ export interface SessionEntry {
   message: TranscriptMessage;
   /** The model's own field (the turn the entry belongs to), for its resume logic; '' in a file pi wrote. */
   turnId: string;
+  /** The line as loaded, written back verbatim on a rewrite (pi's own fields, and entries the model skips). */
+  raw?: Record<string, unknown>;
 }
 
 interface SessionHeader {
@@ -203,8 +205,9 @@ export class SessionManager {
   }
 }
 
-/** One entry as pi writes it (plus the model's own turnId field). */
+/** One entry as pi writes it (plus the model's own turnId field); a loaded entry goes back as it was read. */
 function serialiseEntry(entry: SessionEntry): string {
+  if (entry.raw !== undefined) return JSON.stringify(entry.raw);
   return JSON.stringify({
     type: 'message',
     id: entry.id,
@@ -228,10 +231,11 @@ function parseLine(line: string): SessionEntry | SessionHeader | undefined {
   if (record.type === 'session' && typeof record.id === 'string') {
     return { type: 'session', version: 3, id: record.id, timestamp: simMsOf(record.timestamp), cwd: typeof record.cwd === 'string' ? record.cwd : '' };
   }
-  if (record.type !== 'message' || typeof record.id !== 'string' || !(record.parentId === null || typeof record.parentId === 'string')) return undefined;
-  const message = fromPiMessage(record.message);
-  if (message === undefined) return undefined;
-  return {
+  if (typeof record.type !== 'string' || typeof record.id !== 'string' || !(record.parentId === null || typeof record.parentId === 'string')) return undefined;
+  // Entries of other kinds (model_change, thinking_level_change, label, ...) and messages of roles the model does not
+  // use stay in the tree, as pi keeps them, so parent links through them hold.
+  const message = (record.type === 'message' ? fromPiMessage(record.message) : undefined) ?? { role: 'other' as const, content: '' };
+  const entry: SessionEntry = {
     type: 'message',
     id: record.id,
     parentId: record.parentId,
@@ -239,6 +243,9 @@ function parseLine(line: string): SessionEntry | SessionHeader | undefined {
     message,
     turnId: typeof record.turnId === 'string' ? record.turnId : '',
   };
+  // Not enumerable: the loaded line rides along for a verbatim rewrite without showing in comparisons or logs.
+  Object.defineProperty(entry, 'raw', { value: record, enumerable: false });
+  return entry;
 }
 
 /** Parse a transcript's text for checkers and tests (same rules as load). */

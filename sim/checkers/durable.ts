@@ -17,7 +17,7 @@ export interface DbRow {
 export interface JsonlEntry {
   id: string;
   parentId: string | null;
-  /** pi's role: user, assistant, toolResult, ... */
+  /** pi's role (user, assistant, toolResult, ...), or the entry's type for entries that are not messages. */
   role: string;
   /** The text content (a string, or the text blocks joined). */
   text: string;
@@ -80,9 +80,14 @@ export function parsePiTranscript(text: string): Transcript {
       continue;
     }
     const record = value as { type?: unknown; id?: unknown; parentId?: unknown; message?: { role?: unknown; content?: unknown } };
-    if (record.type !== 'message') continue;
-    if (typeof record.id !== 'string' || typeof record.message !== 'object' || record.message === null) {
+    if (record.type === 'session') continue;
+    if (typeof record.type !== 'string' || typeof record.id !== 'string') {
       malformedLines++;
+      continue;
+    }
+    if (record.type !== 'message' || typeof record.message !== 'object' || record.message === null) {
+      // Entries of other kinds (model_change, label, ...) are part of the tree: parent links go through them.
+      entries.push({ id: record.id, parentId: typeof record.parentId === 'string' ? record.parentId : null, role: record.type, text: '', toolCallIds: [] });
       continue;
     }
     const content = record.message.content;

@@ -10,7 +10,7 @@ import type { RunResult } from '../../sim/run/harness.ts';
 import type { FaultStep } from '../../sim/run/plan.ts';
 import type { Simulation } from '../../sim/kernel/simulation.ts';
 import { loadSqlJs } from '../../sim/kernel/sqlite.ts';
-import { handPlan, invariants, notes, session0, stateRows, visible, withRun } from './support.ts';
+import { handPlan, invariants, llmPrompts, notes, seenByTurn, session0, stateRows, withRun } from './support.ts';
 
 const sql = await loadSqlJs();
 
@@ -68,10 +68,18 @@ describe('the same exec.finished delivered twice about 51 s apart (a reconnect r
       // Identical but for the enqueue timestamp the system-event line carries.
       const strip = (text: string) => text.replace(/^System \(untrusted\): \[\d+\] /, '');
       expect(strip(users[1]?.content ?? '')).toBe(strip(users[0]?.content ?? ''));
-      expect(visible(result).map((message) => message.turnId)).toEqual(rows.map((row) => row.id));
+      expect(seenByTurn(result).map(([turn]) => turn)).toEqual(rows.map((row) => row.id));
 
       expect(invariants(result)).toEqual(['no-double-ingestion']);
-      expect(result.violations[0]?.message).toContain('exec run-0 became 2 user turns');
+      // Caught in both durable transcripts: state.db and the JSONL each hold the run as two user turns.
+      expect(result.violations.map((violation) => violation.message)).toEqual([
+        `${session0}: command run-0 is in 2 user rows of state.db`,
+        `${session0}: command run-0 is in 2 user entries of its JSONL file`,
+      ]);
+      // The LLM was asked twice, once per copy, and each prompt names the run.
+      const prompts = llmPrompts(result);
+      expect(prompts).toHaveLength(2);
+      expect(prompts.every((prompt) => execLine.test(prompt))).toBe(true);
     });
   });
 
@@ -91,7 +99,7 @@ describe('the same exec.finished delivered twice about 51 s apart (a reconnect r
       const users = stateRows(result).filter((row) => row.role === 'user');
       expect(users.map((row) => row.turnId)).toEqual([rows[0]?.id]);
       expect(execLine.test(users[0]?.content ?? '')).toBe(true);
-      expect(visible(result).map((message) => message.turnId)).toEqual([rows[0]?.id]);
+      expect(seenByTurn(result).map(([turn]) => turn)).toEqual([rows[0]?.id]);
       expect(result.violations).toEqual([]);
     });
   });

@@ -5,6 +5,12 @@
 // and no longer matches the runner's in-memory branch. Fixed, the orphan is removed and the file rewritten, after a
 // .jsonl.bak-* backup, and no assistant entry is lost.
 //
+// The oracle finds user messages by their marker wherever they sit in the file, so in both cases the buggy file
+// holds message [m1] twice (no-double-ingestion): for the retry, as two user entries of the same turn; for a new
+// message, as the orphan and again inside the new turn's user entry, into which the repair merged the orphan's text
+// (the runner leaves folded text out of its prompt entry only when the active branch already holds it, and the buggy
+// repair took the orphan off the branch while leaving it in the file).
+//
 // The issue also says the buggy file "has lost assistant entries that a .jsonl.bak-* still holds". That does not
 // happen in this model, and the buggy runs below assert so: the SessionManager appends every entry with the
 // current leaf as parent and a reload takes the last entry in file order as the leaf, so the orphan is only ever a
@@ -16,7 +22,7 @@ import { activeBranchOf, type BugId, type SessionEntry } from '../../src/index.t
 import type { RunResult } from '../../sim/run/harness.ts';
 import type { FaultStep } from '../../sim/run/plan.ts';
 import { loadSqlJs } from '../../sim/kernel/sqlite.ts';
-import { handPlan, invariants, notes, reply, transcript, transcriptBackups, user, withRun } from './support.ts';
+import { forMessage, handPlan, invariants, marker, notes, reply, session0, stateRows, transcript, transcriptBackups, user, withRun } from './support.ts';
 
 const sql = await loadSqlJs();
 
@@ -25,7 +31,8 @@ const sql = await loadSqlJs();
  * noted right after its user entry was appended and synced to the .jsonl; the model call has not answered yet.
  */
 const killAfterUserEntry: FaultStep = { kind: 'kill-at-phase', phase: 'prompt-persisted', nth: 3, delayMs: 0, process: 'runner', restartAfterMs: 0 };
-const script = ({ turnId }: { turnId: string }) => ({ toolCalls: [], result: reply(`answer for ${turnId}`) });
+/** Answers by the last message a prompt carries: a prompt that merged the orphan in answers the newer message. */
+const script = forMessage(Object.fromEntries([0, 1, 2].map((index) => [index, { toolCalls: [], result: reply(`answer for in:d${index}`) }])));
 
 const cases = [
   {
@@ -85,8 +92,15 @@ describe.each(cases)('a turn killed after its user entry and before its reply, t
       // Not reproduced in this model: nothing was rewritten (no backup) and no assistant entry was lost.
       expect(transcriptBackups(result)).toEqual([]);
       expect(describeEntries(activeBranchOf(entries)).filter((entry) => entry.startsWith('assistant'))).toEqual(['assistant in:d0', `assistant ${repairingTurn}`]);
-      expect(invariants(result)).toEqual(repairingTurn === 'in:d1' ? ['no-double-ingestion', 'transcript-consistent'] : ['transcript-consistent']);
-      expect(result.violations.find((violation) => violation.invariant === 'transcript-consistent')?.message).toContain(`user ${orphan?.id ?? '?'} of in:d1`);
+      // The file holds [m1] in two user entries: the orphan and the repairing turn's (merged, or the retry's own).
+      expect(entries.filter((entry) => entry.message.role === 'user' && entry.message.content.includes(marker(1))).map((entry) => entry.id)).toEqual([orphan?.id, entries[3]?.id]);
+      // state.db is not affected: one user row per message (the new turn's row leaves out the [m1] it already holds).
+      expect(stateRows(result).filter((row) => row.role === 'user' && row.content.includes(marker(1)))).toHaveLength(1);
+      expect(invariants(result)).toEqual(['no-double-ingestion', 'transcript-consistent']);
+      expect(result.violations.map((violation) => violation.message)).toEqual([
+        `${session0}: message ${marker(1)} (delivery d1) is in 2 user entries of its JSONL file`,
+        `${session0}.jsonl: 1 entries are off the active branch (user ${orphan?.id ?? '?'} "second ${marker(1)}")`,
+      ]);
       expectKillBetweenUserEntryAndReply(result);
     });
   });

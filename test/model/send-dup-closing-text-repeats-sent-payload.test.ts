@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import type { BugId } from '../../src/index.ts';
 import { loadSqlJs } from '../../sim/kernel/sqlite.ts';
-import { handPlan, invariants, outboundRows, reply, stateRows, user, visible, withRun } from './support.ts';
+import { answersTo, handPlan, invariants, outboundRows, reply, stateRows, user, visible, withoutTrailer, withRun } from './support.ts';
 
 const sql = await loadSqlJs();
 
@@ -29,9 +29,12 @@ describe.each(closings)('send_message("interim update") then a closing result wi
         ['result', closing.trim()],
       ]);
       expect(rows.every((row) => row.delivered)).toBe(true);
-      const seen = visible(result).filter((message) => message.turnId === turn);
-      expect(seen.map((message) => message.text.replace(/\s+/g, ' ').trim())).toEqual(['interim update', 'interim update']);
+      // The only message of the run, so everything the user saw answers it.
+      expect(visible(result).map((message) => message.text.replace(/\s+/g, ' ').trim())).toEqual(['interim update', 'interim update']);
+      // One LLM answer (one request) produced both: the payload twice for one answer.
+      expect(answersTo(result, 0)).toHaveLength(1);
       expect(invariants(result)).toEqual(['no-duplicate-visible-reply']);
+      expect(result.violations[0]?.message).toMatch(/the user saw "\s*interim\s+update\s*" again/);
     });
   });
 
@@ -39,10 +42,12 @@ describe.each(closings)('send_message("interim update") then a closing result wi
     await withRun(sql, input([]), (result) => {
       const rows = outboundRows(result).filter((row) => row.inReplyTo === turn && row.kind === 'chat');
       expect(rows.map((row) => [row.source, row.text])).toEqual([['tool', 'interim update']]);
-      expect(visible(result).filter((message) => message.turnId === turn).map((message) => message.text)).toEqual(['interim update']);
-      // Suppression is of the outbound row only: the closing text is still the turn's final assistant row.
+      expect(visible(result).map((message) => message.text)).toEqual(['interim update']);
+      // Suppression is of the outbound row only: the closing text (the LLM's answer, trailer and all) is still the
+      // turn's final assistant row.
       const finals = stateRows(result).filter((row) => row.turnId === turn && row.role === 'assistant' && row.toolCalls === null);
-      expect(finals.map((row) => row.content)).toEqual([reply(closing)]);
+      expect(finals.map((row) => row.content)).toEqual(answersTo(result, 0).map((answer) => answer.result));
+      expect(finals.map((row) => withoutTrailer(row.content))).toEqual([reply(closing)]);
       expect(result.violations).toEqual([]);
     });
   });

@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import type { BugId } from '../../src/index.ts';
 import { loadSqlJs } from '../../sim/kernel/sqlite.ts';
-import { handPlan, invariants, outboundRows, reply, stateRows, user, visible, withRun } from './support.ts';
+import { answersTo, handPlan, invariants, outboundRows, reply, stateRows, user, visible, withoutTrailer, withRun } from './support.ts';
 
 const sql = await loadSqlJs();
 
@@ -19,9 +19,11 @@ const input = (bugs: BugId[]) => ({ bugs, plan, script });
 describe('send_message("on it - looking at your calendar") then a result with a distinct answer', () => {
   it('with send-flag on: the answer is never delivered; the user only sees the interim message', async () => {
     await withRun(sql, input(['send-flag']), (result) => {
-      // The model did produce the answer: it is the turn's final assistant row.
+      // The LLM did produce the answer (the ledger has it), and it is the turn's final assistant row.
+      const answers = answersTo(result, 0);
+      expect(answers.map((produced) => withoutTrailer(produced.result))).toEqual([reply(answer)]);
       const finals = stateRows(result).filter((row) => row.turnId === turn && row.role === 'assistant' && row.toolCalls === null);
-      expect(finals.map((row) => row.content)).toEqual([reply(answer)]);
+      expect(finals.map((row) => row.content)).toEqual(answers.map((produced) => produced.result));
       const rows = outboundRows(result).filter((row) => row.inReplyTo === turn);
       expect(rows.map((row) => [row.source, row.text])).toEqual([['tool', interim]]);
       expect(visible(result).map((message) => message.text)).toEqual([interim]);

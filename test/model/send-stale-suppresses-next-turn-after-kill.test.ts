@@ -5,13 +5,17 @@
 // a 10 s backoff, so the user's next message (in:d1) runs first (and folds the unanswered in:d0 into its prompt, as
 // Hermes' consecutive-user repair does). in:d1's reply is exactly the earlier payload: with the bug it is
 // suppressed and the user gets no answer to in:d1; fixed, it is delivered.
+//
+// The oracle judges per LLM answer: in:d0's answer (its closing text was never dispatched) is superseded by
+// in:d1's, whose prompt carries both messages, so only the in:d1 answer's reply counts as lost, and [m0] counts as
+// answered by the interim message the user did see.
 import { describe, expect, it } from 'vitest';
 import { type BugId, outboundPath } from '../../src/index.ts';
 import type { RunResult } from '../../sim/run/harness.ts';
 import type { FaultStep } from '../../sim/run/plan.ts';
 import type { Simulation } from '../../sim/kernel/simulation.ts';
 import { loadSqlJs } from '../../sim/kernel/sqlite.ts';
-import { handPlan, invariants, outboundRows, reply, session0, stateRows, user, visible, withRun } from './support.ts';
+import { forMessage, handPlan, invariants, llmPrompts, marker, outboundRows, reply, seenByTurn, session0, stateRows, user, withRun } from './support.ts';
 
 const sql = await loadSqlJs();
 
@@ -19,10 +23,11 @@ const interim = 'on it - looking at your calendar';
 /** SIGKILL the runner as soon as the tool server has recorded the send (the 2nd tool-send event: tool-call, tool-sent). */
 const killAfterSend: FaultStep = { kind: 'kill-at-phase', phase: 'tool-send', nth: 1, delayMs: 0, process: 'runner', restartAfterMs: 0 };
 const plan = handPlan([user(1_000, 'am I free tomorrow?'), user(6_000, 'what are you doing right now?')], [killAfterSend]);
-const script = ({ turnId }: { turnId: string }) =>
-  turnId === 'in:d0'
-    ? { toolCalls: [{ name: 'send_message' as const, text: interim }], result: reply("Tomorrow at 2pm you're free") }
-    : { toolCalls: [], result: reply(interim) };
+/** By the last message a prompt carries: in:d1's prompt also carries the folded in:d0, and is answered as in:d1. */
+const script = forMessage({
+  0: { toolCalls: [{ name: 'send_message', text: interim }], result: reply("Tomorrow at 2pm you're free") },
+  1: { toolCalls: [], result: reply(interim) },
+});
 
 function input(bugs: BugId[], atNewTurn: string[]) {
   return {
@@ -45,8 +50,17 @@ function expectKillBetweenSendAndResult(result: RunResult): void {
     .filter((event) => (event.kind === 'proc.kill' && event.fields.name === 'runner') || (event.fields.turn === 'in:d0' && (event.kind === 'model.tool-sent' || event.kind === 'model.result')))
     .map((event) => event.kind);
   expect(kinds).toEqual(['model.tool-sent', 'proc.kill']);
-  const d1User = stateRows(result).find((row) => row.turnId === 'in:d1' && row.role === 'user');
-  expect(d1User?.content).toContain('am I free tomorrow?');
+  // The LLM was asked in:d0 once (killed before a retry) and then in:d1's prompt, which folds in:d0 in.
+  const prompts = llmPrompts(result);
+  expect(prompts).toHaveLength(2);
+  expect(prompts[1]).toContain(`am I free tomorrow? ${marker(0)}`);
+  expect(prompts[1]).toContain(`what are you doing right now? ${marker(1)}`);
+  // state.db already holds in:d0's own user row, so in:d1's row leaves the folded text out (no second copy of [m0]).
+  const users = stateRows(result).filter((row) => row.role === 'user');
+  expect(users.map((row) => [row.turnId, row.content])).toEqual([
+    ['in:d0', `am I free tomorrow? ${marker(0)}`],
+    ['in:d1', `what are you doing right now? ${marker(1)}`],
+  ]);
 }
 
 describe('a runner SIGKILL between a mid-turn send and the result, then a new turn whose reply equals that payload', () => {
@@ -56,9 +70,10 @@ describe('a runner SIGKILL between a mid-turn send and the result, then a new tu
       expectKillBetweenSendAndResult(result);
       expect(atNewTurn.map((value) => JSON.parse(value) as unknown)).toEqual([{ turnId: 'in:d0', payloads: [interim] }]);
       expect(outboundRows(result).filter((row) => row.inReplyTo === 'in:d1')).toEqual([]);
-      expect(visible(result).map((message) => [message.turnId, message.text])).toEqual([['in:d0', interim]]);
+      expect(seenByTurn(result)).toEqual([['in:d0', interim]]);
       expect(invariants(result)).toEqual(['every-inbound-answered', 'no-lost-reply']);
-      expect(result.violations.find((violation) => violation.invariant === 'no-lost-reply')?.message).toContain('turn in:d1');
+      expect(result.violations.find((violation) => violation.invariant === 'no-lost-reply')?.message).toContain(`"${interim}" the LLM produced for ${marker(0)} ${marker(1)} was never shown`);
+      expect(result.violations.find((violation) => violation.invariant === 'every-inbound-answered')?.message).toContain(`message ${marker(1)} (delivery d1) got no reply`);
     });
   });
 
@@ -67,7 +82,7 @@ describe('a runner SIGKILL between a mid-turn send and the result, then a new tu
       expectKillBetweenSendAndResult(result);
       const rows = outboundRows(result).filter((row) => row.inReplyTo === 'in:d1');
       expect(rows.map((row) => [row.source, row.text, row.delivered])).toEqual([['result', interim, true]]);
-      expect(visible(result).map((message) => [message.turnId, message.text])).toEqual([
+      expect(seenByTurn(result)).toEqual([
         ['in:d0', interim],
         ['in:d1', interim],
       ]);

@@ -2,7 +2,8 @@
 // the fake model scripted per turn, and readers of the durable state (state.db, outbound.db, the JSONL transcript)
 // and of what the user saw.
 import type { SqlJsStatic } from 'sql.js';
-import { type BugId, type BuiltModel, type ModelAnswer, type ModelRequest, outboundPath, parseTranscript, type SessionEntry, stateDbPath, transcriptPath, type VisibleMessage } from '../../src/index.ts';
+import { type BugId, type BuiltModel, type LlmRequest, outboundPath, parseTranscript, type SessionEntry, stateDbPath, transcriptPath } from '../../src/index.ts';
+import type { AnswerScript, LlmAnswerFact, ScriptedAnswer, VisibleMessage, World } from '../../sim/world/index.ts';
 import { type RunResult, runSpec } from '../../sim/run/harness.ts';
 import { type FaultStep, noFaults, type Plan, sessionKey, type WorkloadStep } from '../../sim/run/plan.ts';
 import type { Simulation } from '../../sim/kernel/simulation.ts';
@@ -28,17 +29,54 @@ export function user(atMs: number, text: string): WorkloadStep {
   return { kind: 'user', atMs, session: 0, text };
 }
 
+/** The marker the harness puts in user message i (`[m<i>]`): a script picks its answer by it. */
+export function marker(index: number): string {
+  return `[m${index}]`;
+}
+
+/** A script answering the prompt that carries user message i (the last one it carries, for a merged prompt). */
+export function forMessage(answers: Record<number, ScriptedAnswer>): AnswerScript {
+  return (request: LlmRequest) => {
+    const indices = [...request.prompt.matchAll(/\[m(\d+)\]/g)].map((match) => Number(match[1]));
+    const index = indices.at(-1);
+    return index === undefined ? undefined : answers[index];
+  };
+}
+
 export function reply(body: string): string {
   return `<message to="user">${body}</message>`;
+}
+
+/** The line the fake LLM puts after every closing text, outside its message blocks: `\n(reply <tag>)`. */
+export const replyTrailer = /\n\(reply [0-9a-f]{8}\)$/;
+
+/** A closing text without the fake LLM's trailer line. */
+export function withoutTrailer(text: string): string {
+  return text.replace(replyTrailer, '');
+}
+
+/** The LLM answers the ledger recorded for a session, in the order they were returned (a retried prompt repeats). */
+export function llmAnswers(result: RunResult, session = session0): LlmAnswerFact[] {
+  return result.ledger.answers.filter((answer) => answer.sessionKey === session);
+}
+
+/** The answers to prompts carrying user message i (its marker), in order. */
+export function answersTo(result: RunResult, index: number, session = session0): LlmAnswerFact[] {
+  return llmAnswers(result, session).filter((answer) => answer.prompt.includes(marker(index)));
+}
+
+/** The prompts the LLM was asked in a session, in order (every request, retries and failed ones included). */
+export function llmPrompts(result: RunResult, session = session0): string[] {
+  return result.ledger.requests.filter((request) => request.sessionKey === session).map((request) => request.prompt);
 }
 
 export interface RunInput {
   bugs: BugId[];
   plan: Plan;
   seed?: number;
-  /** Answer per turn id; undefined falls back to the fake model's default answer. */
-  script?: (request: ModelRequest) => ModelAnswer | undefined;
-  prepare?: (sim: Simulation, model: BuiltModel) => void;
+  /** Answer per request; undefined falls back to the fake model's default answer. */
+  script?: AnswerScript;
+  prepare?: (sim: Simulation, model: BuiltModel, world: World) => void;
 }
 
 export async function run(sql: SqlJsStatic, input: RunInput): Promise<RunResult> {
@@ -46,9 +84,9 @@ export async function run(sql: SqlJsStatic, input: RunInput): Promise<RunResult>
     { scenario: 'symptom', bugs: input.bugs, seed: input.seed ?? 1, plan: input.plan },
     {
       sql,
-      prepare: (sim, model) => {
-        model.world.modelApi.script = input.script;
-        input.prepare?.(sim, model);
+      prepare: (sim, model, world) => {
+        world.modelApi.script = input.script;
+        input.prepare?.(sim, model, world);
       },
     },
   );
@@ -106,7 +144,16 @@ export function outboundRows(result: RunResult, session = session0): OutboundRow
 }
 
 export function visible(result: RunResult, session = session0): VisibleMessage[] {
-  return result.model.world.platform.visible.filter((message) => message.sessionKey === session);
+  return result.world.platform.visible.filter((message) => message.sessionKey === session);
+}
+
+/**
+ * What the user saw, in order, as [turn, text]: the turn is the in_reply_to of the model's outbound row the platform
+ * message came from (joined by the idempotency key, which is the row id); '?' when no row has that key.
+ */
+export function seenByTurn(result: RunResult, session = session0): [string, string][] {
+  const turnOf = new Map(outboundRows(result, session).map((row) => [row.id, row.inReplyTo]));
+  return visible(result, session).map((message) => [turnOf.get(message.key) ?? '?', message.text]);
 }
 
 export function transcript(result: RunResult, session = session0): SessionEntry[] {

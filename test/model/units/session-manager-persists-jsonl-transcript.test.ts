@@ -1,10 +1,13 @@
 // The pi SessionManager and its JSONL transcript, on the simulated disk: a header line first; nothing written
 // until the first assistant message, then every entry in one write, then one append per entry; load skips malformed
 // lines and takes the last entry in file order as the leaf; branch() only moves the leaf; removeEntry + rewriteFile
-// keeps a `.bak-<pid>-<time>` copy and replaces the file through a temporary file and an atomic rename.
+// keeps a `.bak-<pid>-<time>` copy and replaces the file through a temporary file and an atomic rename. Files are
+// in pi's format (header with a uuid and an ISO timestamp, `message` entries with 8-hex ids, ISO timestamps and pi's
+// AgentMessage), and a file the real pi SessionManager wrote (no gatesim `turnId`) loads as well.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ModelAssertionError } from '../../../src/assert.ts';
+import { isoAt, simEpochMs, toPiMessage } from '../../../src/pi-format.ts';
 import type { ProcessContext } from '../../../src/ports.ts';
 import { activeBranchOf, parseTranscript, type Role, type SessionEntry, SessionManager } from '../../../src/session-manager.ts';
 import { loadSqlJs } from '../../../sim/kernel/sqlite.ts';
@@ -12,7 +15,9 @@ import { inProcess, traceOf } from './support.ts';
 
 const sql = await loadSqlJs();
 const path = '/data/sessions/s0.jsonl';
-const idPattern = /^[0-9a-z]{8}$/;
+const idPattern = /^[0-9a-f]{8}$/;
+/** pi's session id: a uuid (v7-shaped). */
+const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-8[0-9a-f]{3}-[0-9a-f]{12}$/;
 
 function open(ctx: ProcessContext, at = path): Promise<SessionManager> {
   return SessionManager.open(ctx.disk, at, (min, max) => ctx.random.int(min, max), () => ctx.clock.nowMs(), ctx.incarnation);
@@ -34,7 +39,19 @@ function entry(id: string, parentId: string | null, role: Role = 'user'): Sessio
   return { type: 'message', id, parentId, timestamp: 0, message: { role, content: id }, turnId: 't' };
 }
 
-const header = JSON.stringify({ type: 'session', version: 3, id: 'hdr00001', timestamp: 0, cwd: '/work' });
+/** An entry's line in pi's format (with gatesim's own turnId field), built from the format module. */
+function piLine(written: SessionEntry): string {
+  return JSON.stringify({
+    type: 'message',
+    id: written.id,
+    parentId: written.parentId,
+    timestamp: isoAt(written.timestamp),
+    message: toPiMessage(written.message, written.timestamp),
+    turnId: written.turnId,
+  });
+}
+
+const header = JSON.stringify({ type: 'session', version: 3, id: '019b7a00-0000-7000-8000-000000000001', timestamp: '2026-01-01T00:00:00.000Z', cwd: '/work' });
 
 describe('writing the transcript', () => {
   it('writes nothing until the first assistant message, then the header and every entry, then appends', async () => {
@@ -53,9 +70,27 @@ describe('writing the transcript', () => {
     expect(value.beforeAssistant).toBeUndefined();
     const flushed = lines(value.afterFlush);
     expect(flushed).toHaveLength(4);
-    expect(JSON.parse(flushed[0] ?? '')).toEqual({ type: 'session', version: 3, id: expect.stringMatching(idPattern), timestamp: 7, cwd: '/work' });
-    expect(flushed.slice(1)).toEqual(value.written.map((written) => JSON.stringify(written)));
-    expect(value.afterAppend).toBe(`${value.afterFlush ?? ''}${JSON.stringify(value.u3)}\n`);
+    expect(JSON.parse(flushed[0] ?? '')).toEqual({ type: 'session', version: 3, id: expect.stringMatching(uuidPattern), timestamp: '2026-01-01T00:00:00.007Z', cwd: '/work' });
+    expect(flushed.slice(1)).toEqual(value.written.map(piLine));
+    // pi's shapes, spelled out: a user message's content is a string, an assistant's a list of blocks with the
+    // provider fields beside it; timestamps are ISO on the entry and Unix ms in the message.
+    const [u1, , a1] = value.written;
+    expect(JSON.parse(flushed[1] ?? '')).toEqual({
+      type: 'message',
+      id: u1?.id,
+      parentId: null,
+      timestamp: '2026-01-01T00:00:00.007Z',
+      message: { role: 'user', content: 'hello', timestamp: simEpochMs + 7 },
+      turnId: 'in:d0',
+    });
+    expect(JSON.parse(flushed[3] ?? '')).toMatchObject({
+      type: 'message',
+      id: a1?.id,
+      parentId: value.written[1]?.id,
+      timestamp: isoAt(a1?.timestamp ?? -1),
+      message: { role: 'assistant', content: [{ type: 'text', text: 'yes' }], stopReason: 'stop', timestamp: simEpochMs + (a1?.timestamp ?? -1) },
+    });
+    expect(value.afterAppend).toBe(`${value.afterFlush ?? ''}${piLine(value.u3)}\n`);
     // One whole-file write at the first assistant message, one append after; both synced.
     expect(traceOf(sim, 'disk.write').map((event) => event.fields.path)).toEqual([path]);
     expect(traceOf(sim, 'disk.append').map((event) => event.fields.path)).toEqual([path]);
@@ -93,10 +128,10 @@ describe('loading the transcript', () => {
     const e3 = entry('aaaaaaa3', 'aaaaaaa1');
     const file = [
       header,
-      JSON.stringify(e1),
-      JSON.stringify(e2),
+      piLine(e1),
+      piLine(e2),
       '{"type":"message","id":"torn',
-      JSON.stringify(e3),
+      piLine(e3),
       'not json at all',
       JSON.stringify({ type: 'message', id: 'noparent' }),
       header,
@@ -117,7 +152,7 @@ describe('loading the transcript', () => {
   it('reports a missing header and still loads the entries', async () => {
     const e1 = entry('bbbbbbb1', null);
     const { value } = await inProcess(sql, 'no-header', async (ctx) => {
-      await ctx.disk.write(path, `${JSON.stringify(e1)}\n`);
+      await ctx.disk.write(path, `${piLine(e1)}\n`);
       const manager = await open(ctx);
       return { entries: [...manager.allEntries()], report: manager.loadReport, leaf: manager.leaf };
     });
@@ -130,15 +165,84 @@ describe('loading the transcript', () => {
     const e1 = entry('ccccccc1', null);
     const e2 = entry('ccccccc2', 'ccccccc1', 'assistant');
     const { value, sim } = await inProcess(sql, 'torn-rewrite', async (ctx) => {
-      await ctx.disk.write(path, `${[header, JSON.stringify(e1), JSON.stringify(e2)].join('\n')}\n{"type":"mess`);
+      await ctx.disk.write(path, `${[header, piLine(e1), piLine(e2)].join('\n')}\n{"type":"mess`);
       const manager = await open(ctx);
       const e3 = await say(manager, 'user', 'next');
       return { e3, text: await ctx.disk.read(path) };
     });
-    expect(lines(value.text)).toEqual([header, JSON.stringify(e1), JSON.stringify(e2), JSON.stringify(value.e3)]);
+    expect(lines(value.text)).toEqual([header, piLine(e1), piLine(e2), piLine(value.e3)]);
     expect(value.e3.parentId).toBe(e2.id);
     expect(traceOf(sim, 'disk.append')).toHaveLength(0);
     expect(traceOf(sim, 'disk.write')).toHaveLength(2);
+  });
+});
+
+/**
+ * A session file as the real pi SessionManager writes it, with nothing of gatesim's: a uuid header, 8-hex ids, ISO
+ * entry timestamps, Unix-ms message timestamps, no turnId. The user's first message has text blocks, the first
+ * answer a thinking block, text and a toolCall, then the toolResult and the closing answer; the user then asked
+ * again from that answer (pi's branch), so "thanks" is a dead end and the active branch ends in the last answer.
+ */
+const usage = '"usage":{"input":812,"output":64,"cacheRead":0,"cacheWrite":0,"totalTokens":876,"cost":{"input":0.0024,"output":0.001,"cacheRead":0,"cacheWrite":0,"total":0.0034}}';
+const provider = `"api":"anthropic-messages","provider":"anthropic","model":"claude-sonnet-4-5",${usage}`;
+const piWrittenFile = [
+  '{"type":"session","version":3,"id":"0199a3f2-6c1e-7d40-8b2a-5e9f0c7d3a14","timestamp":"2025-11-20T09:15:02.118Z","cwd":"/home/user/project"}',
+  '{"type":"message","id":"4f1c9a2e","parentId":null,"timestamp":"2025-11-20T09:15:10.002Z","message":{"role":"user","content":[{"type":"text","text":"am I free tomorrow?"}],"timestamp":1763630110001}}',
+  `{"type":"message","id":"b7d30e58","parentId":"4f1c9a2e","timestamp":"2025-11-20T09:15:12.640Z","message":{"role":"assistant","content":[{"type":"thinking","thinking":"check the calendar","thinkingSignature":"sig"},{"type":"text","text":"Let me check."},{"type":"toolCall","id":"toolu_01HXk2","name":"send_message","arguments":{"text":"on it - looking at your calendar"}}],${provider},"stopReason":"toolUse","timestamp":1763630111200}}`,
+  '{"type":"message","id":"0e6a51fb","parentId":"b7d30e58","timestamp":"2025-11-20T09:15:12.702Z","message":{"role":"toolResult","toolCallId":"toolu_01HXk2","toolName":"send_message","content":[{"type":"text","text":"sent"}],"isError":false,"timestamp":1763630112701}}',
+  `{"type":"message","id":"9c2d7e40","parentId":"0e6a51fb","timestamp":"2025-11-20T09:15:14.310Z","message":{"role":"assistant","content":[{"type":"text","text":"<message to=\\"user\\">Tomorrow at 2pm you're free</message>"}],${provider},"stopReason":"stop","timestamp":1763630112760}}`,
+  '{"type":"message","id":"a83f16c7","parentId":"9c2d7e40","timestamp":"2025-11-20T09:16:01.000Z","message":{"role":"user","content":"thanks","timestamp":1763630161000}}',
+  '{"type":"message","id":"5be2d903","parentId":"9c2d7e40","timestamp":"2025-11-20T09:16:30.500Z","message":{"role":"user","content":"thank you!","timestamp":1763630190500}}',
+  `{"type":"message","id":"e01f4b6d","parentId":"5be2d903","timestamp":"2025-11-20T09:16:31.900Z","message":{"role":"assistant","content":[{"type":"text","text":"<message to=\\"user\\">any time</message>"}],${provider},"stopReason":"stop","timestamp":1763630190600}}`,
+].join('\n');
+
+function simMs(iso: string): number {
+  return Date.parse(iso) - simEpochMs;
+}
+
+describe('loading a file the real pi SessionManager wrote', () => {
+  const piEntry = (id: string, parentId: string | null, iso: string, message: SessionEntry['message']): SessionEntry => ({ type: 'message', id, parentId, timestamp: simMs(iso), message, turnId: '' });
+  const expected = [
+    piEntry('4f1c9a2e', null, '2025-11-20T09:15:10.002Z', { role: 'user', content: 'am I free tomorrow?' }),
+    piEntry('b7d30e58', '4f1c9a2e', '2025-11-20T09:15:12.640Z', {
+      role: 'assistant',
+      content: 'Let me check.',
+      toolCalls: [{ id: 'toolu_01HXk2', name: 'send_message', text: 'on it - looking at your calendar' }],
+    }),
+    piEntry('0e6a51fb', 'b7d30e58', '2025-11-20T09:15:12.702Z', { role: 'tool', content: 'sent', toolCallId: 'toolu_01HXk2' }),
+    piEntry('9c2d7e40', '0e6a51fb', '2025-11-20T09:15:14.310Z', { role: 'assistant', content: '<message to="user">Tomorrow at 2pm you\'re free</message>' }),
+    piEntry('a83f16c7', '9c2d7e40', '2025-11-20T09:16:01.000Z', { role: 'user', content: 'thanks' }),
+    piEntry('5be2d903', '9c2d7e40', '2025-11-20T09:16:30.500Z', { role: 'user', content: 'thank you!' }),
+    piEntry('e01f4b6d', '5be2d903', '2025-11-20T09:16:31.900Z', { role: 'assistant', content: '<message to="user">any time</message>' }),
+  ];
+
+  it('loads every entry with no malformed line, the last entry as leaf and the branch through parent links', async () => {
+    const { value } = await inProcess(sql, 'pi-written', async (ctx) => {
+      await ctx.disk.write(path, `${piWrittenFile}\n`);
+      const manager = await open(ctx);
+      return { entries: [...manager.allEntries()], report: manager.loadReport, leaf: manager.leaf?.id, branch: ids(manager.activeBranch()) };
+    });
+    expect(value.report).toEqual({ malformedLines: 0, missingHeader: false });
+    expect(value.entries).toEqual(expected);
+    expect(value.leaf).toBe('e01f4b6d');
+    // "thanks" is the dead end pi's branch left behind.
+    expect(value.branch).toEqual(['4f1c9a2e', 'b7d30e58', '0e6a51fb', '9c2d7e40', '5be2d903', 'e01f4b6d']);
+    const parsed = parseTranscript(piWrittenFile);
+    expect(parsed).toEqual({ entries: expected, malformedLines: 0, leafId: 'e01f4b6d' });
+    expect(ids(activeBranchOf(parsed.entries))).toEqual(value.branch);
+  });
+
+  it('appends to it without rewriting what pi wrote', async () => {
+    const { value, sim } = await inProcess(sql, 'pi-written-append', async (ctx) => {
+      await ctx.disk.write(path, `${piWrittenFile}\n`);
+      const manager = await open(ctx);
+      const next = await say(manager, 'user', 'one more thing');
+      return { next, text: await ctx.disk.read(path) };
+    });
+    expect(value.next.parentId).toBe('e01f4b6d');
+    expect(value.text).toBe(`${piWrittenFile}\n${piLine(value.next)}\n`);
+    expect(traceOf(sim, 'disk.write')).toHaveLength(1);
+    expect(traceOf(sim, 'disk.append')).toHaveLength(1);
   });
 });
 
@@ -254,7 +358,7 @@ describe('removeEntry and rewriteFile (the persisted orphan repair)', () => {
       ['disk.rename', null, temporary, path],
     ]);
     expect(value.temporaryLeft).toEqual([]);
-    expect(lines(value.text).slice(1)).toEqual([u1, a1, u2].map((written) => JSON.stringify(written)));
+    expect(lines(value.text).slice(1)).toEqual([u1, a1, u2].map(piLine));
     expect(lines(value.text)[0]).toBe(lines(value.before)[0]);
     expect(u2.parentId).toBe(a1.id);
     // The new file was synced before the rename, so it is durable as it stands.
@@ -286,7 +390,7 @@ describe('parseTranscript and activeBranchOf', () => {
   it('parseTranscript skips the header, counts malformed lines and names the last entry the leaf', () => {
     const e1 = entry('ddddddd1', null);
     const e2 = entry('ddddddd2', 'ddddddd1', 'assistant');
-    const parsed = parseTranscript([header, JSON.stringify(e1), '{oops', JSON.stringify(e2), ''].join('\n'));
+    const parsed = parseTranscript([header, piLine(e1), '{oops', piLine(e2), ''].join('\n'));
     expect(parsed).toEqual({ entries: [e1, e2], malformedLines: 1, leafId: e2.id });
     expect(parseTranscript('')).toEqual({ entries: [], malformedLines: 0, leafId: null });
   });
@@ -333,7 +437,9 @@ describe('a reload agrees with what was appended', () => {
           const manager = await open(ctx);
           for (const step of ops) {
             const entries = manager.allEntries();
-            if (step.kind === 'append') await manager.appendMessage({ role: step.role, content: `c${entries.length}` }, 't');
+            // A tool result names its call (pi's toolResult.toolCallId), as the runner's always do.
+            const content = `c${entries.length}`;
+            if (step.kind === 'append') await manager.appendMessage(step.role === 'tool' ? { role: 'tool', content, toolCallId: `toolu_t_${entries.length}` } : { role: step.role, content }, 't');
             else if (step.kind === 'branch' && entries.length > 0) manager.branch(entries[step.pick % entries.length]?.id ?? '');
             else if (step.kind === 'reset') manager.resetLeaf();
           }
@@ -360,5 +466,33 @@ describe('a reload agrees with what was appended', () => {
       }),
       { numRuns: 60 },
     );
+  });
+});
+
+describe('entries the model does not interpret', () => {
+  it('keeps model_change and label entries in the tree and writes every loaded line back verbatim on a rewrite', async () => {
+    const raw = [
+      { type: 'session', version: 3, id: '0195f3a2-7c1e-7b3d-9a41-5e2c8f0d4b17', timestamp: '2026-01-01T00:00:00.000Z', cwd: '/work' },
+      { type: 'model_change', id: 'a1b2c3d4', parentId: null, timestamp: '2026-01-01T00:00:00.001Z', provider: 'anthropic', modelId: 'claude' },
+      { type: 'message', id: 'c3d4e5f6', parentId: 'a1b2c3d4', timestamp: '2026-01-01T00:00:01.000Z', message: { role: 'user', content: 'hello', timestamp: 1 } },
+      { type: 'message', id: 'd4e5f6a7', parentId: 'c3d4e5f6', timestamp: '2026-01-01T00:00:02.000Z', message: { role: 'assistant', content: [{ type: 'thinking', thinking: 'hm' }, { type: 'text', text: 'hi' }], provider: 'anthropic', model: 'claude', stopReason: 'stop' } },
+      { type: 'label', id: 'e5f6a7b8', parentId: 'd4e5f6a7', timestamp: '2026-01-01T00:00:03.000Z', targetId: 'c3d4e5f6', label: 'here' },
+    ];
+    const parsed = parseTranscript(`${raw.map((line) => JSON.stringify(line)).join('\n')}\n`);
+    expect(parsed.malformedLines).toBe(0);
+    expect(activeBranchOf(parsed.entries).map((entry) => [entry.id, entry.message.role])).toEqual([
+      ['a1b2c3d4', 'other'],
+      ['c3d4e5f6', 'user'],
+      ['d4e5f6a7', 'assistant'],
+      ['e5f6a7b8', 'other'],
+    ]);
+    const { value } = await inProcess(sql, 'rewrite-other', async (ctx) => {
+      await ctx.disk.write(path, `${raw.map((line) => JSON.stringify(line)).join('\n')}\n`);
+      await ctx.disk.fsync(path);
+      const manager = await open(ctx);
+      await manager.rewriteFile();
+      return ctx.disk.read(path);
+    });
+    expect(lines(value)).toEqual(raw.map((line) => JSON.stringify(line)));
   });
 });
