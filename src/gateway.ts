@@ -33,6 +33,8 @@ class Gateway {
   readonly wakes: HeartbeatWakes;
   readonly delivery: DeliveryPollers;
   private systemRows = 0;
+  /** seed 000's proposed fix (exec-dedupe-memory): `<sessionKey>::<runId>` -> when first queued, in memory only. */
+  private readonly execSeenInMemory = new Map<string, number>();
 
   constructor(
     private readonly ctx: ProcessContext,
@@ -97,8 +99,13 @@ class Gateway {
       return;
     }
     const execKey = `${sessionKey}::${event.runId}`;
+    if (event.event === 'exec.finished' && this.bug('exec-dedupe-memory') && this.seenInMemory(execKey)) {
+      this.ctx.note('exec-duplicate-dropped', { session: sessionKey, run: event.runId, memory: true });
+      delivery.ack();
+      return;
+    }
     // seed 000 (exec-replay): no idempotency check keyed by (sessionKey, runId) on this path.
-    if (event.event === 'exec.finished' && !this.bug('exec-replay') && (await this.execSeen(sessionKey, execKey))) {
+    if (event.event === 'exec.finished' && !this.bug('exec-replay') && !this.bug('exec-dedupe-memory') && (await this.execSeen(sessionKey, execKey))) {
       this.ctx.note('exec-duplicate-dropped', { session: sessionKey, run: event.runId });
       delivery.ack();
       return;
@@ -114,11 +121,28 @@ class Gateway {
       execKey,
     });
     this.ctx.note('system-event', { session: sessionKey, run: event.runId, event: event.event, queued: result.queued });
+    if (result.queued && event.event === 'exec.finished' && this.bug('exec-dedupe-memory')) this.rememberInMemory(execKey);
     if (result.queued) result.event.onDurable.push(() => delivery.ack());
     else if (result.duplicateOf !== null) result.duplicateOf.onDurable.push(() => delivery.ack());
     else delivery.ack();
     // seed 000 (exec-replay): the wake is requested even when the enqueue was refused as a duplicate.
     if (result.queued || this.bug('exec-replay')) this.wakes.requestHeartbeatNow('main', sessionKey, 'exec-event');
+  }
+
+  /** seed 000's proposed fix: a key seen within the window (10 min) is a duplicate. */
+  private seenInMemory(execKey: string): boolean {
+    const seenAtMs = this.execSeenInMemory.get(execKey);
+    return seenAtMs !== undefined && this.ctx.clock.nowMs() - seenAtMs < this.config.timers.execDedupeWindowMs;
+  }
+
+  /** Remember a queued run, forgetting the oldest keys past execDedupeKeysMax (insertion order is age order). */
+  private rememberInMemory(execKey: string): void {
+    this.execSeenInMemory.delete(execKey);
+    this.execSeenInMemory.set(execKey, this.ctx.clock.nowMs());
+    while (this.execSeenInMemory.size > this.config.timers.execDedupeKeysMax) {
+      const oldest = this.execSeenInMemory.keys().next().value as string;
+      this.execSeenInMemory.delete(oldest);
+    }
   }
 
   private async execSeen(sessionKey: string, execKey: string): Promise<boolean> {
@@ -153,7 +177,8 @@ class Gateway {
     const nowMs = this.ctx.clock.nowMs();
     const rowId = `sys:${this.ctx.incarnation}:${++this.systemRows}`;
     const prompt = `${formatSystemEvents(drained)}\n\nAn async command you ran earlier has completed. The result is shown in the system messages above.`;
-    const fixed = !this.bug('exec-replay'); // seed 000 (exec-replay): no durable key is recorded.
+    // seed 000 (exec-replay, and its proposed in-memory fix exec-dedupe-memory): no durable key is recorded.
+    const fixed = !this.bug('exec-replay') && !this.bug('exec-dedupe-memory');
     const runIds = await inbound.transaction((tx) => {
       const fresh: string[] = [];
       for (const event of drained) {

@@ -8,7 +8,7 @@ import { AgentCache } from './agent.ts';
 import type { ModelConfig } from './config.ts';
 import { LlmTransientError, type ProcessContext, type SqlDatabase } from './ports.ts';
 import { SessionDb } from './session-db.ts';
-import { runnerHeartbeatPath, SessionDbs, turnSendInvokedKey, turnSentPayloadsKeyFor } from './session-dbs.ts';
+import { runnerHeartbeatPath, SessionDbs, turnSendInvokedKey, turnSentPayloadsKey, turnSentPayloadsKeyFor } from './session-dbs.ts';
 import { ignoreBusy, isBusy, retryBusy } from './busy.ts';
 import { toolServerName } from './protocol.ts';
 import { ReplyWaiter } from './reply-waiter.ts';
@@ -60,6 +60,8 @@ async function recoverSession(ctx: ProcessContext, config: ModelConfig, dbs: Ses
     // seed 001 (send-stale): no cold-start clear, so a SIGKILLed turn's payloads leak into the next turn.
     return;
   }
+  // PR #2531's first boundary (sent-payloads-pr2531): the top of runPollLoop clears the shared row below, with
+  // every other record that no pending turn owns.
   // Keep the payload records of turns that will be retried (their repeats must still be suppressed); drop the rest.
   const pending = new Set(
     (await inbound.query("SELECT id FROM messages_in WHERE status = 'pending'")).map((row) => turnSentPayloadsKeyFor(row.id as string, false)),
@@ -122,8 +124,12 @@ async function runRow(deps: TurnDeps, sessionKey: string, inbound: SqlDatabase, 
       ? inbound.run("UPDATE messages_in SET status = 'completed' WHERE id = ?", [row.id])
       : inbound.run("UPDATE messages_in SET status = 'pending', process_after = ? WHERE id = ?", [retryAtMs, row.id]),
   );
+  // PR #2531's second boundary (sent-payloads-pr2531): the retry path does not inherit suppression.
+  if (outcome === 'retry' && config.bugs.has('sent-payloads-pr2531')) await clearSharedPayloads(deps, sessionKey);
+  // PR #2531's fourth boundary: the outer finally of the turn.
+  if (outcome === 'completed' && config.bugs.has('sent-payloads-pr2531')) await clearSharedPayloads(deps, sessionKey);
   // seed 001 (send-stale) keeps the shared row and clears it only at the seed's boundaries (after a result).
-  if (outcome === 'completed' && !config.bugs.has('send-stale')) {
+  else if (outcome === 'completed' && !config.bugs.has('send-stale')) {
     // Boundary: the turn is over; its payload record is no longer needed (a leftover is dropped at the next start).
     const outbound = await deps.dbs.outboundDb(sessionKey);
     await ignoreBusy(outbound.run('DELETE FROM session_state WHERE key = ?', [turnSentPayloadsKeyFor(row.id, false)]));
@@ -131,6 +137,11 @@ async function runRow(deps: TurnDeps, sessionKey: string, inbound: SqlDatabase, 
   if (outcome === 'completed') ctx.note('turn-completed', { session: sessionKey, turn: row.id, tries, branch: branch.join(',') });
   else ctx.note('turn-retry', { session: sessionKey, turn: row.id, tries });
   await deps.heartbeat.beat(null);
+}
+
+async function clearSharedPayloads(deps: TurnDeps, sessionKey: string): Promise<void> {
+  const outbound = await deps.dbs.outboundDb(sessionKey);
+  await ignoreBusy(outbound.run('DELETE FROM session_state WHERE key = ?', [turnSentPayloadsKey]));
 }
 
 /** The runner's progress record, read by the gateway's sweep. */

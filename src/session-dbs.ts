@@ -92,7 +92,7 @@ export const turnSentPayloadsKey = 'turn_sent_payloads';
 
 /** Seed 001's storage (one shared row) is what the send-stale and send-dup variants run with. */
 export function sharedPayloadRow(bugs: ReadonlySet<string>): boolean {
-  return bugs.has('send-stale') || bugs.has('send-dup');
+  return bugs.has('send-stale') || bugs.has('send-dup') || bugs.has('sent-payloads-pr2531');
 }
 
 /**

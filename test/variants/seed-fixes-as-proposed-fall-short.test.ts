@@ -1,0 +1,81 @@
+// The seeds' own fixes, run exactly as their documents propose them (switchable variants), next to the fixed model,
+// each on the fault that shows where it falls short:
+// - exec-dedupe-memory (seed 000's fix: exec.finished deduped by (sessionKey, runId) in memory for 10 minutes): the
+//   gateway is SIGKILLed right after it committed the exec prompt and before the node host saw the acknowledgement;
+//   the node host resends on reconnect, the new gateway's memory is empty, and the replay becomes a second turn.
+//   The fixed gateway keeps the key durably, in the prompt row's transaction, and drops the replay.
+// - sent-payloads-pr2531 (seed 001's fix as merged: one shared turn_sent_payloads row cleared at four boundaries):
+//   the runner is SIGKILLed after the turn's final row is durable and before it dispatches the closing text; the
+//   cold-start clear at the top of the poll loop wipes the record of the payload the tool already sent, the resumed
+//   turn dispatches a closing text that repeats it, and the user sees it twice. The fixed record names its turn and
+//   survives the restart.
+import { describe, expect, it } from 'vitest';
+import type { BugId } from '../../src/index.ts';
+import type { Simulation } from '../../sim/kernel/simulation.ts';
+import { loadSqlJs } from '../../sim/kernel/sqlite.ts';
+import type { FaultStep } from '../../sim/run/plan.ts';
+import { handPlan, invariants, notes, reply, user, visible, withRun } from '../model/support.ts';
+
+const sql = await loadSqlJs();
+
+describe('exec-dedupe-memory: seed 000 fix as proposed', () => {
+  // ingest-phase events: system-event (the enqueue) is nth 0, exec-ingest (the prompt row committed) is nth 1.
+  const killGatewayAfterPromptRow: FaultStep = { kind: 'kill-at-phase', phase: 'ingest', nth: 1, delayMs: 0, process: 'gateway', restartAfterMs: 2_000 };
+  const plan = handPlan([{ kind: 'exec', atMs: 1_000, session: 0, durationMs: 5_000, exitCode: 1, output: 'boom' }], [killGatewayAfterPromptRow]);
+  const input = (bugs: BugId[]) => ({ bugs, plan });
+
+  it('falls short: after a gateway SIGKILL the node host resends and the run becomes a second turn', async () => {
+    await withRun(sql, input(['exec-dedupe-memory']), (result) => {
+      expect(notes(result, 'exec-ingest').filter((note) => note.fields.row !== null)).toHaveLength(2);
+      expect(invariants(result)).toContain('no-double-ingestion');
+      expect(result.violations.find((violation) => violation.invariant === 'no-double-ingestion')?.message).toContain('command run-0 is in 2 user rows of state.db');
+    });
+  });
+
+  it('the fixed gateway drops the resend by its durable key: one turn, no violation', async () => {
+    await withRun(sql, input([]), (result) => {
+      expect(notes(result, 'exec-ingest').filter((note) => note.fields.row !== null)).toHaveLength(1);
+      expect(notes(result, 'exec-duplicate-dropped')).toHaveLength(1);
+      expect(result.violations).toEqual([]);
+    });
+  });
+
+  it('holds when the gateway stays up: the replay within 10 minutes is dropped from memory', async () => {
+    const resetAfterPromptRow: FaultStep = { kind: 'reset-at-phase', phase: 'ingest', nth: 1, delayMs: 0, link: 1 };
+    const resetPlan = handPlan([{ kind: 'exec', atMs: 1_000, session: 0, durationMs: 5_000, exitCode: 1, output: 'boom' }], [resetAfterPromptRow]);
+    await withRun(sql, { bugs: ['exec-dedupe-memory'], plan: resetPlan, prepare: (sim: Simulation) => sim.network.configure('node-host', 'gateway', { reconnectDelayMs: 51_000 }) }, (result) => {
+      expect(notes(result, 'exec-duplicate-dropped').map((note) => note.fields.memory)).toEqual([true]);
+      expect(result.violations).toEqual([]);
+    });
+  });
+});
+
+describe('sent-payloads-pr2531: seed 001 fix as merged', () => {
+  const plan = (faults: FaultStep[]) => handPlan([user(1_000, 'send "interim update", then say so')], faults);
+  const script = () => ({ toolCalls: [{ name: 'send_message' as const, text: 'interim update' }], result: reply('interim update') });
+  // flush-phase events of the turn: the tool-call carrier (nth 0), then the final assistant row (nth 1).
+  const killRunnerAfterFinalRow: FaultStep = { kind: 'kill-at-phase', phase: 'flush', nth: 1, delayMs: 0, process: 'runner', restartAfterMs: 1_000 };
+  const shown = (texts: string[]) => texts.map((text) => text.replace(/\s+/g, ' ').trim());
+
+  it('falls short: the cold-start clear forgets the sent payload and the resumed turn shows it again', async () => {
+    await withRun(sql, { bugs: ['sent-payloads-pr2531'], plan: plan([killRunnerAfterFinalRow]), script }, (result) => {
+      expect(shown(visible(result).map((message) => message.text))).toEqual(['interim update', 'interim update']);
+      expect(invariants(result)).toEqual(['no-duplicate-visible-reply']);
+    });
+  });
+
+  it('the fixed runner keeps the turn-keyed record across the restart: shown once', async () => {
+    await withRun(sql, { bugs: [], plan: plan([killRunnerAfterFinalRow]), script }, (result) => {
+      expect(notes(result, 'turn-start').length).toBeGreaterThanOrEqual(2);
+      expect(shown(visible(result).map((message) => message.text))).toEqual(['interim update']);
+      expect(result.violations).toEqual([]);
+    });
+  });
+
+  it('holds without a kill: the repeat is suppressed, once', async () => {
+    await withRun(sql, { bugs: ['sent-payloads-pr2531'], plan: plan([]), script }, (result) => {
+      expect(shown(visible(result).map((message) => message.text))).toEqual(['interim update']);
+      expect(result.violations).toEqual([]);
+    });
+  });
+});
