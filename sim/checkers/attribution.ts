@@ -9,11 +9,12 @@
 // only the naming of which answer a stock phrase belonged to can be ambiguous.
 //
 // An answer stands unless it was superseded (a later answer in the session was asked a prompt carrying every user
-// message and command of its prompt, as happens when a message is merged into a later turn) or given up (an error
-// reply was shown after it and the system did not ask that prompt again after the error reply).
+// message and command of its prompt, as happens when a message is merged into a later turn) or given up (every
+// message of its prompt got the system's error reply, shown after it and after the prompt was last asked). Each
+// canned reply answers exactly one message (assignCanned).
 import { parseMessageBlocks } from '../../src/index.ts';
 import type { LlmToolCall } from '../../src/ports.ts';
-import type { LlmAnswerFact, ShownFact } from '../world/ledger.ts';
+import type { CommandFact, LlmAnswerFact, ShownFact, UserMessageFact } from '../world/ledger.ts';
 import { answersIn, cannedReplies, carries, commandsOf, normalized, type Observations, shownIn } from './observations.ts';
 
 export interface Slot {
@@ -50,6 +51,8 @@ export interface Attribution {
   answers: LogicalAnswer[];
   slotOf: Map<ShownFact, Slot>;
   canned: ShownFact[];
+  /** The canned reply each subject (by subjectKey) got. */
+  cannedFor: Map<string, ShownFact>;
   unexplained: Unexplained[];
 }
 
@@ -59,40 +62,77 @@ export function attributeAll(o: Observations): Map<string, Attribution> {
 
 function attribute(o: Observations, session: string): Attribution {
   const answers = logicalAnswers(o, session);
-  const shown = shownIn(o, session);
   const slotOf = new Map<ShownFact, Slot>();
-  const canned: ShownFact[] = [];
+  const cannedShown: ShownFact[] = [];
   const unexplained: Unexplained[] = [];
-  const cannedBudget = cannedBudgets(o, session);
-  for (const fact of shown) {
+  const cannedTexts = cannedReplies.map(normalized);
+  for (const fact of shownIn(o, session)) {
     const text = normalized(fact.text);
     const open = answers
       .filter((answer) => answer.first.returnedAtMs <= fact.atMs)
       .flatMap((answer) => answer.slots.filter((slot) => slot.shownBy === null && slot.text === text));
-    const slot = open.find((candidate) => !candidate.answer.superseded && !candidate.answer.gaveUp) ?? open[0];
+    const slot = open.find((candidate) => !candidate.answer.superseded) ?? open[0];
     if (slot !== undefined) {
       slot.shownBy = fact;
       slotOf.set(fact, slot);
-      continue;
+    } else if (cannedTexts.includes(text)) {
+      cannedShown.push(fact);
+    } else {
+      const repeats = answers.flatMap((answer) => answer.slots).find((candidate) => candidate.text === text);
+      unexplained.push({ shown: fact, reason: repeats !== undefined ? 'shown-again' : 'never-produced', repeats });
     }
-    const budget = cannedBudget.get(text);
-    if (budget !== undefined && budget > 0) {
-      cannedBudget.set(text, budget - 1);
-      canned.push(fact);
-      continue;
-    }
-    const repeats = answers.flatMap((answer) => answer.slots).find((candidate) => candidate.text === text);
-    unexplained.push({ shown: fact, reason: repeats !== undefined || budget !== undefined ? 'shown-again' : 'never-produced', repeats });
   }
-  markGivenUp(o, answers, canned);
-  return { session, answers, slotOf, canned, unexplained };
+  const cannedFor = assignCanned(o, session, slotOf, cannedShown, unexplained);
+  markGivenUp(o, answers, cannedFor);
+  return { session, answers, slotOf, canned: [...cannedFor.values()], cannedFor, unexplained };
+}
+
+/** A subject of a session: a user message, or a command its run reached a prompt or a transcript with. */
+export type Subject = UserMessageFact | CommandFact;
+
+export function subjectKey(subject: Subject): string {
+  return 'marker' in subject ? subject.marker : `run:${subject.runId}`;
+}
+
+function sentAt(subject: Subject): number {
+  return 'marker' in subject ? subject.sentAtMs : subject.requestedAtMs;
+}
+
+function isClear(subject: Subject): boolean {
+  return 'marker' in subject && subject.text.trim().toLowerCase().startsWith('/clear');
+}
+
+/**
+ * Each canned reply answers exactly one message: `Session cleared.` the earliest /clear before it not yet answered,
+ * the error reply the earliest message (or command) before it that no shown answer covers, preferring one the
+ * system gave up on (no LLM answer carrying it ever came back, or the last request carrying it failed). A canned
+ * reply left over is shown again.
+ */
+function assignCanned(o: Observations, session: string, slotOf: ReadonlyMap<ShownFact, Slot>, shown: readonly ShownFact[], unexplained: Unexplained[]): Map<string, ShownFact> {
+  const subjects: Subject[] = [...o.ledger.userMessages.filter((message) => message.sessionKey === session), ...commandsOf(o, session)];
+  const covered = new Set<string>();
+  for (const slot of slotOf.values()) for (const subject of slot.answer.subjects) covered.add(subject);
+  const requests = o.ledger.requests.filter((request) => request.sessionKey === session);
+  const gaveUpOn = (subject: Subject): boolean => {
+    const carrying = requests.filter((request) => carries(request.prompt, subject));
+    return carrying.length === 0 || carrying.every((request) => request.outcome !== 'answer') || carrying.at(-1)?.outcome === 'error';
+  };
+  const cannedFor = new Map<string, ShownFact>();
+  for (const fact of shown) {
+    const clear = normalized(fact.text) === normalized(cannedReplies[1]);
+    const open = subjects.filter((subject) => isClear(subject) === clear && sentAt(subject) <= fact.atMs && !cannedFor.has(subjectKey(subject)) && !covered.has(subjectKey(subject)));
+    const subject = open.find(gaveUpOn) ?? open[0];
+    if (subject === undefined) unexplained.push({ shown: fact, reason: 'shown-again', repeats: undefined });
+    else cannedFor.set(subjectKey(subject), fact);
+  }
+  return cannedFor;
 }
 
 function logicalAnswers(o: Observations, session: string): LogicalAnswer[] {
   const byPrompt = new Map<string, LogicalAnswer>();
   const subjectsOf = (prompt: string): string[] => [
     ...o.ledger.userMessages.filter((message) => message.sessionKey === session && carries(prompt, message)).map((message) => message.marker),
-    ...commandsOf(o, session).filter((command) => carries(prompt, command)).map((command) => `run:${command.runId}`),
+    ...commandsOf(o, session).filter((command) => carries(prompt, command)).map(subjectKey),
   ];
   for (const fact of answersIn(o, session)) {
     if (byPrompt.has(fact.prompt)) continue;
@@ -136,21 +176,15 @@ function slotsOf(answer: LogicalAnswer): Slot[] {
   return [...slots.values()];
 }
 
-/** How many of each canned reply the session may show: one per /clear, one error reply per message or command. */
-function cannedBudgets(o: Observations, session: string): Map<string, number> {
-  const messages = o.ledger.userMessages.filter((message) => message.sessionKey === session);
-  const clears = messages.filter((message) => message.text.trim().toLowerCase().startsWith('/clear')).length;
-  const [error, cleared] = cannedReplies.map(normalized);
-  return new Map([
-    [error ?? '', messages.length - clears + commandsOf(o, session).length],
-    [cleared ?? '', clears],
-  ]);
-}
-
-function markGivenUp(o: Observations, answers: LogicalAnswer[], canned: readonly ShownFact[]): void {
-  const errorShown = canned.filter((fact) => normalized(fact.text) === normalized(cannedReplies[0])).map((fact) => fact.atMs);
+/** An answer is given up when every message of its prompt got an error reply after it (and after its last request). */
+function markGivenUp(o: Observations, answers: LogicalAnswer[], cannedFor: ReadonlyMap<string, ShownFact>): void {
   for (const answer of answers) {
     const lastAskedMs = Math.max(...o.ledger.requests.filter((request) => request.sessionKey === answer.sessionKey && request.prompt === answer.prompt).map((request) => request.atMs));
-    answer.gaveUp = errorShown.some((atMs) => atMs >= answer.first.returnedAtMs && atMs >= lastAskedMs);
+    answer.gaveUp =
+      answer.subjects.length > 0 &&
+      answer.subjects.every((subject) => {
+        const reply = cannedFor.get(subject);
+        return reply !== undefined && normalized(reply.text) === normalized(cannedReplies[0]) && reply.atMs >= answer.first.returnedAtMs && reply.atMs >= lastAskedMs;
+      });
   }
 }

@@ -1,13 +1,13 @@
 // Liveness, after the faults stop (the run then goes on fault-free for settleMs):
 // - every-inbound-answered: by the end, every accepted user message and every command the system took up (its run
 //   is in an LLM prompt or a durable transcript) is answered: a reply the user saw belongs to an answer whose prompt
-//   carried it, or the system's own reply to it was shown after it (`Session cleared.` for a /clear, the error reply
-//   after giving up);
+//   carried it, or one of the system's own replies was assigned to it (`Session cleared.` for a /clear, the error
+//   reply after giving up; each canned reply answers one message, see attribution.ts);
 // - quiescent-after-heal: after the faults stop, no process is killed or crashes again (the kernel's own record of
 //   kills and crashes, not the model's notes), so no crash loop and no supervisor killing a healthy successor.
 import type { CommandFact, UserMessageFact } from '../world/ledger.ts';
-import type { Attribution } from './attribution.ts';
-import { acceptedMessages, cannedReplies, carries, commandsOf, normalized, type Observations } from './observations.ts';
+import { type Attribution, subjectKey } from './attribution.ts';
+import { acceptedMessages, carries, commandsOf, type Observations } from './observations.ts';
 import { classOf, type Violation } from './violation.ts';
 
 export function checkLiveness(o: Observations, attributions: Map<string, Attribution>, out: Violation[]): void {
@@ -38,11 +38,8 @@ function takenUp(o: Observations, session: string, command: CommandFact): boolea
 }
 
 function answered(a: Attribution, subject: UserMessageFact | CommandFact): boolean {
-  const sentAtMs = 'marker' in subject ? subject.sentAtMs : subject.requestedAtMs;
   for (const slot of a.slotOf.values()) if (carries(slot.answer.prompt, subject)) return true;
-  const isClear = 'marker' in subject && subject.text.trim().toLowerCase().startsWith('/clear');
-  const own = normalized(isClear ? cannedReplies[1] : cannedReplies[0]);
-  return a.canned.some((shown) => shown.atMs >= sentAtMs && normalized(shown.text) === own);
+  return a.cannedFor.has(subjectKey(subject));
 }
 
 function checkQuiescence(o: Observations, out: Violation[]): void {

@@ -1,28 +1,62 @@
-// Shared by the checker tests: each one runs a small hand-built plan of the fixed model (which passes every
-// invariant) once untouched and once with the world sabotaged through runSpec's `prepare` hook, and expects the
-// named invariant to fire. The sabotage works from outside every component, the way a checker looks at the run:
+// Shared by the checker tests (DESIGN.md section 5): each test file takes one invariant, runs a small hand-built
+// plan of the fixed model (which passes every invariant) once untouched and once per sabotage, and expects exactly
+// the named invariants to fire. A sabotage works from outside every component, through runSpec's `prepare` hook:
 // SQL straight on a simulated database (committed at once, as another writer's commit would be), a file rewritten
-// and fsynced by a rogue simulated process, or a world object (network, model API) wrapped.
-import type { BuiltModel, SqlParams } from '../../src/index.ts';
+// and fsynced by a rogue simulated process, a rogue process using the supervisor, or a world object (the network,
+// the LLM API) wrapped. No sabotage reads or forges the model's own ids (turn_id, the JSONL `turnId` field, inbound
+// row ids): it finds what it breaks by content, the way the checkers do, so that a checker deciding by those ids
+// would be blind to it.
+import type { BuiltModel, LlmRequest, SqlParams } from '../../src/index.ts';
 import type { RunResult } from '../../sim/run/harness.ts';
 import type { Simulation } from '../../sim/kernel/simulation.ts';
-import type { TraceEvent } from '../../sim/kernel/trace.ts';
-import { handPlan, user } from '../model/support.ts';
+import type { ScriptedAnswer, World } from '../../sim/world/index.ts';
+import type { Plan } from '../../sim/run/plan.ts';
+import { forMessage, handPlan, reply, type RunInput, user } from '../model/support.ts';
 
-/** Turn ids of the two-turn plan: the harness names the turn of workload step i `in:d<i>`. */
-export const firstTurn = 'in:d0';
-export const secondTurn = 'in:d1';
+export type Prepare = (sim: Simulation, model: BuiltModel, world: World) => void;
 
 /** Two chat turns on session 0, far enough apart that the first is completed and delivered before the second. */
 export const twoTurns = handPlan([user(1_000, 'hello there'), user(20_000, 'second question')]);
 
-/** Between the turns: the first has completed, its JSONL is synced and its replies are visible (at about 5 s). */
+/** Two chat turns and then a node-host command whose output becomes an exec prompt (runId `run-2`). */
+export const turnsAndExec = handPlan([
+  user(1_000, 'hello there'),
+  user(20_000, 'second question'),
+  { kind: 'exec', atMs: 40_000, session: 0, durationMs: 2_000, exitCode: 0, output: 'build ok' },
+]);
+export const execRunId = 'run-2';
+
+export const firstReply = 'you are free at 2pm';
+export const interim = 'checking the calendar now';
+export const secondReply = 'the meeting is booked';
+export const execReply = 'the build passed';
+
+/** m0 is answered plainly; m1 sends an interim message through send_message, then answers; the exec prompt answers. */
+export function twoTurnScript(request: LlmRequest): ScriptedAnswer | undefined {
+  if (request.prompt.includes('Exec finished (node=')) return { toolCalls: [], result: reply(execReply) };
+  return forMessage({
+    0: { toolCalls: [], result: reply(firstReply) },
+    1: { toolCalls: [{ name: 'send_message', text: interim }], result: reply(secondReply) },
+  })(request);
+}
+
+/** Between the first two turns: the first has completed, its JSONL is synced and its reply is visible (at about 5 s). */
 export const betweenTurnsMs = 10_000;
 
-/** After every turn of the plan is over and delivered (the run itself ends at 240 s). */
+/** After every turn of the plans is over and delivered (the run itself ends at 240 s; faults stop at 120 s). */
 export const afterAllTurnsMs = 200_000;
 
-export type Prepare = (sim: Simulation, model: BuiltModel) => void;
+/** A run of `plan` (twoTurns by default) with the two-turn script, sabotaged by `prepare` if given. */
+export function input(prepare?: Prepare, plan: Plan = twoTurns): RunInput {
+  return { bugs: [], plan, script: twoTurnScript, ...(prepare === undefined ? {} : { prepare }) };
+}
+
+/** Apply several sabotages in order. */
+export function both(...sabotages: Prepare[]): Prepare {
+  return (sim, model, world) => {
+    for (const sabotage of sabotages) sabotage(sim, model, world);
+  };
+}
 
 /** Run `sql` (any statement) directly on the committed state of the database at `path`, at simulated time `atMs`. */
 export function sqlAt(atMs: number, path: string, sql: string, params: SqlParams = []): Prepare {
@@ -44,29 +78,90 @@ export function rewriteFileAt(atMs: number, path: string, edit: (text: string) =
     });
 }
 
-/** A JSONL line as parsed JSON: the header or an entry (SessionEntry fits). */
-export interface JsonlLine {
+/**
+ * Tamper with every message a process sends: `tamper` gets the sender's name, the destination and the payload and
+ * returns the payloads to put on the wire instead (none: the message is swallowed without a trace event).
+ */
+export function tamperNetwork(tamper: (from: string, to: string, payload: unknown) => unknown[]): Prepare {
+  return (sim) => {
+    const send = sim.network.send.bind(sim.network);
+    sim.network.send = (sender, to, payload) => {
+      for (const out of tamper(sender.name, to, payload)) send(sender, to, out);
+    };
+  };
+}
+
+/** A line of a pi JSONL file, as parsed JSON (the header or an entry). */
+export interface PiLine {
   type?: unknown;
-  turnId?: unknown;
-  message?: { role?: unknown; toolCalls?: unknown };
+  id?: unknown;
+  parentId?: unknown;
+  message?: { role?: unknown; content?: unknown };
+}
+
+/** The text of a pi message's content (a string, or its text blocks joined). */
+export function piText(line: PiLine): string {
+  const content = line.message?.content;
+  if (typeof content === 'string') return content;
+  if (!Array.isArray(content)) return '';
+  return content.map((block: { type?: unknown; text?: unknown }) => (block.type === 'text' ? String(block.text) : '')).join('');
+}
+
+/** Whether a pi line is a message entry of `role` whose text contains `fragment`. */
+export function isEntry(role: string, fragment: string): (line: PiLine) => boolean {
+  return (line) => line.type === 'message' && line.message?.role === role && piText(line).includes(fragment);
+}
+
+export function piLines(text: string): PiLine[] {
+  return text
+    .split('\n')
+    .filter((line) => line.length > 0)
+    .map((line) => JSON.parse(line) as PiLine);
 }
 
 /** JSONL text with the lines `drop` matches taken out. */
-export function withoutLines(text: string, drop: (line: JsonlLine) => boolean): string {
+export function withoutLines(text: string, drop: (line: PiLine) => boolean): string {
   return text
     .split('\n')
-    .filter((line) => line.length === 0 || !drop(JSON.parse(line) as JsonlLine))
+    .filter((line) => line.length === 0 || !drop(JSON.parse(line) as PiLine))
     .join('\n');
 }
 
-/** Call `then` from a kernel event right after the first trace event that `match` accepts. */
-export function afterEvent(sim: Simulation, match: (event: TraceEvent) => boolean, then: () => void): void {
-  let fired = false;
-  sim.trace.onEvent((event) => {
-    if (fired || !match(event)) return;
-    fired = true;
-    sim.scheduler.schedule(0, then);
-  });
+/** JSONL text with a copy (id `copyId`, same parent) of the first line `match` accepts, right after it: a dead end. */
+export function withDeadEndCopy(text: string, match: (line: PiLine) => boolean, copyId: string): string {
+  const lines = text.split('\n');
+  const index = lines.findIndex((line) => line.length > 0 && match(JSON.parse(line) as PiLine));
+  if (index < 0) throw new Error('withDeadEndCopy: no matching line');
+  const original = JSON.parse(lines[index] ?? '') as Record<string, unknown>;
+  lines.splice(index + 1, 0, JSON.stringify({ ...original, id: copyId }));
+  return lines.join('\n');
+}
+
+/** The entries of the session's durable (synced) JSONL file. */
+export function durableEntries(result: RunResult, path: string): PiLine[] {
+  return piLines(result.sim.disk.peekSynced(path) ?? '').filter((line) => line.type === 'message');
+}
+
+/** A row of Hermes' `messages` table, read by Hermes' columns only. */
+export interface HermesRow {
+  id: number;
+  role: string;
+  content: string;
+  toolCalls: string | null;
+}
+
+export function hermesRows(result: RunResult, path: string): HermesRow[] {
+  return result.sim.sqlite.inspect(path, 'SELECT id, role, content, tool_calls FROM messages ORDER BY timestamp, id').map((row) => ({
+    id: Number(row.id),
+    role: String(row.role),
+    content: String(row.content ?? ''),
+    toolCalls: row.tool_calls === null ? null : String(row.tool_calls),
+  }));
+}
+
+/** What the platform showed the user, in order (from the world's ledger). */
+export function shown(result: RunResult): string[] {
+  return result.ledger.shown.map((fact) => fact.text);
 }
 
 export function messagesOf(result: RunResult, invariant: string): string[] {

@@ -1,0 +1,54 @@
+// The system's own error reply ("Sorry, something went wrong...") answers exactly one message, the one the system
+// gave up on: it neither excuses another message's lost reply nor may be shown twice for one message. Both cases
+// were misses of the first version of the ground-truth checkers (error replies matched session-wide), found by a
+// review; they now fire.
+import { describe, expect, it } from 'vitest';
+import { errorReply, LlmTransientError, outboundPath } from '../../src/index.ts';
+import type { OutboundSend } from '../../src/protocol.ts';
+import { loadSqlJs } from '../../sim/kernel/sqlite.ts';
+import { invariants, marker, session0, withRun } from '../model/support.ts';
+import { both, firstReply, input, type Prepare, shown, sqlAt, tamperNetwork } from './support.ts';
+
+const sql = await loadSqlJs();
+
+/** Every LLM request whose prompt carries `fragment` fails, for ever: the runner gives up with its error reply. */
+const llmFailsOn =
+  (fragment: string): Prepare =>
+  (_sim, _model, world) => {
+    const api = world.modelApi;
+    const complete = api.complete.bind(api);
+    api.complete = async (request, timers) => {
+      if (!request.prompt.includes(fragment)) return complete(request, timers);
+      await timers.sleep(500);
+      throw new LlmTransientError('503 overloaded');
+    };
+  };
+
+const swallow = (text: string): Prepare =>
+  tamperNetwork((_from, to, payload) => (to === 'platform' && (payload as Partial<OutboundSend>).type === 'send' && (payload as OutboundSend).text === text ? [] : [payload]));
+
+describe('each canned reply answers one message', () => {
+  it("m0's reply is lost for ever while m1 is given up: the error reply answers m1, and m0's loss fires", async () => {
+    await withRun(sql, input(both(swallow(firstReply), llmFailsOn(marker(1)))), (result) => {
+      // The user typed two messages and saw one error reply: m0's answer (which the LLM returned) never arrived.
+      expect(shown(result)).toEqual([errorReply]);
+      expect(result.ledger.answers.filter((answer) => answer.prompt.includes(marker(0)))).toHaveLength(1);
+      // m0's answer is still owed (no error reply was assigned to m0), so its loss is reported, and m0 is unanswered.
+      expect(invariants(result)).toEqual(['every-inbound-answered', 'no-lost-reply']);
+    });
+  });
+
+  it("the give-up error reply for one message shown twice fires", async () => {
+    const resendErrorReply = sqlAt(
+      220_000,
+      outboundPath(session0),
+      "INSERT INTO messages_out(id, seq, in_reply_to, kind, content, source, created_at) VALUES ('out-rogue', (SELECT COALESCE(MAX(seq), 0) + 1 FROM messages_out), NULL, 'chat', ?, 'result', 220000)",
+      [JSON.stringify({ text: errorReply })],
+    );
+    await withRun(sql, input(both(llmFailsOn(marker(1)), resendErrorReply)), (result) => {
+      expect(shown(result)).toEqual([firstReply, errorReply, errorReply]);
+      // One error reply for m1, the one it was given up with; the second answers nobody.
+      expect(invariants(result)).toEqual(['no-duplicate-visible-reply']);
+    });
+  });
+});
