@@ -23,6 +23,8 @@ export interface CheckInput {
   ledger: Ledger;
   sessions: readonly string[];
   faultPhaseMs: number;
+  /** quiescent-after-heal: the system's time to react to what happened during the faults (see liveness.ts). */
+  quiescenceGraceMs: number;
   endMs: number;
   monitor: TranscriptMonitor;
 }
@@ -37,6 +39,7 @@ export function checkRun(input: CheckInput): Violation[] {
     kernel: kernelFacts(events),
     events,
     faultPhaseMs: input.faultPhaseMs,
+    quiescenceGraceMs: input.quiescenceGraceMs,
     endMs: input.endMs,
   };
   const out: Violation[] = [];

@@ -3,8 +3,10 @@
 //   is in an LLM prompt or a durable transcript) is answered: a reply the user saw belongs to an answer whose prompt
 //   carried it, or one of the system's own replies was assigned to it (`Session cleared.` for a /clear, the error
 //   reply after giving up; each canned reply answers one message, see attribution.ts);
-// - quiescent-after-heal: after the faults stop, no process is killed or crashes again (the kernel's own record of
-//   kills and crashes, not the model's notes), so no crash loop and no supervisor killing a healthy successor.
+// - quiescent-after-heal: once the faults have stopped and a stated grace has passed (quiescenceGraceMs, 15 s: the
+//   time a supervisor needs to act on what went wrong during the faults, e.g. a claim that went stale under a slow
+//   model call just before the heal), no process is killed or crashes again (the kernel's own record of kills and
+//   crashes, not the model's notes): no crash loop, no supervisor killing a healthy successor.
 import type { CommandFact, UserMessageFact } from '../world/ledger.ts';
 import { type Attribution, subjectKey } from './attribution.ts';
 import { acceptedMessages, carries, commandsOf, type Observations } from './observations.ts';
@@ -43,7 +45,8 @@ function answered(a: Attribution, subject: UserMessageFact | CommandFact): boole
 }
 
 function checkQuiescence(o: Observations, out: Violation[]): void {
-  const late = o.kernel.filter((fact) => fact.timeMs > o.faultPhaseMs);
+  const quietFromMs = o.faultPhaseMs + o.quiescenceGraceMs;
+  const late = o.kernel.filter((fact) => fact.timeMs > quietFromMs);
   if (late.length === 0) return;
   const first = late[0] as (typeof late)[number];
   const summary = late
@@ -52,7 +55,7 @@ function checkQuiescence(o: Observations, out: Violation[]): void {
     .join(', ');
   out.push({
     invariant: 'quiescent-after-heal',
-    message: `${late.length} kills or crashes after the faults stopped at ${o.faultPhaseMs} ms: ${summary}${late.length > 5 ? ', …' : ''}`,
+    message: `${late.length} kills or crashes after the faults stopped at ${o.faultPhaseMs} ms (grace ${o.quiescenceGraceMs} ms): ${summary}${late.length > 5 ? ', …' : ''}`,
     step: first.step,
     timeMs: first.timeMs,
     class: classOf('quiescent-after-heal'),

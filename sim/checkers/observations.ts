@@ -25,6 +25,7 @@ export interface Observations {
   kernel: KernelFact[];
   events: readonly TraceEvent[];
   faultPhaseMs: number;
+  quiescenceGraceMs: number;
   endMs: number;
 }
 

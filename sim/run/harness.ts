@@ -13,6 +13,9 @@ import { type FaultStep, linkPairs, type Phase, phaseOfTrace, type RunSpec, sess
 import { Simulation } from '../kernel/simulation.ts';
 import type { TraceEvent } from '../kernel/trace.ts';
 
+/** After the faults stop, the system may still act on what happened during them for this long (quiescent-after-heal). */
+export const quiescenceGraceMs = 15_000;
+
 export interface RunResult {
   spec: RunSpec;
   verdict: 'pass' | 'fail';
@@ -73,7 +76,7 @@ export async function runSpec(spec: RunSpec, options: RunOptions): Promise<RunRe
     endFaultPhase(sim, world);
   });
   const summary = await sim.run();
-  const violations = checkRun({ sim, ledger: world.ledger, sessions, faultPhaseMs: plan.faultPhaseMs, endMs, monitor });
+  const violations = checkRun({ sim, ledger: world.ledger, sessions, faultPhaseMs: plan.faultPhaseMs, quiescenceGraceMs, endMs, monitor });
   return {
     spec,
     verdict: violations.length === 0 ? 'pass' : 'fail',

@@ -5,6 +5,7 @@
 // before, so nothing else is wrong.
 import { describe, expect, it } from 'vitest';
 import { runnerName } from '../../src/index.ts';
+import { quiescenceGraceMs } from '../../sim/run/harness.ts';
 import { loadSqlJs } from '../../sim/kernel/sqlite.ts';
 import { invariants, withRun } from '../model/support.ts';
 import { firstReply, input, interim, messagesOf, type Prepare, secondReply, shown, twoTurns } from './support.ts';
@@ -20,6 +21,15 @@ const rogueSupervisor: Prepare = (sim) =>
       ctx.supervisor.kill(runnerName);
     }
   });
+
+/** One kill of the runner `afterMs` after the fault phase ends. */
+const killOnceAfterHeal =
+  (afterMs: number): Prepare =>
+  (sim) =>
+    sim.spawn('late-kill', async (ctx) => {
+      await ctx.timers.sleep(twoTurns.faultPhaseMs + afterMs);
+      ctx.supervisor.kill(runnerName);
+    });
 
 const killsOf = (result: Parameters<typeof shown>[0], name: string): number[] =>
   result.sim.trace.events.filter((event) => event.kind === 'proc.kill' && event.fields.name === name).map((event) => event.timeMs);
@@ -38,10 +48,20 @@ describe('quiescent-after-heal', () => {
       expect(killsOf(result, runnerName)).toEqual([150_000, 180_000, 210_000, 240_000]);
       expect(invariants(result)).toEqual([invariant]);
       expect(messagesOf(result, invariant)).toEqual([
-        `4 kills or crashes after the faults stopped at 120000 ms: ${[150_000, 180_000, 210_000, 240_000].map((atMs) => `${runnerName} killed at ${atMs} ms`).join(', ')}`,
+        `4 kills or crashes after the faults stopped at 120000 ms (grace 15000 ms): ${[150_000, 180_000, 210_000, 240_000].map((atMs) => `${runnerName} killed at ${atMs} ms`).join(', ')}`,
       ]);
       expect(result.violations[0]?.class).toBe('liveness');
       expect(result.sim.trace.events[result.violations[0]?.step ?? -1]?.kind).toBe('proc.kill');
+    });
+  });
+
+  it('gives the system its stated grace (15 s) to act on what happened during the faults, and not a millisecond more', async () => {
+    await withRun(sql, input(killOnceAfterHeal(quiescenceGraceMs)), (result) => {
+      expect(killsOf(result, runnerName)).toEqual([twoTurns.faultPhaseMs + quiescenceGraceMs]);
+      expect(result.violations).toEqual([]);
+    });
+    await withRun(sql, input(killOnceAfterHeal(quiescenceGraceMs + 1)), (result) => {
+      expect(invariants(result)).toEqual([invariant]);
     });
   });
 });
