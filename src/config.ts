@@ -2,7 +2,7 @@
 // scenario may turn. Every bug is off by default (the fixed behaviour).
 import { assert } from './assert.ts';
 
-export const bugIds = ['exec-replay', 'send-dup', 'send-flag', 'send-stale', 'orphan-leaf', 'flush-cursor', 'exec-dedupe-memory', 'sent-payloads-pr2531'] as const;
+export const bugIds = ['exec-replay', 'send-dup', 'send-flag', 'send-stale', 'orphan-leaf', 'flush-cursor', 'exec-dedupe-memory', 'sent-payloads-pr2531', 'orphan-rewrite-inplace'] as const;
 export type BugId = (typeof bugIds)[number];
 
 export const bugDescriptions: Record<BugId, string> = {
@@ -14,6 +14,7 @@ export const bugDescriptions: Record<BugId, string> = {
   'flush-cursor': 'seed 004: a reused cached agent keeps lastFlushedDbIndex, so assistant replies are never written to state.db',
   'exec-dedupe-memory': "seed 000's proposed fix: exec.finished deduped by (sessionKey, runId) in memory for 10 min (2,000 keys), waking only when queued",
   'sent-payloads-pr2531': "seed 001's fix as merged (PR #2531): one shared turn_sent_payloads row, per-payload suppression, cleared at four boundaries",
+  'orphan-rewrite-inplace': "seed 003's fix direction: the orphan removed from the file-backed entries and the file rewritten through pi's rewrite hook (in place, no backup, no fsync)",
 };
 
 export class UnknownBugError extends Error {

@@ -173,6 +173,12 @@ export class SessionManager {
     await this.disk.fsync(this.path);
   }
 
+  /** pi's own rewrite hook: the whole file written in place, with no backup and no fsync (not atomic). */
+  async rewriteInPlace(): Promise<void> {
+    await this.disk.write(this.path, this.serialise());
+    this.flushed = this.entries.some((candidate) => candidate.message.role === 'assistant');
+  }
+
   /** Backup, then replace the file atomically with the in-memory entries. */
   async rewriteFile(): Promise<string> {
     const current = await this.disk.read(this.path);

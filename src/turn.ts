@@ -70,8 +70,13 @@ export async function runTurn(deps: TurnDeps, sessionKey: string, row: InboundRo
   const orphan = leaf?.message.role === 'user' ? [{ turnId: leaf.turnId, content: leaf.message.content }] : [];
   // The unanswered messages folded into this turn. A retry folds the same ones again: the claims are durable and the
   // trailing user rows do not change, so the LLM is asked the same prompt and answers the same way.
-  const folded = row.kind === 'command' ? [] : await foldUnanswered(deps, inbound, sessionKey, row, [...built.trailingUsers, ...orphan]);
-  await repairOrphanedTrailingUser(deps, session, sessionKey, turnId);
+  // A turn whose final assistant row is already durable (a retry after a kill or a failed dispatch) resumes from it:
+  // its answer is decided, so it takes in no other message (one folded now would be marked answered by an answer
+  // that never saw it) and leaves another message's trailing entry to that message's own turn.
+  const durableFinal = built.own.find((message) => message.role === 'assistant' && message.toolCalls === null);
+  const resuming = durableFinal !== undefined;
+  const folded = row.kind === 'command' || resuming ? [] : await foldUnanswered(deps, inbound, sessionKey, row, [...built.trailingUsers, ...orphan]);
+  if (!resuming) await repairOrphanedTrailingUser(deps, session, sessionKey, turnId);
   const agent = lookup.agent;
   if (lookup.reused) initCachedAgentForTurn(agent, built.history.length, config, ctx.clock.nowMs());
   const state: TurnState = { deps, sessionKey, turnId, agent, history: built.history, historyLength: built.history.length, own: built.own, session, inbound, outbound };
@@ -92,9 +97,7 @@ export async function runTurn(deps: TurnDeps, sessionKey: string, row: InboundRo
     history: built.history.length,
     cursor: agent.lastFlushedDbIndex,
   });
-  // A turn whose final assistant row is already durable (a retry after a kill or a failed dispatch) resumes from it:
-  // the reply the row carries is the one to dispatch, not a new answer or an error.
-  const durableFinal = built.own.find((message) => message.role === 'assistant' && message.toolCalls === null);
+  // Resuming: the reply the durable final row carries is the one to dispatch, not a new answer or an error.
   const answer = durableFinal !== undefined ? { toolCalls: [], result: durableFinal.content } : await callModel(state, row, prompt, options.giveUp === true);
   // What this turn is about to say, before any of it is written: the trace's record of what was produced.
   ctx.note('answer', { session: sessionKey, turn: turnId, toolCalls: answer.toolCalls.length, resumed: durableFinal !== undefined });
@@ -177,6 +180,11 @@ async function repairOrphanedTrailingUser(deps: TurnDeps, session: SessionManage
     if (leaf.parentId !== null) session.branch(leaf.parentId);
     else session.resetLeaf();
     deps.ctx.note('orphan-repair', { session: sessionKey, turn: turnId, orphan: leaf.id, persisted: false });
+  } else if (deps.config.bugs.has('orphan-rewrite-inplace')) {
+    // seed 003's fix direction as written: remove the entry and call the SessionManager's rewrite hook.
+    session.removeEntry(leaf.id);
+    await session.rewriteInPlace();
+    deps.ctx.note('orphan-repair', { session: sessionKey, turn: turnId, orphan: leaf.id, persisted: true, backup: null });
   } else {
     session.removeEntry(leaf.id);
     const backup = await session.rewriteFile();

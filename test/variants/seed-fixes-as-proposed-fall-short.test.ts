@@ -79,3 +79,27 @@ describe('sent-payloads-pr2531: seed 001 fix as merged', () => {
     });
   });
 });
+
+describe('orphan-rewrite-inplace: seed 003 fix direction as written', () => {
+  // prompt-persisted phase events: turn-start then prompt-persisted per turn, so nth 3 is in:d1's prompt-persisted,
+  // right after its user entry reached the .jsonl and before the model answered; in:d2 arrives before the retry.
+  const killAfterUserEntry: FaultStep = { kind: 'kill-at-phase', phase: 'prompt-persisted', nth: 3, delayMs: 0, process: 'runner', restartAfterMs: 0 };
+  const plan = handPlan([user(1_000, 'first'), user(10_000, 'second'), user(14_000, 'third')], [killAfterUserEntry]);
+  const repairs = (result: Parameters<typeof notes>[0]) => notes(result, 'orphan-repair').map((note) => [note.fields.persisted, note.fields.backup === null ? 'no backup' : 'backup']);
+
+  it('removes the orphan through the rewrite hook, in place and without a backup, and holds on this fault', async () => {
+    await withRun(sql, { bugs: ['orphan-rewrite-inplace'], plan }, (result) => {
+      expect(repairs(result)).toEqual([[true, 'no backup']]);
+      expect(result.sim.disk.paths().some((path) => path.includes('.bak-'))).toBe(false);
+      expect(result.violations).toEqual([]);
+    });
+  });
+
+  it('the fixed repair writes a backup and renames a temporary file over the transcript', async () => {
+    await withRun(sql, { bugs: [], plan }, (result) => {
+      expect(repairs(result)).toEqual([[true, 'backup']]);
+      expect(result.sim.disk.paths().some((path) => path.includes('.bak-'))).toBe(true);
+      expect(result.violations).toEqual([]);
+    });
+  });
+});
