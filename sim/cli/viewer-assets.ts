@@ -3,7 +3,13 @@
 // offline from a file:// URL and cannot reach the network whatever a run's text contains. The script only zooms the
 // swimlanes, shows the details of a clicked event and jumps to the violation.
 
-export const contentSecurityPolicy = "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:";
+/**
+ * The SHA-256 of viewerScript (base64): the policy lets only that script run, so even text that escaped escaping
+ * could not run a script or an inline handler. A test recomputes it; change it with the script.
+ */
+export const viewerScriptSha256 = 'MGmCaelX2kihsnOM6lL7lrPhXyteuqIEv9N+AOJqN2E=';
+
+export const contentSecurityPolicy = `default-src 'none'; style-src 'unsafe-inline'; script-src 'sha256-${viewerScriptSha256}'; img-src data:; form-action 'none'; base-uri 'none'`;
 
 export const viewerCss = `
 :root { --label: 150px; --lane: 26px; font: 13px/1.4 system-ui, sans-serif; color: #1d2330; background: #f6f7f9; }
@@ -99,19 +105,19 @@ export const viewerScript = `
     if (target && target.tagName === 'I') select(target);
     else if (target && target.tagName === 'B') detail.textContent = target.getAttribute('title');
   });
-  function showStep(step) {
+  function showStep(step, reveal) {
     var mark = scroll.querySelector('.track i[data-i="' + step + '"]');
     if (!mark) return;
-    if (zoom < 8) setZoom(8, parseFloat(mark.style.left));
-    else setZoom(zoom, parseFloat(mark.style.left));
+    setZoom(Math.max(zoom, 8), parseFloat(mark.style.left));
     select(mark);
-    scroll.scrollIntoView({ block: 'nearest' });
+    if (reveal) scroll.scrollIntoView({ block: 'nearest' });
   }
   document.querySelectorAll('button.show-step').forEach(function (button) {
-    button.onclick = function () { showStep(button.getAttribute('data-step')); };
+    button.onclick = function () { showStep(button.getAttribute('data-step'), true); };
   });
+  // A step link jumps to its row of the event log (its href) and selects its mark on the timeline.
   document.querySelectorAll('a.step').forEach(function (link) {
-    link.addEventListener('click', function () { showStep(link.getAttribute('data-step')); });
+    link.addEventListener('click', function () { showStep(link.getAttribute('data-step'), false); });
   });
 })();
 `;
