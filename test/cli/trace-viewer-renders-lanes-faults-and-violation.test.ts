@@ -1,8 +1,8 @@
 // The trace viewer in a real browser: Debian's Chromium driven by playwright-core opens trace.html of a failing run
 // from a file:// URL and finds the swimlanes, a mark for every fault where it landed, the violation highlighted at its
 // step, the chat beside the durable transcripts, no network request at all, and hostile run text shown as text. It
-// saves the screenshot the README shows (docs/trace-viewer.png). Without /usr/bin/chromium the tests fail under
-// CI=true (.ci/run installs it) and are skipped with a message elsewhere.
+// saves the screenshot the README shows (docs/trace-viewer.png). Without /usr/bin/chromium a test fails under
+// CI=true (.ci/run installs it); elsewhere the browser tests are skipped with a message.
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -30,14 +30,17 @@ interface BrowserGlobals {
   __pwned?: number;
 }
 
-describe.skipIf(!haveChromium && !inCi)('trace.html in Chromium', () => {
+it.runIf(!haveChromium && inCi)('finds Chromium under CI', () => {
+  expect.fail(`Chromium is missing at ${chromiumPath}: .ci/run installs it with apt-get install chromium`);
+});
+
+describe.skipIf(!haveChromium)('trace.html in Chromium', () => {
   let browser: Browser;
   let dir: string;
   let failing: RunResult;
   let hostile: RunResult;
 
   beforeAll(async () => {
-    if (!haveChromium) throw new Error(`Chromium is missing at ${chromiumPath}: .ci/run installs it with apt-get install chromium`);
     browser = await chromium.launch({ executablePath: chromiumPath, args: chromiumArgs });
     dir = mkdtempSync(join(tmpdir(), 'gatesim-viewer-'));
     failing = await failingRunWithFaults(sql);
