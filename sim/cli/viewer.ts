@@ -214,7 +214,8 @@ function noiseRowHtml(items: readonly Item[]): string {
   const first = items[0];
   const last = items[items.length - 1];
   assert(first !== undefined && last !== undefined, 'noise run is not empty');
-  const summary = `${items.length} kernel events #${first.event.index}–#${last.event.index}: ${[...counts.entries()].map(([kind, count]) => `${kind} ×${count}`).join(', ')}`;
+  const span = items.length === 1 ? `1 kernel event #${first.event.index}` : `${items.length} kernel events #${first.event.index}–#${last.event.index}`;
+  const summary = `${span}: ${[...counts.entries()].map(([kind, count]) => `${kind} ×${count}`).join(', ')}`;
   if (items.length > noiseListedMax) return `<tr class="noise-row"><td colspan="4">${escapeHtml(summary)}</td></tr>`;
   const listed = items.map((item) => `<div>#${item.event.index} ${formatTimeMs(item.event.timeMs)} ${clip(describe(item.event), 300)}</div>`).join('');
   return `<tr class="noise-row"><td colspan="4"><details><summary>${escapeHtml(summary)}</summary>${listed}</details></td></tr>`;
