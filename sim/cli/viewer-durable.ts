@@ -120,7 +120,7 @@ function outboundHtml(result: RunResult, session: string): string {
 /** The run's ground-truth ledger, if the run result (or the model's world) carries one. */
 export function ledgerOf(result: RunResult): Record<string, unknown> | undefined {
   const fromResult: unknown = (result as unknown as { ledger?: unknown }).ledger;
-  const fromWorld: unknown = (result.model.world as unknown as { ledger?: unknown }).ledger;
+  const fromWorld: unknown = (result.model as unknown as { world?: { ledger?: unknown } }).world?.ledger;
   const ledger = fromResult ?? fromWorld;
   return typeof ledger === 'object' && ledger !== null ? (ledger as Record<string, unknown>) : undefined;
 }
