@@ -46,8 +46,8 @@ describe.skipIf(!haveChromium)('trace.html in Chromium', () => {
     dir = mkdtempSync(join(tmpdir(), 'gatesim-viewer-'));
     failing = await failingRunWithFaults(sql);
     hostile = await runWithHostileText(sql);
-    writeArtifacts(join(dir, 'failing'), 'seed-failing', failing);
-    writeArtifacts(join(dir, 'hostile'), 'seed-hostile', hostile);
+    writeArtifacts(join(dir, 'failing'), 'run send-mid-turn --bugs send-flag --seed 14', failing);
+    writeArtifacts(join(dir, 'hostile'), 'hostile-text', hostile);
   });
 
   afterAll(async () => {
