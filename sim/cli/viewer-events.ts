@@ -147,7 +147,7 @@ export function isNoise(event: TraceEvent, faultLabel: string | undefined): bool
 }
 
 /** One line for the log and the marks' tooltips; run text is quoted as JSON so whitespace and quotes stay visible. */
-export function describe(event: TraceEvent): string {
+export function describeEvent(event: TraceEvent): string {
   const f = event.fields;
   const q = (value: unknown): string => JSON.stringify(value);
   switch (event.kind) {

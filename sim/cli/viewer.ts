@@ -10,7 +10,7 @@ import type { TraceEvent } from '../kernel/trace.ts';
 import { assert } from '../kernel/assert.ts';
 import { contentSecurityPolicy, viewerCss, viewerScript } from './viewer-assets.ts';
 import { clip, escapeHtml, ledgerHtml, sessionsHtml, stepLink } from './viewer-durable.ts';
-import { describe, FaultLabeller, fieldsText, formatTimeMs, isNoise, type LaneId, laneOf, lanes, type TimeAxis, timeAxis } from './viewer-events.ts';
+import { describeEvent, FaultLabeller, fieldsText, formatTimeMs, isNoise, type LaneId, laneOf, lanes, type TimeAxis, timeAxis } from './viewer-events.ts';
 
 export interface ViewerOptions {
   /** The seed string that replays the run, shown in the header. */
@@ -86,7 +86,7 @@ function violationsHtml(result: RunResult, events: readonly TraceEvent[]): strin
   const at = (violation: Violation): string => {
     const event = events[violation.step];
     if (event === undefined) return `end of run (${formatTimeMs(violation.timeMs)})`;
-    return `step ${stepLink(violation.step)} at ${formatTimeMs(event.timeMs)}: <code>${clip(describe(event), 300)}</code>`;
+    return `step ${stepLink(violation.step)} at ${formatTimeMs(event.timeMs)}: <code>${clip(describeEvent(event), 300)}</code>`;
   };
   const show = (violation: Violation): string => `<button class="show-step" data-step="${violation.step}">show on the timeline</button>`;
   const card = `<div class="violation" data-invariant="${escapeHtml(first.invariant)}" data-step="${first.step}">
@@ -205,7 +205,7 @@ function logRowHtml(item: Item, violations: readonly Violation[]): string {
   if (violations.length > 0) classes.push('violation-step');
   const fault = item.fault === undefined ? '' : `<span class="tag">fault: ${escapeHtml(item.fault)}</span>`;
   const violated = violations.map((violation) => `<span class="tag">violated: ${escapeHtml(violation.invariant)}</span>`).join('');
-  return `<tr id="ev-${event.index}" class="${classes.join(' ')}"><td>${event.index}</td><td>${formatTimeMs(event.timeMs)}</td><td>${item.lane}</td><td>${violated}${fault}${clip(describe(event), 600)}</td></tr>`;
+  return `<tr id="ev-${event.index}" class="${classes.join(' ')}"><td>${event.index}</td><td>${formatTimeMs(event.timeMs)}</td><td>${item.lane}</td><td>${violated}${fault}${clip(describeEvent(event), 600)}</td></tr>`;
 }
 
 function noiseRowHtml(items: readonly Item[]): string {
@@ -217,7 +217,7 @@ function noiseRowHtml(items: readonly Item[]): string {
   const span = items.length === 1 ? `1 kernel event #${first.event.index}` : `${items.length} kernel events #${first.event.index}–#${last.event.index}`;
   const summary = `${span}: ${[...counts.entries()].map(([kind, count]) => `${kind} ×${count}`).join(', ')}`;
   if (items.length > noiseListedMax) return `<tr class="noise-row"><td colspan="4">${escapeHtml(summary)}</td></tr>`;
-  const listed = items.map((item) => `<div>#${item.event.index} ${formatTimeMs(item.event.timeMs)} ${clip(describe(item.event), 300)}</div>`).join('');
+  const listed = items.map((item) => `<div>#${item.event.index} ${formatTimeMs(item.event.timeMs)} ${clip(describeEvent(item.event), 300)}</div>`).join('');
   return `<tr class="noise-row"><td colspan="4"><details><summary>${escapeHtml(summary)}</summary>${listed}</details></td></tr>`;
 }
 
