@@ -8,6 +8,7 @@ import type { RunResult } from '../run/harness.ts';
 import { faultTypes, phases, sessionKey } from '../run/plan.ts';
 import { writeArtifact } from './real.ts';
 import type { TraceEvent } from '../kernel/trace.ts';
+import { traceViewerHtml } from './viewer.ts';
 
 const timelineLinesMax = 40;
 
@@ -122,6 +123,7 @@ export function writeArtifacts(dir: string, seed: string, result: RunResult): st
   };
   put('report.json', `${JSON.stringify({ ...runJson(seed, result), simSeed: result.spec.seed, plan: result.spec.plan }, null, 2)}\n`);
   put('trace.jsonl', result.sim.trace.events.map((event) => JSON.stringify(event)).join('\n') + '\n');
+  put('trace.html', traceViewerHtml(result, { seed }));
   const sqlite = result.sim.sqlite;
   const dbs = new Set(sqlite.paths());
   for (let index = 0; index < result.spec.plan.sessions; index++) {
