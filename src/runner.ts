@@ -126,10 +126,9 @@ async function runRow(deps: TurnDeps, sessionKey: string, inbound: SqlDatabase, 
   );
   // PR #2531's second boundary (sent-payloads-pr2531): the retry path does not inherit suppression.
   if (outcome === 'retry' && config.bugs.has('sent-payloads-pr2531')) await clearSharedPayloads(deps, sessionKey);
-  // PR #2531's fourth boundary: the outer finally of the turn.
-  if (outcome === 'completed' && config.bugs.has('sent-payloads-pr2531')) await clearSharedPayloads(deps, sessionKey);
-  // seed 001 (send-stale) keeps the shared row and clears it only at the seed's boundaries (after a result).
-  else if (outcome === 'completed' && !config.bugs.has('send-stale')) {
+  // PR #2531's fourth boundary, the outer finally of the turn; send-stale (seed 001's bug) keeps only this one.
+  if (outcome === 'completed' && (config.bugs.has('sent-payloads-pr2531') || config.bugs.has('send-stale'))) await clearSharedPayloads(deps, sessionKey);
+  else if (outcome === 'completed') {
     // Boundary: the turn is over; its payload record is no longer needed (a leftover is dropped at the next start).
     const outbound = await deps.dbs.outboundDb(sessionKey);
     await ignoreBusy(outbound.run('DELETE FROM session_state WHERE key = ?', [turnSentPayloadsKeyFor(row.id, false)]));

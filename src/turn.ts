@@ -317,7 +317,9 @@ async function dispatchResult(state: TurnState, result: string): Promise<void> {
   // A block that repeats an earlier block of the same result (after whitespace normalisation) is one message.
   const kept = [...new Map(forUser.filter((_, index) => !suppressed.has(index)).map((body) => [normalizeWhitespace(body), body])).values()];
   const nowMs = ctx.clock.nowMs();
-  const seedClears = sharedPayloadRow(config.bugs);
+  // PR #2531's third boundary (after each result event) clears the shared row; send-stale, the seed's bug, is the
+  // shared row that only a completed turn clears (no cold-start clear, no result boundary).
+  const seedClears = sharedPayloadRow(config.bugs) && !config.bugs.has('send-stale');
   await state.outbound.transaction((tx) => {
     for (const body of kept) {
       const seq = Number(tx.query('SELECT COALESCE(MAX(seq), 0) + 1 AS next FROM messages_out')[0]?.next ?? 1);
