@@ -125,18 +125,31 @@ async function openRepaired(factory: SessionManagerFactory, ctx: ProcessContext,
   return manager;
 }
 
+export interface DifferentialOptions {
+  /** Chance in 1,000 that a crash tears the oldest unsynced append (default 0). */
+  tearPer1000?: number;
+  /** Content both files hold (synced) before the first open. */
+  initial?: string;
+}
+
 export async function runDifferential(
   sql: Awaited<ReturnType<typeof loadSqlJs>>,
   pi: PiSessionManagerModule,
   seed: string,
   operations: readonly Operation[],
-  tearPer1000 = 0,
+  options: DifferentialOptions = {},
 ): Promise<DifferentialResult> {
   const sim = new Simulation({ seed, sql });
-  sim.disk.faults = { ...sim.disk.faults, tearPer1000 };
+  sim.disk.faults = { ...sim.disk.faults, tearPer1000: options.tearPer1000 ?? 0 };
   const factories = { model: modelSessionManagerFactory, pi: piSessionManagerFactory(sim, pi) };
   const state: DriverState = { cursor: 0, appended: 0, steps: [] };
   sim.spawn('driver', async (ctx) => {
+    if (options.initial !== undefined && state.cursor === 0) {
+      for (const path of [modelPath, piPath]) {
+        await ctx.disk.write(path, options.initial);
+        await ctx.disk.fsync(path);
+      }
+    }
     let model = await openRepaired(factories.model, ctx, modelPath);
     let real = await openRepaired(factories.pi, ctx, piPath);
     // After a crash the step records what the restarted process loads.

@@ -96,20 +96,20 @@ describe.skipIf(piMissing)('the real pi SessionManager under simulation', () => 
 
   it('gives the same trace hash and files for the same seed, twice in one process', async () => {
     for (const seed of seeds) {
-      const first = await runDifferential(sql, realPi(), seed, operationsFor(seed), 500);
-      const second = await runDifferential(sql, realPi(), seed, operationsFor(seed), 500);
+      const first = await runDifferential(sql, realPi(), seed, operationsFor(seed), { tearPer1000: 500 });
+      const second = await runDifferential(sql, realPi(), seed, operationsFor(seed), { tearPer1000: 500 });
       expect(second.traceHash).toBe(first.traceHash);
       expect(second.steps).toEqual(first.steps);
     }
     const hashes = new Set<string>();
-    for (const seed of seeds) hashes.add((await runDifferential(sql, realPi(), seed, operationsFor('det-a'), 500)).traceHash);
+    for (const seed of seeds) hashes.add((await runDifferential(sql, realPi(), seed, operationsFor('det-a'), { tearPer1000: 500 })).traceHash);
     expect(hashes.size).toBe(seeds.length);
   });
 
   it('gives the same trace hash and files for the same seed in a fresh process', { timeout: 120_000 }, async () => {
     const here: Record<string, { traceHash: string; file: string[] }> = {};
     for (const seed of seeds) {
-      const result = await runDifferential(sql, realPi(), seed, operationsFor(seed), 500);
+      const result = await runDifferential(sql, realPi(), seed, operationsFor(seed), { tearPer1000: 500 });
       here[seed] = { traceHash: result.traceHash, file: result.steps.at(-1)?.pi.file ?? [] };
     }
     const { stdout } = await run('npx', ['tsx', 'test/real/fixtures/pi-hashes.ts', ...seeds], { cwd: repoRoot });
