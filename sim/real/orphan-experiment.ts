@@ -16,7 +16,7 @@ import type { PiSessionManagerModule } from './pi-types.ts';
 export interface OrphanOutcome {
   seed: string;
   traceHash: string;
-  /** Assistant contents some backup holds that the final durable active branch lacks. */
+  /** Assistant contents some backup holds (or, for mirrored ones, the file) that the final durable active branch lacks. */
   lostAssistants: string[];
   /** Longest run of consecutive user entries on the final durable active branch. */
   longestUserRunOnBranch: number;
@@ -35,6 +35,8 @@ interface RunnerState {
   orphanRepairs: number;
   /** Seed 003's buggy repair (only the in-memory leaf moves) or the fix (remove the orphan, rewrite the file). */
   repair: 'buggy' | 'fixed';
+  /** Turns whose tool-sent message the gateway is to mirror into the transcript. */
+  mirrorQueue: number[] | undefined;
 }
 
 function longestRun(entries: readonly { role: string }[]): number {
@@ -62,6 +64,8 @@ async function attempt(ctx: ProcessContext, factory: SessionManagerFactory, stat
     state.orphanRepairs++;
   }
   await session.appendMessage({ role: 'user', content: heartbeat ? `heartbeat poll ${turn}` : `user message ${turn}` }, `t${turn}`);
+  // A message the agent sends with a tool mid-run; the gateway mirrors the delivered text into the transcript.
+  state.mirrorQueue?.push(turn);
   await ctx.timers.sleep(ctx.random.int(200, 3_000));
   return ctx.random.chance(1, 5) ? undefined : session;
 }
@@ -79,6 +83,24 @@ function runner(factory: SessionManagerFactory, state: RunnerState) {
       if (session !== undefined) await session.appendMessage({ role: 'assistant', content: `answer ${turn}` }, `t${turn}`);
       state.next++;
       await ctx.timers.sleep(ctx.random.int(500, 8_000));
+    }
+  };
+}
+
+/**
+ * The gateway's mirror append: for each delivered tool message, open the transcript afresh, skip it if an entry
+ * already carries it (the idempotency check), else append it as an assistant entry.
+ */
+function gateway(factory: SessionManagerFactory, state: RunnerState) {
+  return async (ctx: ProcessContext): Promise<void> => {
+    const queue = state.mirrorQueue ?? [];
+    while (state.next < turns || queue.length > 0) {
+      await ctx.timers.sleep(ctx.random.int(50, 400));
+      const turn = queue.shift();
+      if (turn === undefined) continue;
+      const session = await factory(ctx, sessionPath);
+      const content = `mirror ${turn}`;
+      if (!session.allEntries().some((entry) => entry.message.content === content)) await session.appendMessage({ role: 'assistant', content }, `t${turn}`);
     }
   };
 }
@@ -113,12 +135,14 @@ export async function runOrphanExperiment(
   pi: PiSessionManagerModule | undefined,
   seed: string,
   repair: 'buggy' | 'fixed' = 'buggy',
+  mirror = false,
 ): Promise<OrphanOutcome> {
   const sim = new Simulation({ seed, sql });
   sim.disk.faults = { ...sim.disk.faults, backgroundSyncPer1000: 500, backgroundSyncDelayMsMax: 5_000, tearPer1000: 500 };
   const factory = pi === undefined ? modelSessionManagerFactory : piSessionManagerFactory(sim, pi);
-  const state: RunnerState = { next: 0, orphanRepairs: 0, repair };
+  const state: RunnerState = { next: 0, orphanRepairs: 0, repair, mirrorQueue: mirror ? [] : undefined };
   sim.spawn('runner', runner(factory, state));
+  if (mirror) sim.spawn('gateway', gateway(factory, state));
   const faults = sim.prng.fork('experiment-faults');
   for (let kill = 0; kill < 10; kill++) {
     sim.at(faults.int(1_000, 150_000), () => {
@@ -131,6 +155,7 @@ export async function runOrphanExperiment(
   const onBranch = new Set(branch.filter((entry) => entry.role === 'assistant').map((entry) => entry.content));
   const backups = sim.disk.paths().filter((path) => path.startsWith(`${sessionPath}.bak-`));
   const lost = new Set<string>();
+  for (const line of messageLines(final)) if (line.role === 'assistant' && line.content.startsWith('mirror') && !onBranch.has(line.content)) lost.add(line.content);
   for (const backup of backups) {
     for (const line of messageLines(sim.disk.peekSynced(backup))) if (line.role === 'assistant' && !onBranch.has(line.content)) lost.add(line.content);
   }
