@@ -14,8 +14,18 @@ const hooksUrl = new URL('./hooks.mjs', import.meta.url);
 
 let loading: Promise<PiSessionManagerModule | undefined> | undefined;
 
-async function load(): Promise<PiSessionManagerModule | undefined> {
+const registeredKey = Symbol.for('gatesim.real.hooks-registered');
+
+/** Register the hooks once per process (a test runner may evaluate this module more than once in one process). */
+function registerHooks(): void {
+  const holder = globalThis as unknown as Record<symbol, boolean | undefined>;
+  if (holder[registeredKey] === true) return;
+  holder[registeredKey] = true;
   register(hooksUrl.href);
+}
+
+async function load(): Promise<PiSessionManagerModule | undefined> {
+  registerHooks();
   try {
     return (await import(moduleUrl.href)) as PiSessionManagerModule;
   } catch (error) {
