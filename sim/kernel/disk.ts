@@ -5,6 +5,8 @@
 //   synced and unsynced parts under the new name), so renaming an unsynced temporary file is not durable data;
 // - a crash of a process drops the volatile writes it made; if the oldest unsynced operation of the file was its
 //   append, a torn prefix of that append may survive (the writeback that was under way when it died).
+// A real module written against synchronous fs (sim/real) uses the *Now calls: they take effect at once and take no
+// simulated time (a blocking call holds the thread, the clock does not move), under the same durability rules.
 import { assert } from './assert.ts';
 import type { Incarnation } from './process.ts';
 import type { Prng } from './prng.ts';
@@ -109,6 +111,21 @@ export class SimDisk {
   list(owner: Incarnation, prefix: string): Promise<string[]> {
     const names = owner.alive ? this.paths().filter((path) => path.startsWith(prefix)) : [];
     return this.complete(owner, this.latency(), names);
+  }
+
+  /** Synchronous read (readFileSync): the page-cache content, or undefined if missing or the caller is dead. */
+  readNow(owner: Incarnation, path: string): string | undefined {
+    return owner.alive ? this.files.get(path)?.current : undefined;
+  }
+
+  /** Synchronous whole-file write (writeFileSync): volatile until an fsync or writeback. */
+  writeNow(owner: Incarnation, path: string, data: string): void {
+    if (owner.alive) this.applyWrite(owner.name, path, 'write', data);
+  }
+
+  /** Synchronous append (appendFileSync): volatile until an fsync or writeback; a crash may tear it. */
+  appendNow(owner: Incarnation, path: string, data: string): void {
+    if (owner.alive) this.applyWrite(owner.name, path, 'append', data);
   }
 
   /** The process `name` died: its volatile writes are gone, except perhaps a torn prefix. */

@@ -114,6 +114,11 @@ export class ProcessTable implements Fence {
     return this.byId[owner]?.alive === true;
   }
 
+  /** The incarnation with this id, alive or dead. */
+  incarnation(id: number): Incarnation | undefined {
+    return this.byId[id];
+  }
+
   current(name: string): Incarnation | undefined {
     return this.live.get(name);
   }

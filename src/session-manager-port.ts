@@ -1,0 +1,30 @@
+// What the runner needs of a SessionManager, so that either the model's (src/session-manager.ts) or the real pi
+// one (sim/real, `--session-manager pi`) can stand behind a run. The runner is handed a SessionManagerFactory and
+// opens the transcript through it; everything else goes through the SessionManagerPort it gets back.
+import type { ProcessContext } from './ports.ts';
+import { type LoadReport, SessionManager, type SessionEntry, type TranscriptMessage } from './session-manager.ts';
+
+export interface SessionManagerPort {
+  readonly path: string;
+  /** What the load found; the runner repairs (rewriteFile) when a line was malformed or the header missing. */
+  readonly loadReport: LoadReport;
+  readonly leaf: SessionEntry | undefined;
+  allEntries(): readonly SessionEntry[];
+  /** Root-to-leaf path through parent links. */
+  activeBranch(): SessionEntry[];
+  /** Move the in-memory leaf only. */
+  branch(id: string): void;
+  resetLeaf(): void;
+  /** Remove an entry from the in-memory entries (the fixed orphan repair); the caller rewrites the file. */
+  removeEntry(id: string): void;
+  appendMessage(message: TranscriptMessage, turnId: string): Promise<SessionEntry>;
+  /** Back up the file, then replace it with the in-memory entries; returns the backup's path. */
+  rewriteFile(): Promise<string>;
+}
+
+/** Opens (loading or creating) the transcript at `path` for the process behind `ctx`. */
+export type SessionManagerFactory = (ctx: ProcessContext, path: string) => Promise<SessionManagerPort>;
+
+/** The model's own SessionManager, as src/turn.ts opens it today. */
+export const modelSessionManagerFactory: SessionManagerFactory = (ctx, path) =>
+  SessionManager.open(ctx.disk, path, (min, max) => ctx.random.int(min, max), () => ctx.clock.nowMs(), ctx.incarnation);
