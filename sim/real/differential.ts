@@ -3,6 +3,7 @@
 // and as the durable disk have it, both reduced to a form without ids and timestamps (so the two can be compared).
 // The differential test and the seed-003 experiment use it; sim/real is its only home because it needs the real
 // module.
+import { contentText } from '../../src/pi-format.ts';
 import type { ProcessContext } from '../../src/ports.ts';
 import type { SessionEntry } from '../../src/session-manager.ts';
 import { modelSessionManagerFactory, type SessionManagerFactory, type SessionManagerPort } from '../../src/session-manager-port.ts';
@@ -70,7 +71,7 @@ export function shapeOf(text: string | undefined): LineShape[] {
     if (!indexOfId.has(id)) indexOfId.set(id, index);
     const parentId = record.parentId as string | null;
     const parent = parentId === null ? 'root' : String(indexOfId.get(parentId) ?? 'missing');
-    return `${String(message.role)}:${String(message.content)}^${parent}`;
+    return `${String(message.role)}:${contentText(message.content)}^${parent}`;
   });
 }
 

@@ -9,6 +9,7 @@
 // - rewriteFile is the file-repair step: a backup `<file>.bak-<pid>-<time>`, then the in-memory lines through a
 //   temporary file and a rename.
 // The gatesim turn id rides inside pi's message object (`message.turnId`), since pi builds the entry itself.
+import { fromPiMessage, simMsOf, toPiMessage } from '../../src/pi-format.ts';
 import { assert } from '../kernel/assert.ts';
 import type { SimDisk } from '../kernel/disk.ts';
 import type { ProcessTable } from '../kernel/process.ts';
@@ -58,13 +59,13 @@ function isMessage(entry: PiHeader | PiEntry): entry is PiEntry & { message: Rec
 
 /** A pi message entry as the model's SessionEntry (timestamps as milliseconds, the turn id lifted out). */
 export function toModelEntry(entry: PiEntry): SessionEntry {
-  const { turnId, ...message } = entry.message ?? { role: 'user' };
+  const turnId = (entry.message as { turnId?: unknown } | undefined)?.turnId;
   return {
     type: 'message',
     id: entry.id,
     parentId: entry.parentId,
-    timestamp: Date.parse(entry.timestamp),
-    message: message as unknown as TranscriptMessage,
+    timestamp: simMsOf(entry.timestamp),
+    message: (entry.type === 'message' ? fromPiMessage(entry.message) : undefined) ?? { role: 'other', content: '' },
     turnId: typeof turnId === 'string' ? turnId : '',
   };
 }
@@ -121,7 +122,7 @@ export class PiSessionManagerAdapter implements SessionManagerPort {
   }
 
   async appendMessage(message: TranscriptMessage, turnId: string): Promise<SessionEntry> {
-    const id = withBinding(this.binding, () => this.manager.appendMessage({ ...message, turnId }));
+    const id = withBinding(this.binding, () => this.manager.appendMessage({ ...toPiMessage(message, this.ctx.clock.nowMs()), turnId }));
     const entry = this.manager.getEntry(id);
     assert(entry !== undefined, `pi lost the entry ${id} it just appended`);
     return toModelEntry(entry);
