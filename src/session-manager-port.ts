@@ -1,5 +1,5 @@
 // What the runner needs of a SessionManager, so that either the model's (src/session-manager.ts) or the real pi
-// one (sim/real, `--session-manager pi`) can stand behind a run. The runner is handed a SessionManagerFactory and
+// one (sim/real, runSpec's `sessionManager: 'pi'`) can stand behind a run. The runner is handed a SessionManagerFactory and
 // opens the transcript through it; everything else goes through the SessionManagerPort it gets back.
 import type { ProcessContext } from './ports.ts';
 import { type LoadReport, SessionManager, type SessionEntry, type TranscriptMessage } from './session-manager.ts';
@@ -18,6 +18,8 @@ export interface SessionManagerPort {
   /** Remove an entry from the in-memory entries (the fixed orphan repair); the caller rewrites the file. */
   removeEntry(id: string): void;
   appendMessage(message: TranscriptMessage, turnId: string): Promise<SessionEntry>;
+  /** pi's own rewrite hook: the in-memory entries written over the file in place (no backup, no fsync). */
+  rewriteInPlace(): Promise<void>;
   /** Back up the file, then replace it with the in-memory entries; returns the backup's path. */
   rewriteFile(): Promise<string>;
 }
@@ -25,6 +27,6 @@ export interface SessionManagerPort {
 /** Opens (loading or creating) the transcript at `path` for the process behind `ctx`. */
 export type SessionManagerFactory = (ctx: ProcessContext, path: string) => Promise<SessionManagerPort>;
 
-/** The model's own SessionManager, as src/turn.ts opens it today. */
+/** The model's own SessionManager (the runner's default). */
 export const modelSessionManagerFactory: SessionManagerFactory = (ctx, path) =>
   SessionManager.open(ctx.disk, path, (min, max) => ctx.random.int(min, max), () => ctx.clock.nowMs(), ctx.incarnation);

@@ -2,7 +2,9 @@
 // `crypto`, `uuid`, `Date` and `process.cwd` to functions that look up the current binding at call time; withBinding
 // makes one binding current for the span of one synchronous call into the module, so several simulated processes
 // can share the one loaded module, each call seeing the disk of the incarnation that made it, that incarnation's
-// PRNG stream and the simulated clock. A call outside withBinding throws.
+// PRNG stream and the simulated clock. A call outside withBinding throws. The module's wall clock is the simulated
+// clock counted from simEpochMs (src/pi-format.ts), as the model's own timestamps are, so the two files' times agree.
+import { simEpochMs } from '../../src/pi-format.ts';
 import { assert } from '../kernel/assert.ts';
 import type { SimDisk } from '../kernel/disk.ts';
 import type { Incarnation } from '../kernel/process.ts';
@@ -92,13 +94,14 @@ export function uuidV7(random: Random, nowMs: number): string {
   return `${time.slice(0, 8)}-${time.slice(8)}-7${hex(random, 3)}-${variant}${hex(random, 3)}-${hex(random, 12)}`;
 }
 
-/** The binding of one incarnation: its disk view, its PRNG stream, the simulated clock. */
+/** The binding of one incarnation: its disk view, its PRNG stream, the simulated clock from simEpochMs. */
 export function simulatedBinding(disk: SimDisk, owner: Incarnation, random: Random, clock: Clock, cwd = '/work'): RealBinding {
+  const nowMs = () => simEpochMs + clock.nowMs();
   return {
     fs: simulatedFs(disk, owner),
     uuidV4: () => uuidV4(random),
-    uuidv7: () => uuidV7(random, clock.nowMs()),
-    nowMs: () => clock.nowMs(),
+    uuidv7: () => uuidV7(random, nowMs()),
+    nowMs,
     cwd,
   };
 }

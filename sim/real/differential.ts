@@ -25,7 +25,7 @@ export type Operation =
   /** SIGKILL between writes, then a restart that reloads. */
   | { kind: 'crash' };
 
-/** One line of a file without ids or timestamps: `H` (header), `?` (malformed) or role:content:turn^parent. */
+/** One line of a file without ids or timestamps: `H` (header), `?` (malformed) or role:text^parent. */
 export type LineShape = string;
 
 export interface Snapshot {
@@ -44,6 +44,8 @@ export interface StepRecord {
 export interface DifferentialResult {
   steps: StepRecord[];
   traceHash: string;
+  /** Each file's text in the page cache at the end of the run, as written. */
+  texts: { model: string | undefined; pi: string | undefined };
 }
 
 export const modelPath = '/data/sessions/model.jsonl';
@@ -172,6 +174,7 @@ export async function runDifferential(
     }
   });
   const summary = await sim.run();
+  const texts = { model: sim.disk.peek(modelPath), pi: sim.disk.peek(piPath) };
   sim.dispose();
-  return { steps: state.steps, traceHash: summary.traceHash };
+  return { steps: state.steps, traceHash: summary.traceHash, texts };
 }

@@ -6,7 +6,8 @@
 // full retry after 2,500 ms, which opens and prompts again; persist the answer), while SIGKILLs land at random, the
 // OS writes the page cache back at random and a kill may tear the oldest unsynced append.
 import type { ProcessContext } from '../../src/ports.ts';
-import { activeBranchOf, type SessionEntry } from '../../src/session-manager.ts';
+import { contentText } from '../../src/pi-format.ts';
+import { activeBranchOf, parseTranscript } from '../../src/session-manager.ts';
 import { modelSessionManagerFactory, type SessionManagerFactory, type SessionManagerPort } from '../../src/session-manager-port.ts';
 import { Simulation } from '../kernel/simulation.ts';
 import type { loadSqlJs } from '../kernel/sqlite.ts';
@@ -23,6 +24,8 @@ export interface OrphanOutcome {
   /** Longest run of consecutive user lines in the final durable file, in file order. */
   longestUserRunInFile: number;
   backups: number;
+  /** Entries in the final durable file whose parent is not in it (a broken parent chain). */
+  brokenLinks: number;
   orphanRepairs: number;
   headers: number;
 }
@@ -105,29 +108,27 @@ function gateway(factory: SessionManagerFactory, state: RunnerState) {
   };
 }
 
-/** Lines of a file that parse and carry a message, in file order (any format: the model's or pi's). */
+/** Lines of a file that parse and carry a message, in file order, with their text content (pi's format). */
 function messageLines(text: string | undefined): { role: string; content: string }[] {
   return (text ?? '').split('\n').flatMap((line) => {
     try {
       const record = JSON.parse(line) as { type?: string; message?: { role?: string; content?: unknown } };
-      return record.type === 'message' && record.message !== undefined ? [{ role: String(record.message.role), content: String(record.message.content) }] : [];
+      return record.type === 'message' && record.message !== undefined ? [{ role: String(record.message.role), content: contentText(record.message.content) }] : [];
     } catch {
       return [];
     }
   });
 }
 
-/** The durable active branch: root-to-leaf from the last entry in file order, for either format. */
+function brokenLinks(text: string | undefined): number {
+  const { entries } = parseTranscript(text ?? '');
+  const ids = new Set(entries.map((entry) => entry.id));
+  return entries.filter((entry) => entry.parentId !== null && !ids.has(entry.parentId)).length;
+}
+
+/** The durable active branch: root-to-leaf from the last entry in file order, as the checkers read a file. */
 function durableBranch(text: string | undefined): { role: string; content: string }[] {
-  const records = (text ?? '').split('\n').flatMap((line) => {
-    try {
-      const record = JSON.parse(line) as { type?: string; id?: string; parentId?: string | null; message?: { role?: string; content?: unknown }; turnId?: string };
-      return record.type === 'message' ? [{ ...record, turnId: record.turnId ?? '' } as unknown as SessionEntry] : [];
-    } catch {
-      return [];
-    }
-  });
-  return activeBranchOf(records).map((entry) => ({ role: String(entry.message.role), content: String(entry.message.content) }));
+  return activeBranchOf(parseTranscript(text ?? '').entries).map((entry) => ({ role: entry.message.role, content: entry.message.content }));
 }
 
 export async function runOrphanExperiment(
@@ -167,6 +168,7 @@ export async function runOrphanExperiment(
     longestUserRunOnBranch: longestRun(branch),
     longestUserRunInFile: longestRun(messageLines(final)),
     backups: backups.length,
+    brokenLinks: brokenLinks(final),
     orphanRepairs: state.orphanRepairs,
     headers: (final ?? '').split('\n').filter((line) => line.includes('"type":"session"')).length,
   };

@@ -7,8 +7,10 @@
 // - removeEntry is the fixed orphan repair: the entry leaves pi's in-memory entries and index, the leaf moves to
 //   its parent (or is reset);
 // - rewriteFile is the file-repair step: a backup `<file>.bak-<pid>-<time>`, then the in-memory lines through a
-//   temporary file and a rename.
-// The gatesim turn id rides inside pi's message object (`message.turnId`), since pi builds the entry itself.
+//   temporary file and a rename; rewriteInPlace is pi's own rewrite hook (`_rewriteFile`: writeFileSync in place).
+// Entries of other kinds (model_change, label, ...) and messages of roles the model does not use are entries of
+// role 'other' to the runner, as the model's own SessionManager keeps them. The gatesim turn id rides inside pi's
+// message object (`message.turnId`), not at the entry's top level as the model writes it, since pi builds the entry.
 import { fromPiMessage, simMsOf, toPiMessage } from '../../src/pi-format.ts';
 import { assert } from '../kernel/assert.ts';
 import type { SimDisk } from '../kernel/disk.ts';
@@ -17,7 +19,7 @@ import type { ProcessContext } from '../../src/ports.ts';
 import type { LoadReport, SessionEntry, TranscriptMessage } from '../../src/session-manager.ts';
 import type { SessionManagerFactory, SessionManagerPort } from '../../src/session-manager-port.ts';
 import { type RealBinding, simulatedBinding, withBinding } from './bindings.ts';
-import type { PiEntry, PiHeader, PiSessionManager, PiSessionManagerModule } from './pi-types.ts';
+import type { PiEntry, PiSessionManager, PiSessionManagerModule } from './pi-types.ts';
 
 /** The parts of a Simulation the adapter needs (a Simulation is one). */
 export interface PiWorld {
@@ -53,11 +55,7 @@ export function openClawLoadReport(text: string | undefined): LoadReport {
   return report;
 }
 
-function isMessage(entry: PiHeader | PiEntry): entry is PiEntry & { message: Record<string, unknown> & { role: string } } {
-  return entry.type === 'message' && typeof entry.message === 'object' && entry.message !== null;
-}
-
-/** A pi message entry as the model's SessionEntry (timestamps as milliseconds, the turn id lifted out). */
+/** A pi entry as the model's SessionEntry (simulated ms, the turn id lifted out; other kinds as role 'other'). */
 export function toModelEntry(entry: PiEntry): SessionEntry {
   const turnId = (entry.message as { turnId?: unknown } | undefined)?.turnId;
   return {
@@ -93,11 +91,11 @@ export class PiSessionManagerAdapter implements SessionManagerPort {
   }
 
   allEntries(): readonly SessionEntry[] {
-    return this.manager.getEntries().filter(isMessage).map(toModelEntry);
+    return this.manager.getEntries().map(toModelEntry);
   }
 
   activeBranch(): SessionEntry[] {
-    return this.manager.getBranch().filter(isMessage).map(toModelEntry);
+    return this.manager.getBranch().map(toModelEntry);
   }
 
   branch(id: string): void {
@@ -126,6 +124,11 @@ export class PiSessionManagerAdapter implements SessionManagerPort {
     const entry = this.manager.getEntry(id);
     assert(entry !== undefined, `pi lost the entry ${id} it just appended`);
     return toModelEntry(entry);
+  }
+
+  /** pi's rewrite hook as OpenClaw calls it: every in-memory line written in place, no backup, no fsync. */
+  async rewriteInPlace(): Promise<void> {
+    withBinding(this.binding, () => this.manager._rewriteFile());
   }
 
   async rewriteFile(): Promise<string> {

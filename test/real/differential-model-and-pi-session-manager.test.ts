@@ -2,11 +2,22 @@
 // the same generated operation sequences in one simulated run, compared after every operation on the active branch
 // in memory and the file's lines (ids and timestamps abstracted: a line is its role, content and parent's line).
 // Where they agree the properties say so; each departure found is pinned by an example that shows both sides, so a
-// change to either shows here. The list is in the report of issue 8 (and belongs in docs/MODEL.md).
+// change to either shows here. The list, with why each is kept, is in docs/MODEL.md ("The model's SessionManager and
+// the real one"). Files handed to both are in pi's own line format (src/pi-format.ts), as main writes it.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { type Operation, runDifferential, type StepRecord } from '../../sim/real/differential.ts';
+import { isoAt, toPiMessage, type TranscriptMessage } from '../../src/pi-format.ts';
 import { piMissing, realPi, sql } from './support.ts';
+
+/** Lines of pi's format, as pi (or the model) writes them. */
+const header = JSON.stringify({ type: 'session', version: 3, id: '019b76db-258a-7856-a72c-bd48d76ab74e', timestamp: isoAt(0), cwd: '/work' });
+function messageLine(id: string, parentId: string | null, message: TranscriptMessage, extra: Record<string, unknown> = {}): string {
+  return JSON.stringify({ type: 'message', id, parentId, timestamp: isoAt(1_000), message: toPiMessage(message, 1_000), ...extra });
+}
+function linesOf(text: string | undefined): Record<string, unknown>[] {
+  return (text ?? '').split('\n').filter((line) => line.length > 0).map((line) => JSON.parse(line) as Record<string, unknown>);
+}
 
 const append = (role: 'user' | 'assistant' | 'tool'): Operation => ({ kind: 'append', role });
 const appendOp = fc.constantFrom<Operation>(append('user'), append('assistant'), append('tool'));
@@ -62,7 +73,7 @@ describe.skipIf(piMissing)('model and real pi SessionManager, side by side', () 
   });
 
   it("departure (pi's load-then-append hazard): a reloaded file with no assistant gets every line again", async () => {
-    const initial = `${JSON.stringify({ type: 'session', version: 3, id: 'h', timestamp: 0, cwd: '/work' })}\n`;
+    const initial = `${header}\n`;
     const { steps } = await runDifferential(sql, realPi(), 'd3', [append('user'), append('assistant')], { initial });
     const last = steps.at(-1) as StepRecord;
     expect(last.model.file).toEqual(['H', 'user:m0^root', 'assistant:m1^1']);
@@ -81,27 +92,50 @@ describe.skipIf(piMissing)('model and real pi SessionManager, side by side', () 
   });
 
   it('departure: entries under a missing header are dropped by pi (fresh header) and kept by the model', async () => {
-    const entry = { type: 'message', id: 'e1', parentId: null, timestamp: 0, message: { role: 'assistant', content: 'kept?' }, turnId: 't' };
-    const { steps } = await runDifferential(sql, realPi(), 'd5', [{ kind: 'reload' }], { initial: `${JSON.stringify(entry)}\n` });
+    const initial = `${messageLine('e1', null, { role: 'assistant', content: 'kept?' }, { turnId: 't' })}\n`;
+    const { steps } = await runDifferential(sql, realPi(), 'd5', [{ kind: 'reload' }], { initial });
     const first = steps[0] as StepRecord;
     expect(first.model.branch).toEqual(['assistant:kept?']);
     expect(first.pi.branch).toEqual([]);
     expect(first.pi.file).toEqual(['H']);
   });
 
-  it('departure: a line the model cannot read (no turnId, a second header) is malformed to it and an entry to pi', async () => {
-    const header = JSON.stringify({ type: 'session', version: 3, id: 'h', timestamp: 0, cwd: '/work' });
-    const foreign = JSON.stringify({ type: 'message', id: 'e1', parentId: null, timestamp: 0, message: { role: 'assistant', content: 'foreign' } });
-    const { steps } = await runDifferential(sql, realPi(), 'd6', [{ kind: 'reload' }], { initial: `${header}\n${foreign}\n${header}\n` });
+  it('agree on a file pi wrote: entries without turnId, of other kinds and of other roles stay in the tree', async () => {
+    const modelChange = JSON.stringify({ type: 'model_change', id: 'c1', parentId: 'e1', timestamp: isoAt(1_500), provider: 'anthropic', modelId: 'x' });
+    const custom = JSON.stringify({ type: 'message', id: 'b1', parentId: 'c1', timestamp: isoAt(1_600), message: { role: 'bashExecution', command: 'ls', output: '' } });
+    const lines = [header, messageLine('e0', null, { role: 'user', content: 'hi' }), messageLine('e1', 'e0', { role: 'assistant', content: 'foreign' }), modelChange, custom];
+    const { steps } = await runDifferential(sql, realPi(), 'd6', [{ kind: 'reload' }, append('user'), { kind: 'rewrite' }], { initial: `${lines.join('\n')}\n` });
+    for (const step of steps) {
+      expect(step.model.branch).toEqual(step.pi.branch);
+      expect(step.model.file).toEqual(step.pi.file);
+    }
+    expect((steps[0] as StepRecord).pi.branch).toEqual(['user:hi', 'assistant:foreign', 'other:', 'other:']);
+    expect((steps.at(-1) as StepRecord).pi.file).toEqual(['H', 'user:hi^root', 'assistant:foreign^1', 'undefined:^2', 'bashExecution:^3', 'user:m1^4']);
+  });
+
+  it('departure: a second header line is malformed to the model (its repair drops it, with a backup) and kept by pi', async () => {
+    const lines = [header, messageLine('e0', null, { role: 'user', content: 'hi' }), messageLine('e1', 'e0', { role: 'assistant', content: 'foreign' }), header];
+    const { steps } = await runDifferential(sql, realPi(), 'd7', [{ kind: 'reload' }], { initial: `${lines.join('\n')}\n` });
     const first = steps[0] as StepRecord;
-    // The model repaired (rewrote) the file without both lines; pi keeps the entry and leaves the file alone.
-    expect(first.model.file).toEqual(['H']);
-    expect(first.pi.branch).toEqual(['assistant:foreign']);
-    expect(first.pi.file).toEqual(['H', 'assistant:foreign^root', 'H']);
+    expect(first.model.branch).toEqual(first.pi.branch);
+    expect(first.model.file).toEqual(['H', 'user:hi^root', 'assistant:foreign^1']);
+    expect(first.pi.file).toEqual(['H', 'user:hi^root', 'assistant:foreign^1', 'H']);
+  });
+
+  it("departure (the adapter's, not pi's): the model's turnId is a field of the entry; through pi it rides in the message", async () => {
+    const { texts } = await runDifferential(sql, realPi(), 'd8', flushed);
+    const [, modelUser] = linesOf(texts.model);
+    const [, piUser] = linesOf(texts.pi);
+    expect(modelUser).toMatchObject({ turnId: 'turn-m0', message: { role: 'user', content: 'm0' } });
+    expect(modelUser?.message).not.toHaveProperty('turnId');
+    expect(piUser).not.toHaveProperty('turnId');
+    expect(piUser).toMatchObject({ message: { role: 'user', content: 'm0', turnId: 'turn-m0' } });
+    // Everything else of the line is pi's shape on both sides.
+    expect(Object.keys(piUser ?? {}).sort()).toEqual(Object.keys(modelUser ?? {}).filter((key) => key !== 'turnId').sort());
   });
 
   it("departure (OpenClaw's fixed repair, as sim/real does it): after removing the leaf the model's leaf is the last entry, pi's the parent", async () => {
-    const { steps } = await runDifferential(sql, realPi(), 'd7', [...flushed, { kind: 'branch', pick: 0 }, { kind: 'removeLeaf' }]);
+    const { steps } = await runDifferential(sql, realPi(), 'd9', [...flushed, { kind: 'branch', pick: 0 }, { kind: 'removeLeaf' }]);
     const last = steps.at(-1) as StepRecord;
     expect(last.model.file).toEqual(last.pi.file);
     expect(last.model.branch).toEqual(['assistant:m1']);

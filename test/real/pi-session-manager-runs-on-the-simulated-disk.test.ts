@@ -8,6 +8,8 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import type { ProcessContext } from '../../src/ports.ts';
+import { simEpochMs } from '../../src/pi-format.ts';
+import type { SessionEntry } from '../../src/session-manager.ts';
 import type { SessionManagerPort } from '../../src/session-manager-port.ts';
 import { Simulation } from '../../sim/kernel/simulation.ts';
 import { runDifferential } from '../../sim/real/differential.ts';
@@ -38,21 +40,24 @@ function linesOf(text: string | undefined): Record<string, unknown>[] {
 describe.skipIf(piMissing)('the real pi SessionManager under simulation', () => {
   it('writes the simulated disk with simulated time and PRNG ids, and nothing before the first assistant message', async () => {
     let afterUser: string | undefined = 'unset';
+    let userEntry: SessionEntry | undefined;
     const sim = await withPi('disk-1', async (ctx, open, world) => {
       await ctx.timers.sleep(90_061_001);
       const session = await open();
-      await session.appendMessage({ role: 'user', content: 'hello' }, 't1');
+      userEntry = await session.appendMessage({ role: 'user', content: 'hello' }, 't1');
       afterUser = world.disk.peek(path);
       await session.appendMessage({ role: 'assistant', content: 'hi' }, 't1');
     });
     expect(afterUser).toBeUndefined();
     expect(existsSync(path)).toBe(false);
     const [header, user, assistant] = linesOf(sim.disk.peek(path));
-    expect(header).toMatchObject({ type: 'session', version: 3, cwd: '/work', timestamp: '1970-01-02T01:01:01.001Z' });
-    // uuid v7: the first 48 bits are the simulated milliseconds.
-    expect(String(header?.id).replace(/-/g, '').slice(0, 12)).toBe((90_061_001).toString(16).padStart(12, '0'));
-    expect(user).toMatchObject({ type: 'message', parentId: null, timestamp: '1970-01-02T01:01:01.001Z', message: { role: 'user', content: 'hello', turnId: 't1' } });
-    expect(assistant).toMatchObject({ parentId: user?.id, message: { role: 'assistant', content: 'hi' } });
+    // pi's clock is the simulated clock from simEpochMs (2026-01-01), as the model's timestamps are.
+    expect(header).toMatchObject({ type: 'session', version: 3, cwd: '/work', timestamp: '2026-01-02T01:01:01.001Z' });
+    expect(userEntry?.timestamp).toBe(90_061_001);
+    // uuid v7: the first 48 bits are the (simulated) wall-clock milliseconds.
+    expect(String(header?.id).replace(/-/g, '').slice(0, 12)).toBe((simEpochMs + 90_061_001).toString(16).padStart(12, '0'));
+    expect(user).toMatchObject({ type: 'message', parentId: null, timestamp: '2026-01-02T01:01:01.001Z', message: { role: 'user', content: 'hello', turnId: 't1' } });
+    expect(assistant).toMatchObject({ parentId: user?.id, message: { role: 'assistant', content: [{ type: 'text', text: 'hi' }], stopReason: 'stop' } });
     expect(String(user?.id)).toMatch(/^[0-9a-f]{8}$/);
   });
 
