@@ -7,11 +7,12 @@
 import { AiAgent, type AgentCache, type AgentMessage } from './agent.ts';
 import type { ModelConfig } from './config.ts';
 import type { ModelEnvironment } from './model.ts';
-import type { LlmAnswer, ProcessContext, SqlDatabase } from './ports.ts';
+import type { LlmAnswer, ProcessContext, SqlDatabase, ToolName } from './ports.ts';
 import type { HeartbeatFile } from './runner.ts';
 import type { DbMessage, SessionDb } from './session-db.ts';
 import { parseTurnSentPayloads, type SessionDbs, sharedPayloadRow, transcriptPath, turnSendInvokedKey, turnSentPayloadsKey, turnSentPayloadsKeyFor } from './session-dbs.ts';
-import { SessionManager, type SessionEntry, type TranscriptMessage } from './session-manager.ts';
+import type { SessionEntry, TranscriptMessage } from './session-manager.ts';
+import type { SessionManagerFactory, SessionManagerPort } from './session-manager-port.ts';
 import { contentHash, isVerbatimDuplicate, normalizeWhitespace, parseMessageBlocks } from './text.ts';
 import type { ToolRpc } from './tool-rpc.ts';
 import type { ToolCallMessage } from './tool-server.ts';
@@ -32,6 +33,8 @@ export interface TurnDeps {
   rpc: ToolRpc;
   heartbeat: HeartbeatFile;
   env: ModelEnvironment;
+  /** Opens the transcript (the model's SessionManager, or the real pi one under sim/real). */
+  sessionManagerFactory: SessionManagerFactory;
 }
 
 export const queuedPrefix = '[Queued user message that arrived while the previous turn was still active]';
@@ -47,7 +50,7 @@ interface TurnState {
   history: AgentMessage[];
   historyLength: number;
   own: DbMessage[];
-  session: SessionManager;
+  session: SessionManagerPort;
   inbound: SqlDatabase;
   outbound: SqlDatabase;
 }
@@ -98,7 +101,9 @@ export async function runTurn(deps: TurnDeps, sessionKey: string, row: InboundRo
     cursor: agent.lastFlushedDbIndex,
   });
   // Resuming: the reply the durable final row carries is the one to dispatch, not a new answer or an error.
-  const answer = durableFinal !== undefined ? { toolCalls: [], result: durableFinal.content } : await callModel(state, row, prompt, options.giveUp === true);
+  // Its durable tool calls are replayed first: each is idempotent (keyed by its call id, so nothing is sent twice)
+  // and re-records its payload, as a retry that asked the LLM again would, so the closing text is judged against it.
+  const answer = durableFinal !== undefined ? { toolCalls: durableToolCalls(built.own), result: durableFinal.content } : await callModel(state, row, prompt, options.giveUp === true);
   // What this turn is about to say, before any of it is written: the trace's record of what was produced.
   ctx.note('answer', { session: sessionKey, turn: turnId, toolCalls: answer.toolCalls.length, resumed: durableFinal !== undefined });
   for (let index = 0; index < answer.toolCalls.length; index++) await toolSend(state, answer, index);
@@ -160,9 +165,9 @@ function withFolded(texts: readonly string[], content: string): string {
   return texts.length === 0 ? content : `${queuedPrefix}\n${texts.join('\n')}\n\n${content}`;
 }
 
-async function openTranscript(deps: TurnDeps, sessionKey: string): Promise<SessionManager> {
+async function openTranscript(deps: TurnDeps, sessionKey: string): Promise<SessionManagerPort> {
   const { ctx } = deps;
-  const session = await SessionManager.open(ctx.disk, transcriptPath(sessionKey), (min, max) => ctx.random.int(min, max), () => ctx.clock.nowMs(), ctx.incarnation);
+  const session = await deps.sessionManagerFactory(ctx, transcriptPath(sessionKey));
   if (session.loadReport.malformedLines > 0 || session.loadReport.missingHeader) {
     // The file-repair step: backup, then rewrite without the malformed lines.
     const backup = await session.rewriteFile();
@@ -172,7 +177,7 @@ async function openTranscript(deps: TurnDeps, sessionKey: string): Promise<Sessi
 }
 
 /** OpenClaw attempt.ts: an orphaned trailing user entry (its text already folded in) is taken off the branch. */
-async function repairOrphanedTrailingUser(deps: TurnDeps, session: SessionManager, sessionKey: string, turnId: string): Promise<void> {
+async function repairOrphanedTrailingUser(deps: TurnDeps, session: SessionManagerPort, sessionKey: string, turnId: string): Promise<void> {
   const leaf = session.leaf;
   if (leaf === undefined || leaf.message.role !== 'user') return;
   if (deps.config.bugs.has('orphan-leaf')) {
@@ -229,6 +234,15 @@ async function callModel(state: TurnState, row: InboundRow, prompt: string, give
   } finally {
     await state.deps.heartbeat.beat(undefined);
   }
+}
+
+/** The tool calls of a turn's durable carrier rows (Hermes' tool_calls shape), in row order. */
+function durableToolCalls(own: readonly DbMessage[]): LlmAnswer['toolCalls'] {
+  return own.flatMap((message) => {
+    if (message.role !== 'assistant' || message.toolCalls === null) return [];
+    const calls = JSON.parse(message.toolCalls) as { id: string; function: { name: ToolName; arguments: string } }[];
+    return calls.map((call) => ({ id: call.id, name: call.function.name, text: (JSON.parse(call.function.arguments) as { text: string }).text }));
+  });
 }
 
 function hermesToolCalls(calls: readonly LlmAnswer['toolCalls'][number][]): string {

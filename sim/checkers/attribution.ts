@@ -82,7 +82,7 @@ function attribute(o: Observations, session: string): Attribution {
       unexplained.push({ shown: fact, reason: repeats !== undefined ? 'shown-again' : 'never-produced', repeats });
     }
   }
-  const cannedFor = assignCanned(o, session, slotOf, cannedShown, unexplained);
+  const cannedFor = assignCanned(o, session, answers, cannedShown, unexplained);
   markGivenUp(o, answers, cannedFor);
   return { session, answers, slotOf, canned: [...cannedFor.values()], cannedFor, unexplained };
 }
@@ -104,14 +104,16 @@ function isClear(subject: Subject): boolean {
 
 /**
  * Each canned reply answers exactly one message: `Session cleared.` the earliest /clear before it not yet answered,
- * the error reply the earliest message (or command) before it that no shown answer covers, preferring one the
+ * the error reply the earliest message (or command) before it that no wholly shown answer covers, preferring one the
  * system gave up on (no LLM answer carrying it ever came back, or the last request carrying it failed). A canned
  * reply left over is shown again.
  */
-function assignCanned(o: Observations, session: string, slotOf: ReadonlyMap<ShownFact, Slot>, shown: readonly ShownFact[], unexplained: Unexplained[]): Map<string, ShownFact> {
+function assignCanned(o: Observations, session: string, answers: readonly LogicalAnswer[], shown: readonly ShownFact[], unexplained: Unexplained[]): Map<string, ShownFact> {
   const subjects: Subject[] = [...o.ledger.userMessages.filter((message) => message.sessionKey === session), ...commandsOf(o, session)];
+  // A message is fully answered when some answer carrying it was shown whole; a partly shown answer (its tool message
+  // went out, then the run was given up) still leaves the message open for the error reply.
   const covered = new Set<string>();
-  for (const slot of slotOf.values()) for (const subject of slot.answer.subjects) covered.add(subject);
+  for (const answer of answers) if (answer.slots.every((slot) => slot.shownBy !== null)) for (const subject of answer.subjects) covered.add(subject);
   const requests = o.ledger.requests.filter((request) => request.sessionKey === session);
   const gaveUpOn = (subject: Subject): boolean => {
     const carrying = requests.filter((request) => carries(request.prompt, subject));

@@ -6,9 +6,10 @@
 //   The fixed gateway keeps the key durably, in the prompt row's transaction, and drops the replay.
 // - sent-payloads-pr2531 (seed 001's fix as merged: one shared turn_sent_payloads row cleared at four boundaries):
 //   the runner is SIGKILLed after the turn's final row is durable and before it dispatches the closing text; the
-//   cold-start clear at the top of the poll loop wipes the record of the payload the tool already sent, the resumed
-//   turn dispatches a closing text that repeats it, and the user sees it twice. The fixed record names its turn and
-//   survives the restart.
+//   cold-start clear at the top of the poll loop wipes the record of the payload the tool already sent, but the
+//   resumed turn replays its (idempotent) tool call first, as a retry that asks the LLM again would, so the record
+//   is rebuilt and the repeat suppressed: the fix holds on this fault. Where it falls short, if anywhere, the
+//   campaigns in docs/MODEL.md say.
 import { describe, expect, it } from 'vitest';
 import type { BugId } from '../../src/index.ts';
 import type { Simulation } from '../../sim/kernel/simulation.ts';
@@ -57,10 +58,12 @@ describe('sent-payloads-pr2531: seed 001 fix as merged', () => {
   const killRunnerAfterFinalRow: FaultStep = { kind: 'kill-at-phase', phase: 'flush', nth: 1, delayMs: 0, process: 'runner', restartAfterMs: 1_000 };
   const shown = (texts: string[]) => texts.map((text) => text.replace(/\s+/g, ' ').trim());
 
-  it('falls short: the cold-start clear forgets the sent payload and the resumed turn shows it again', async () => {
+  it('holds on a kill after the final row: the cold start clears the row, but the resumed turn replays its tool call and re-records the payload', async () => {
     await withRun(sql, { bugs: ['sent-payloads-pr2531'], plan: plan([killRunnerAfterFinalRow]), script }, (result) => {
-      expect(shown(visible(result).map((message) => message.text))).toEqual(['interim update', 'interim update']);
-      expect(invariants(result)).toEqual(['no-duplicate-visible-reply']);
+      expect(notes(result, 'turn-start').length).toBeGreaterThanOrEqual(2);
+      expect(notes(result, 'tool-sent').length).toBeGreaterThanOrEqual(2);
+      expect(shown(visible(result).map((message) => message.text))).toEqual(['interim update']);
+      expect(result.violations).toEqual([]);
     });
   });
 
