@@ -7,6 +7,7 @@ import { NodeHost } from './node-host.ts';
 import type { LlmApi, ProcessMain } from './ports.ts';
 import { gatewayName, nodeHostName } from './protocol.ts';
 import { runnerMain, runnerName } from './runner.ts';
+import type { SessionManagerFactory } from './session-manager-port.ts';
 import { toolServerMain, toolServerName } from './tool-server.ts';
 
 export { nodeHostName };
@@ -16,6 +17,8 @@ export interface ModelEnvironment {
   llm: LlmApi;
   /** The deployed config generation; cached agents built for another generation are stale. */
   configGeneration(): number;
+  /** Opens the runner's transcripts; default the model's own SessionManager (sim/real hands in the real pi one). */
+  sessionManagerFactory?: SessionManagerFactory;
 }
 
 export interface LinkSpec {

@@ -8,6 +8,7 @@ import { AgentCache } from './agent.ts';
 import type { ModelConfig } from './config.ts';
 import { LlmTransientError, type ProcessContext, type SqlDatabase } from './ports.ts';
 import { SessionDb } from './session-db.ts';
+import { modelSessionManagerFactory } from './session-manager-port.ts';
 import { runnerHeartbeatPath, SessionDbs, turnSendInvokedKey, turnSentPayloadsKey, turnSentPayloadsKeyFor } from './session-dbs.ts';
 import { ignoreBusy, isBusy, retryBusy } from './busy.ts';
 import { toolServerName } from './protocol.ts';
@@ -36,7 +37,8 @@ export async function runnerMain(ctx: ProcessContext, config: ModelConfig, env: 
     }
   });
   ctx.note('runner-ready', { incarnation: ctx.incarnation });
-  const deps: TurnDeps = { ctx, config, sessionDb, dbs, cache, rpc, heartbeat, env };
+  const sessionManagerFactory = env.sessionManagerFactory ?? modelSessionManagerFactory;
+  const deps: TurnDeps = { ctx, config, sessionDb, dbs, cache, rpc, heartbeat, env, sessionManagerFactory };
   for (const sessionKey of config.sessions) ctx.spawnTask(`lane:${sessionKey}`, () => lane(deps, sessionKey));
 }
 

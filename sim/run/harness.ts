@@ -5,6 +5,7 @@
 // keeps the ground-truth ledger; the model sees it only through its ports.
 import type { SqlJsStatic } from 'sql.js';
 import { buildModel, type BuiltModel, gatewayName, modelConfig, nodeHostName, platformName, type Random, runnerName } from '../../src/index.ts';
+import type { SessionManagerFactory } from '../../src/session-manager-port.ts';
 import { buildWorld, type Ledger, type World } from '../world/index.ts';
 import { assert } from '../kernel/assert.ts';
 import { checkRun, TranscriptMonitor, type Violation } from '../checkers/index.ts';
@@ -35,6 +36,11 @@ export interface RunOptions {
   sql: SqlJsStatic;
   /** Kernel setting under test (scheduler.ts); default settleQuietHopsDefault. */
   settleQuietHops?: number;
+  /**
+   * Which SessionManager the runner opens transcripts with: the model's own (default) or the real pi one, loaded
+   * through sim/real (needs the optional real/ package; a missing one is an Error saying how to install it).
+   */
+  sessionManager?: 'model' | 'pi';
   /** Test hook, called after the world is configured and before any process starts (e.g. to script the model). */
   prepare?: (sim: Simulation, model: BuiltModel, world: World) => void;
 }
@@ -58,7 +64,12 @@ export async function runSpec(spec: RunSpec, options: RunOptions): Promise<RunRe
     randomFor: (key) => sim.prng.fork(key) as Random,
     nowMs: () => sim.clock.nowMs(),
   });
-  const model = buildModel(config, { llm: world.modelApi, configGeneration: () => world.deployed.configGeneration });
+  const sessionManagerFactory = options.sessionManager === 'pi' ? await piFactory(sim) : undefined;
+  const model = buildModel(config, {
+    llm: world.modelApi,
+    configGeneration: () => world.deployed.configGeneration,
+    ...(sessionManagerFactory === undefined ? {} : { sessionManagerFactory }),
+  });
   const recorder = new FaultRecorder(sim);
   const monitor = new TranscriptMonitor(sim, sessions);
   // The model's note of a completed turn triggers the transcript check; the check itself reads only the files.
@@ -90,6 +101,15 @@ export async function runSpec(spec: RunSpec, options: RunOptions): Promise<RunRe
     world,
     ledger: world.ledger,
   };
+}
+
+/** The real pi SessionManager on this simulation's disk; sim/real is loaded only when a run asks for it. */
+async function piFactory(sim: Simulation): Promise<SessionManagerFactory> {
+  const { loadPiSessionManager, piMissingMessage } = await import('../real/loader.ts');
+  const { piSessionManagerFactory } = await import('../real/pi-session-manager.ts');
+  const pi = await loadPiSessionManager();
+  if (pi === undefined) throw new Error(piMissingMessage);
+  return piSessionManagerFactory(sim, pi);
 }
 
 function configureWorld(sim: Simulation, model: BuiltModel, world: World, spec: RunSpec): void {
