@@ -37,6 +37,29 @@ export function userStep(faultPhaseMs: number, sessions: number): fc.Arbitrary<W
   });
 }
 
+/**
+ * A user message and up to two follow-ups 1-15 s after it in the same session (people send bursts): a follow-up
+ * often arrives while the first message's turn runs, or while a killed turn waits for its retry.
+ */
+export function userBurst(faultPhaseMs: number, sessions: number): fc.Arbitrary<WorkloadStep[]> {
+  return fc
+    .record({
+      first: userStep(faultPhaseMs, sessions),
+      followUpsMs: fc.array(fc.integer({ min: 1_000, max: 15_000 }), { maxLength: 2 }),
+      words: fc.array(fc.constantFrom(...words), { minLength: 2, maxLength: 2 }),
+    })
+    .map(({ first, followUpsMs, words: followWords }) => {
+      if (first.kind !== 'user') return [first];
+      let atMs = first.atMs;
+      const steps: WorkloadStep[] = [first];
+      followUpsMs.forEach((gapMs, index) => {
+        atMs = Math.min(faultPhaseMs - 1, atMs + gapMs);
+        steps.push({ kind: 'user', atMs, session: first.session, text: `and ${followWords[index] ?? 'that'}?` });
+      });
+      return steps;
+    });
+}
+
 export function execStep(faultPhaseMs: number, sessions: number): fc.Arbitrary<WorkloadStep> {
   return fc.record({
     kind: fc.constant('exec' as const),

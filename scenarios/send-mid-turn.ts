@@ -1,8 +1,9 @@
 // send-mid-turn (seed 001): turns whose model calls send_message / send_file / add_reaction mid-turn and whose
 // closing text often repeats a sent payload (verbatim or with other whitespace) or uses a stock phrase, with
-// runner kills between a tool send and the result dispatch, and tool server kills.
+// runner kills between a tool send and the result dispatch, and tool server kills. Users send bursts (a message and
+// up to two follow-ups seconds later), so a new turn often runs while a killed one waits for its retry.
 import fc from 'fast-check';
-import { byTime, faultKnobs, killAtPhase, modelKnobs, type Scenario, settleMs, userStep } from './common.ts';
+import { byTime, faultKnobs, killAtPhase, modelKnobs, type Scenario, settleMs, userBurst } from './common.ts';
 
 const faultPhaseMs = 150_000;
 
@@ -12,10 +13,12 @@ export const sendMidTurn: Scenario = {
   focus: ['send-dup', 'send-flag', 'send-stale'],
   plan: fc.record({
     sessions: fc.integer({ min: 1, max: 2 }),
-    workload: fc.array(userStep(faultPhaseMs, 2), { minLength: 1, maxLength: 8 }).map(byTime),
+    workload: fc
+      .array(userBurst(faultPhaseMs, 2), { minLength: 1, maxLength: 5 })
+      .map((bursts) => byTime(bursts.flat())),
     faults: fc.array(
-      killAtPhase(['runner', 'tool-server'], fc.constantFrom('tool-send', 'model-call', 'result-dispatch', 'flush')),
-      { maxLength: 3 },
+      killAtPhase(['runner', 'tool-server'], fc.constantFrom('tool-send', 'tool-send', 'model-call', 'result-dispatch', 'flush')),
+      { maxLength: 4 },
     ),
     faultKnobs: faultKnobs({ modelErrorPer1000: fc.oneof(fc.constant(0), fc.integer({ min: 1, max: 200 })) }),
     model: modelKnobs({
