@@ -1,0 +1,64 @@
+// Progress of a fuzz campaign on stderr (stdout keeps the report or the JSON): one overall bar over every scenario
+// when stderr is a terminal; otherwise (a CI log, a pipe) a plain line at most every few seconds, so a log shows the
+// campaign is alive without a line per run.
+import { SingleBar } from 'cli-progress';
+import { formatMs } from './format.ts';
+import { wallNowMs } from './real.ts';
+
+export const plainLineEveryMs = 5_000;
+
+export interface ProgressPlan {
+  scenarios: number;
+  /** Runs per scenario this shard does, or undefined under --seconds. */
+  runsPerScenario: number | undefined;
+  seconds: number | undefined;
+}
+
+export interface Progress {
+  /** `runsDone` counts this scenario's runs so far; `scenario` is its 0-based position in the campaign. */
+  update(scenario: string, position: number, runsDone: number): void;
+  /** Print a line of the report without tearing the bar. */
+  print(line: string): void;
+  stop(): void;
+}
+
+export function startProgress(plan: ProgressPlan, terminal: boolean, write: (line: string) => void): Progress {
+  const started = wallNowMs();
+  const total = plan.runsPerScenario === undefined ? plan.scenarios * (plan.seconds ?? 0) : plan.scenarios * plan.runsPerScenario;
+  const unit = plan.runsPerScenario === undefined ? 's' : ' runs';
+  let before = 0;
+  let runs = 0;
+  let lastPosition = -1;
+  let lastLineMs = started;
+  const bar = terminal ? new SingleBar({ format: `  [{bar}] {value}/{total}${unit}  {runs} runs done  {scenario}`, hideCursor: true, clearOnComplete: true, stream: process.stderr }) : undefined;
+  bar?.start(total, 0, { runs: 0, scenario: '' });
+  const value = (): number =>
+    plan.runsPerScenario === undefined ? Math.min(total, Math.floor((wallNowMs() - started) / 1_000)) : Math.min(total, runs);
+  return {
+    update(scenario, position, runsDone) {
+      if (position !== lastPosition) {
+        before = runs;
+        lastPosition = position;
+      }
+      runs = before + runsDone;
+      bar?.update(value(), { runs, scenario });
+      if (bar === undefined && wallNowMs() - lastLineMs >= plainLineEveryMs) {
+        lastLineMs = wallNowMs();
+        const of = plan.runsPerScenario === undefined ? '' : `/${total}`;
+        write(`fuzz: ${runs}${of} runs, now ${scenario} (${position + 1}/${plan.scenarios}), ${formatMs(Math.round(lastLineMs - started))} elapsed`);
+      }
+    },
+    print(line) {
+      if (bar === undefined) {
+        process.stdout.write(`${line}\n`);
+        return;
+      }
+      bar.stop();
+      process.stdout.write(`${line}\n`);
+      bar.start(total, value(), { runs, scenario: '' });
+    },
+    stop() {
+      bar?.stop();
+    },
+  };
+}
