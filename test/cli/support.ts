@@ -1,0 +1,29 @@
+// Shared by the command-line tests: run gatesim in a child process exactly as a user or CI would (node with the tsx
+// loader), with output piped.
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+export interface CliResult {
+  status: number;
+  stdout: string;
+  stderr: string;
+}
+
+export function cli(args: string[], env: NodeJS.ProcessEnv = {}, timeoutMs = 120_000): CliResult {
+  const result = spawnSync(process.execPath, ['--import', 'tsx', 'sim/cli/main.ts', ...args], { encoding: 'utf8', env: { ...process.env, ...env }, timeout: timeoutMs });
+  return { status: result.status ?? -1, stdout: result.stdout, stderr: result.stderr };
+}
+
+export function scratchDir(): string {
+  return mkdtempSync(join(tmpdir(), 'gatesim-cli-'));
+}
+
+export interface FuzzJson {
+  runs: number;
+  failures: { scenario: string; seed: string; invariant: string; class: string; steps: number }[];
+  firstFailureRun: number | null;
+  wallMs: number;
+  campaignSeed: number;
+}
