@@ -12,7 +12,7 @@ import { type FuzzFailure, fuzzScenario, type ScenarioOutcome } from './fuzz.ts'
 import { junitXml } from './junit.ts';
 import { type Executor, inlineExecutor, poolExecutor } from './pool.ts';
 import { startProgress } from './progress.ts';
-import { checkWritableFile, freshSeed, prepareArtifactDir, removeIfEmpty, wallNowMs, writeArtifact } from './real.ts';
+import { checkWritableFile, freshSeed, isDirectory, prepareArtifactDir, removeIfEmpty, wallNowMs, writeArtifact } from './real.ts';
 import { coverageText, formatMs, runText, writeArtifacts } from './report.ts';
 
 export const workersMax = 64;
@@ -46,8 +46,8 @@ function chooseScenarios(options: FuzzOptions): Scenario[] {
   return [scenario];
 }
 
-/** Every check on the options, before any file is touched or any run started. */
-function checkOptions(options: FuzzOptions, runs: number | undefined): void {
+/** Every check on the options, before any file is touched or any run started; true when it created the artifacts folder. */
+function checkOptions(options: FuzzOptions, runs: number | undefined): boolean {
   if (options.runs !== undefined && options.seconds !== undefined) throw new UsageError('give --runs or --seconds, not both');
   const shard = options.shard;
   if (shard !== undefined && options.seed === undefined) throw new UsageError('--shard needs --seed: the shards of one campaign must share its seed');
@@ -59,16 +59,17 @@ function checkOptions(options: FuzzOptions, runs: number | undefined): void {
     const problem = checkWritableFile(options.junit, 'JUnit');
     if (problem !== undefined) throw new UsageError(problem);
   }
-  if (options.artifacts !== undefined) {
-    const problem = prepareArtifactDir(options.artifacts);
-    if (problem !== undefined) throw new UsageError(problem);
-  }
+  if (options.artifacts === undefined) return false;
+  const existed = isDirectory(options.artifacts);
+  const problem = prepareArtifactDir(options.artifacts);
+  if (problem !== undefined) throw new UsageError(problem);
+  return !existed;
 }
 
 export async function fuzzCommand(options: FuzzOptions): Promise<number> {
   const chosen = chooseScenarios(options);
   const runs = options.seconds === undefined ? (options.runs ?? 200) : undefined;
-  checkOptions(options, runs);
+  const createdArtifacts = checkOptions(options, runs);
   const bugs = options.bugs ?? [];
   const shard = options.shard ?? wholeCampaign;
   const campaignSeed = options.seed ?? freshSeed();
@@ -96,10 +97,10 @@ export async function fuzzCommand(options: FuzzOptions): Promise<number> {
     await executor.close();
   }
   const wallMs = Math.round(wallNowMs() - started);
-  return finish(options, { bugs, campaignSeed, shard, outcomes, wallMs });
+  return finish(options, { bugs, campaignSeed, shard, outcomes, wallMs }, createdArtifacts);
 }
 
-function finish(options: FuzzOptions, campaign: { bugs: BugId[]; campaignSeed: number; shard: Shard; outcomes: ScenarioOutcome[]; wallMs: number }): number {
+function finish(options: FuzzOptions, campaign: { bugs: BugId[]; campaignSeed: number; shard: Shard; outcomes: ScenarioOutcome[]; wallMs: number }, createdArtifacts: boolean): number {
   const { outcomes, wallMs, campaignSeed } = campaign;
   const coverage = emptyCoverage();
   for (const outcome of outcomes) addCoverage(coverage, outcome.coverage);
@@ -107,7 +108,8 @@ function finish(options: FuzzOptions, campaign: { bugs: BugId[]; campaignSeed: n
   const firstFailureRun = failures.length === 0 ? null : Math.min(...failures.map((failure) => failure.run));
   const totalRuns = outcomes.reduce((sum, outcome) => sum + outcome.runs, 0);
   if (options.junit !== undefined) writeArtifact(options.junit, junitXml(campaign));
-  if (options.artifacts !== undefined && failures.length === 0) removeIfEmpty(options.artifacts);
+  // A folder this campaign created and found nothing to put in is removed; a folder the user had is kept.
+  if (options.artifacts !== undefined && createdArtifacts && failures.length === 0) removeIfEmpty(options.artifacts);
   if (options.json === true) {
     print(JSON.stringify({ runs: totalRuns, failures: failures.map(failureJson), firstFailureRun, wallMs, campaignSeed, coverage }));
   } else {

@@ -236,4 +236,9 @@ export async function main(argv: readonly string[]): Promise<number> {
   }
 }
 
+// A reader that stops early (`| head`) closes the pipe: stop writing quietly instead of dying with a stack trace.
+process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+  if (error.code !== 'EPIPE') throw error;
+  process.exit(process.exitCode ?? 0);
+});
 process.exitCode = await main(process.argv.slice(2));

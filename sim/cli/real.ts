@@ -61,7 +61,7 @@ export function makeDirs(dir: string): string | undefined {
   }
 }
 
-function isDirectory(path: string): boolean {
+export function isDirectory(path: string): boolean {
   try {
     return statSync(path).isDirectory();
   } catch {
