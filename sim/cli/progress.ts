@@ -22,10 +22,15 @@ export interface Progress {
   stop(): void;
 }
 
-export function startProgress(plan: ProgressPlan, terminal: boolean, write: (line: string) => void): Progress {
-  const started = wallNowMs();
-  const total = plan.runsPerScenario === undefined ? plan.scenarios * (plan.seconds ?? 0) : plan.scenarios * plan.runsPerScenario;
-  const unit = plan.runsPerScenario === undefined ? 's' : ' runs';
+/** The bar's total and unit: runs when the run count is known, otherwise wall seconds (never "191/0 runs"). */
+export function barScale(plan: ProgressPlan): { total: number; unit: string } {
+  if (plan.runsPerScenario !== undefined) return { total: plan.scenarios * plan.runsPerScenario, unit: ' runs' };
+  return { total: plan.scenarios * (plan.seconds ?? 1), unit: 's' };
+}
+
+export function startProgress(plan: ProgressPlan, terminal: boolean, write: (line: string) => void, nowMs: () => number = wallNowMs): Progress {
+  const started = nowMs();
+  const { total, unit } = barScale(plan);
   let before = 0;
   let runs = 0;
   let lastPosition = -1;
@@ -33,7 +38,7 @@ export function startProgress(plan: ProgressPlan, terminal: boolean, write: (lin
   const bar = terminal ? new SingleBar({ format: `  [{bar}] {value}/{total}${unit}  {runs} runs done  {scenario}`, hideCursor: true, clearOnComplete: true, stream: process.stderr }) : undefined;
   bar?.start(total, 0, { runs: 0, scenario: '' });
   const value = (): number =>
-    plan.runsPerScenario === undefined ? Math.min(total, Math.floor((wallNowMs() - started) / 1_000)) : Math.min(total, runs);
+    plan.runsPerScenario === undefined ? Math.min(total, Math.floor((nowMs() - started) / 1_000)) : Math.min(total, runs);
   return {
     update(scenario, position, runsDone) {
       if (position !== lastPosition) {
@@ -42,8 +47,8 @@ export function startProgress(plan: ProgressPlan, terminal: boolean, write: (lin
       }
       runs = before + runsDone;
       bar?.update(value(), { runs, scenario });
-      if (bar === undefined && wallNowMs() - lastLineMs >= plainLineEveryMs) {
-        lastLineMs = wallNowMs();
+      if (bar === undefined && nowMs() - lastLineMs >= plainLineEveryMs) {
+        lastLineMs = nowMs();
         const of = plan.runsPerScenario === undefined ? '' : `/${total}`;
         write(`fuzz: ${runs}${of} runs, now ${scenario} (${position + 1}/${plan.scenarios}), ${formatMs(Math.round(lastLineMs - started))} elapsed`);
       }
