@@ -12,7 +12,7 @@ import { type FuzzFailure, fuzzScenario, type ScenarioOutcome } from './fuzz.ts'
 import { junitXml } from './junit.ts';
 import { type Executor, inlineExecutor, poolExecutor } from './pool.ts';
 import { startProgress } from './progress.ts';
-import { checkWritableFile, freshSeed, isDirectory, prepareArtifactDir, removeIfEmpty, wallNowMs, writeArtifact } from './real.ts';
+import { checkWritableFile, freshSeed, isDirectory, prepareArtifactDir, removeIfEmpty, wallNowMs, writeArtifact, writeFolderWhole } from './real.ts';
 import { coverageText, formatMs, runText, writeArtifacts } from './report.ts';
 
 export const workersMax = 64;
@@ -89,7 +89,8 @@ export async function fuzzCommand(options: FuzzOptions): Promise<number> {
       const limits = { ...(runs === undefined ? {} : { runs }), ...(deadline === undefined ? {} : { deadline }), ...(options.invariant === undefined ? {} : { invariant: options.invariant }), shard };
       const outcome = await fuzzScenario(scenario, scenarios.indexOf(scenario), bugs, campaignSeed, limits, sql, (done) => progress.update(scenario.name, position, done), { executor });
       outcomes.push(outcome);
-      if (outcome.failure !== undefined && options.artifacts !== undefined) writeArtifacts(`${options.artifacts}/${outcome.failure.seed}`, outcome.failure.seed, outcome.failure.result);
+      const failure = outcome.failure;
+      if (failure !== undefined && options.artifacts !== undefined) writeFolderWhole(`${options.artifacts}/${failure.seed}`, (into) => writeArtifacts(into, failure.seed, failure.result));
       if (options.json !== true) for (const line of outcomeLines(outcome, options.artifacts)) progress.print(line);
     }
   } finally {

@@ -2,7 +2,7 @@
 // reporting how long a campaign took, never for simulation), real files (artifacts, JUnit) and the process's entropy
 // for choosing a fresh seed when the user gives none. Nothing in a simulation run may import this file; the lint rule
 // and the tidy test exempt it alone.
-import { accessSync, constants, mkdirSync, renameSync, rmdirSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
+import { accessSync, constants, mkdirSync, renameSync, rmdirSync, rmSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { dirname, parse, resolve } from 'node:path';
 import { randomInt } from 'node:crypto';
 
@@ -94,6 +94,25 @@ export function checkWritableFile(path: string, what: string): string | undefine
     return undefined;
   } catch (error) {
     return `cannot write ${what} to ${path} (${(error as { code?: string }).code ?? 'not writable'})`;
+  }
+}
+
+/**
+ * Fill a folder whole or not at all: `fill` writes into a temporary sibling, which is then renamed to `dir`. If
+ * `dir` exists already it is filled in place (a rename cannot replace a non-empty folder).
+ */
+export function writeFolderWhole(dir: string, fill: (into: string) => void): void {
+  if (isDirectory(dir)) {
+    fill(dir);
+    return;
+  }
+  const temporary = `${dir}.partial-${process.pid}`;
+  try {
+    fill(temporary);
+    renameSync(temporary, dir);
+  } catch (error) {
+    rmSync(temporary, { recursive: true, force: true });
+    throw error;
   }
 }
 
