@@ -87,7 +87,10 @@ export async function fuzzScenario(
       }
       const seed = runSeed(campaignSeed, scenarioIndex, next.value);
       extras.onRunStarted?.({ scenario: scenario.name, run: next.value, seed });
-      pending.push({ run: next.value, seed, answer: executor.run({ kind: 'run', scenario: scenario.name, bugs, seed, ...invariantOf(limits) }) });
+      const answer = executor.run({ kind: 'run', scenario: scenario.name, bugs, seed, ...invariantOf(limits) });
+      // If an earlier run throws, the later answers are never awaited: keep their rejections from going unhandled.
+      answer.catch(() => {});
+      pending.push({ run: next.value, seed, answer });
     }
     const head = pending.shift();
     if (head === undefined) break;
