@@ -9,6 +9,7 @@ import { type Shard, shardRunCount, wholeCampaign } from './campaign.ts';
 import { pc } from './colors.ts';
 import { exitCodeFor } from './exit-codes.ts';
 import { type FuzzFailure, fuzzScenario, type ScenarioOutcome } from './fuzz.ts';
+import { shrinkRunsMax } from './fuzz-task.ts';
 import { junitXml } from './junit.ts';
 import { type Executor, inlineExecutor, poolExecutor } from './pool.ts';
 import { startProgress } from './progress.ts';
@@ -87,7 +88,10 @@ export async function fuzzCommand(options: FuzzOptions): Promise<number> {
       const scenarioStarted = wallNowMs();
       const deadline = options.seconds === undefined ? undefined : () => wallNowMs() - scenarioStarted > (options.seconds as number) * 1_000;
       const limits = { ...(runs === undefined ? {} : { runs }), ...(deadline === undefined ? {} : { deadline }), ...(options.invariant === undefined ? {} : { invariant: options.invariant }), shard };
-      const outcome = await fuzzScenario(scenario, scenarios.indexOf(scenario), bugs, campaignSeed, limits, sql, (done) => progress.update(scenario.name, position, done), { executor });
+      const outcome = await fuzzScenario(scenario, scenarios.indexOf(scenario), bugs, campaignSeed, limits, sql, (done) => progress.update(scenario.name, position, done), {
+        executor,
+        onShrinkStarted: (run) => progress.note(`fuzz: ${scenario.name} failed at run ${run}; shrinking it (at most ${shrinkRunsMax} runs)`),
+      });
       outcomes.push(outcome);
       const failure = outcome.failure;
       if (failure !== undefined && options.artifacts !== undefined) writeFolderWhole(`${options.artifacts}/${failure.seed}`, (into) => writeArtifacts(into, failure.seed, failure.result));

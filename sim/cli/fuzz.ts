@@ -53,6 +53,8 @@ export interface FuzzExtras {
   executor?: Executor;
   /** When a run is handed to the executor (the sharding test records these). */
   onRunStarted?: (run: { scenario: string; run: number; seed: number }) => void;
+  /** When the first failure of the scenario is found and shrinking starts (1-based run index). */
+  onShrinkStarted?: (run: number) => void;
 }
 
 interface Pending {
@@ -101,6 +103,7 @@ export async function fuzzScenario(
     if (report.fails) {
       // Later runs may still be in flight: let them finish (their answers are not used) before shrinking.
       await Promise.allSettled(pending.map((later) => later.answer));
+      extras.onShrinkStarted?.(head.run + 1);
       const failure = await shrinkFailure(scenario, bugs, head, limits, executor, sql);
       return { scenario: scenario.name, runs, coverage, failure };
     }

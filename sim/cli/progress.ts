@@ -17,6 +17,8 @@ export interface ProgressPlan {
 export interface Progress {
   /** `runsDone` counts this scenario's runs so far; `scenario` is its 0-based position in the campaign. */
   update(scenario: string, position: number, runsDone: number): void;
+  /** A line about the campaign's state: on stderr off a terminal, in the bar's label on a terminal. */
+  note(line: string): void;
   /** Print a line of the report without tearing the bar. */
   print(line: string): void;
   stop(): void;
@@ -52,6 +54,10 @@ export function startProgress(plan: ProgressPlan, terminal: boolean, write: (lin
         const of = plan.runsPerScenario === undefined ? '' : `/${total}`;
         write(`fuzz: ${runs}${of} runs, now ${scenario} (${position + 1}/${plan.scenarios}), ${formatMs(Math.round(lastLineMs - started))} elapsed`);
       }
+    },
+    note(line) {
+      if (bar === undefined) write(line);
+      else bar.update({ runs, scenario: line.replace(/^fuzz: /, '') });
     },
     print(line) {
       if (bar === undefined) {
