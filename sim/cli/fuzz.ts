@@ -1,40 +1,41 @@
-// The fuzz driver: fast-check generates plans for a scenario, runs each through the harness, and on the first
-// failure shrinks it to a small plan. A campaign is cut into chunks of runs; chunk c of a scenario uses fast-check
-// seed chunkSeed(campaign, scenario, c), so a shard takes every n-th chunk and the shards of a campaign cover the
-// same runs as the whole campaign. Shrinking has a deterministic budget (a count of runs, never a clock), so the
-// shrunk plan and its seed string are the same on every machine.
-import fc from 'fast-check';
+// The fuzz driver. A campaign is a list of runs (campaign.ts): run r of a scenario draws its plan from its own
+// fast-check seed, so a shard or a worker can do any run alone. Runs are handed to an executor (this thread or a
+// pool of worker threads) a few at a time and their answers are consumed in run order, so the first failure of a
+// scenario is the failing run with the lowest index whatever the number of workers. That run is then shrunk to a
+// small plan (fuzz-task.ts) and replayed here from its seed string, so the report describes exactly what the seed
+// string replays.
 import type { SqlJsStatic } from 'sql.js';
 import type { BugId } from '../../src/index.ts';
 import type { Scenario } from '../../scenarios/index.ts';
-import { addCoverage, emptyCoverage, type FaultCoverage } from '../run/coverage.ts';
-import { runArbitrary, toSpec } from '../run/generate.ts';
-import { type RunResult, runSpec } from '../run/harness.ts';
-import type { Plan } from '../run/plan.ts';
-import { encodeSeedString } from './seed-string.ts';
+import type { FailureClass, Violation } from '../checkers/index.ts';
 import { assert } from '../kernel/assert.ts';
-import type { Violation } from '../checkers/index.ts';
-
-export const chunkRuns = 50;
-export const shrinkRunsMax = 300;
+import { addCoverage, emptyCoverage, type FaultCoverage } from '../run/coverage.ts';
+import { generateSpec } from '../run/generate.ts';
+import { type RunResult, runSpec } from '../run/harness.ts';
+import { runSeed, type Shard, shardRuns } from './campaign.ts';
+import { failsFor, type RunReport } from './fuzz-task.ts';
+import { type Executor, inlineExecutor } from './pool.ts';
+import { decodeSeedString, verifySeedString } from './seed-string.ts';
 
 export interface FuzzLimits {
   /** Count a run as failing only if it violates this invariant (a targeted hunt); any invariant by default. */
   invariant?: string;
   /** Runs per scenario over the whole campaign (all shards). */
   runs?: number;
-  /** Or: stop starting new chunks after this many wall seconds (checked by the caller's clock). */
+  /** Or: stop starting new runs once this returns true (checked against the caller's clock). */
   deadline?: () => boolean;
-  shard: { index: number; count: number };
+  shard: Shard;
 }
 
 export interface FuzzFailure {
   scenario: string;
   seed: string;
   invariant: string;
+  class: FailureClass;
+  /** Trace events of the shrunk run (the counter every step number in a report refers to). */
   steps: number;
   violations: Violation[];
-  /** 1-based index of the failing run within this scenario's campaign. */
+  /** 1-based index of the failing run within this scenario's whole campaign (the same in every shard). */
   run: number;
   shrinkRuns: number;
   result: RunResult;
@@ -47,8 +48,19 @@ export interface ScenarioOutcome {
   coverage: FaultCoverage;
 }
 
-export function chunkSeed(campaignSeed: number, scenarioIndex: number, chunk: number): number {
-  return (((campaignSeed % 1_000_003) * 7_919 + scenarioIndex * 104_729 + chunk * 15_485_863) % 2_147_483_647 + 2_147_483_647) % 2_147_483_647;
+export interface FuzzExtras {
+  /** Where runs are done; this thread by default. */
+  executor?: Executor;
+  /** When a run is handed to the executor (the sharding test records these). */
+  onRunStarted?: (run: { scenario: string; run: number; seed: number }) => void;
+  /** When the first failure of the scenario is found and shrinking starts (1-based run index). */
+  onShrinkStarted?: (run: number) => void;
+}
+
+interface Pending {
+  run: number;
+  seed: number;
+  answer: Promise<RunReport>;
 }
 
 export async function fuzzScenario(
@@ -58,78 +70,74 @@ export async function fuzzScenario(
   campaignSeed: number,
   limits: FuzzLimits,
   sql: SqlJsStatic,
-  onProgress: (runsDone: number) => void,
+  onProgress: (runsDone: number) => void = () => {},
+  extras: FuzzExtras = {},
 ): Promise<ScenarioOutcome> {
+  const executor = extras.executor ?? inlineExecutor(sql);
   const coverage = emptyCoverage();
+  const order = shardRuns(limits.runs, limits.shard);
+  const inFlightMax = executor.workers * 2;
+  const pending: Pending[] = [];
   let runs = 0;
-  const totalChunks = limits.runs === undefined ? Number.POSITIVE_INFINITY : Math.ceil(limits.runs / chunkRuns);
-  for (let chunk = limits.shard.index; chunk < totalChunks; chunk += limits.shard.count) {
-    if (limits.deadline?.() === true) break;
-    const numRuns = limits.runs === undefined ? chunkRuns : Math.min(chunkRuns, limits.runs - chunk * chunkRuns);
-    const seed = chunkSeed(campaignSeed, scenarioIndex, chunk);
-    const failure = await fuzzChunk(scenario, bugs, seed, numRuns, sql, coverage, limits.invariant, (done) => onProgress(runs + done));
-    if (failure !== undefined) {
-      runs += failure.firstFailureRun;
-      return { scenario: scenario.name, runs, coverage, failure: { ...failure.failure, run: runs } };
+  let launching = true;
+  for (;;) {
+    while (launching && pending.length < inFlightMax) {
+      const next = order.next();
+      if (next.done === true || limits.deadline?.() === true) {
+        launching = false;
+        break;
+      }
+      const seed = runSeed(campaignSeed, scenarioIndex, next.value);
+      extras.onRunStarted?.({ scenario: scenario.name, run: next.value, seed });
+      const answer = executor.run({ kind: 'run', scenario: scenario.name, bugs, seed, ...invariantOf(limits) });
+      // If an earlier run throws, the later answers are never awaited: keep their rejections from going unhandled.
+      answer.catch(() => {});
+      pending.push({ run: next.value, seed, answer });
     }
-    runs += numRuns;
+    const head = pending.shift();
+    if (head === undefined) break;
+    const report = await head.answer;
+    runs++;
+    addCoverage(coverage, report.coverage);
     onProgress(runs);
+    if (report.fails) {
+      // Later runs may still be in flight: let them finish (their answers are not used) before shrinking.
+      await Promise.allSettled(pending.map((later) => later.answer));
+      extras.onShrinkStarted?.(head.run + 1);
+      const failure = await shrinkFailure(scenario, bugs, head, limits, executor, sql);
+      return { scenario: scenario.name, runs, coverage, failure };
+    }
   }
   return { scenario: scenario.name, runs, coverage, failure: undefined };
 }
 
-async function fuzzChunk(
-  scenario: Scenario,
-  bugs: BugId[],
-  seed: number,
-  numRuns: number,
-  sql: SqlJsStatic,
-  coverage: FaultCoverage,
-  invariant: string | undefined,
-  onRun: (done: number) => void,
-): Promise<{ failure: FuzzFailure; firstFailureRun: number } | undefined> {
-  const fails = (result: RunResult): boolean =>
-    invariant === undefined ? result.verdict === 'fail' : result.violations.some((violation) => violation.invariant === invariant);
-  let generated = 0;
-  let firstFailureRun = 0;
-  let shrinkRuns = 0;
-  const property = fc.asyncProperty(runArbitrary(scenario), async (value: [Plan, number]) => {
-    if (firstFailureRun > 0) {
-      // Shrinking: a fixed budget of runs, then every further candidate counts as passing.
-      if (shrinkRuns >= shrinkRunsMax) return true;
-      shrinkRuns++;
-    } else {
-      generated++;
-      onRun(generated);
-    }
-    const result = await runSpec(toSpec(scenario, bugs, value), { sql });
-    result.sim.dispose();
-    if (firstFailureRun === 0) addCoverage(coverage, result.coverage);
-    if (!fails(result)) return true;
-    if (firstFailureRun === 0) firstFailureRun = generated;
-    return false;
-  });
-  const outcome = await fc.check(property, { seed, numRuns });
-  if (!outcome.failed) return undefined;
-  const path = outcome.counterexamplePath ?? undefined;
-  const value = outcome.counterexample?.[0] as [Plan, number];
-  const spec = toSpec(scenario, bugs, value);
-  // Re-run the shrunk counterexample itself, so the report describes exactly what the seed string replays.
-  const result = await runSpec(spec, { sql });
-  assert(fails(result), `the shrunk counterexample of ${scenario.name} passes when run again: shrinking is not deterministic`);
-  const first = result.violations.find((violation) => invariant === undefined || violation.invariant === invariant);
-  const seedString = encodeSeedString({ scenario: scenario.name, bugs, seed, path: path ?? undefined }, spec);
+function invariantOf(limits: FuzzLimits): { invariant?: string } {
+  return limits.invariant === undefined ? {} : { invariant: limits.invariant };
+}
+
+async function shrinkFailure(scenario: Scenario, bugs: BugId[], head: Pending, limits: FuzzLimits, executor: Executor, sql: SqlJsStatic): Promise<FuzzFailure> {
+  const shrunk = await executor.shrink({ kind: 'shrink', scenario: scenario.name, bugs, seed: head.seed, ...invariantOf(limits) });
+  const result = await replay(scenario, shrunk.seedString, sql);
+  assert(failsFor(limits.invariant)(result), `the shrunk counterexample of ${scenario.name} passes when replayed: shrinking is not deterministic`);
+  const first = result.violations.find((violation) => limits.invariant === undefined || violation.invariant === limits.invariant);
+  assert(first !== undefined, 'a failing run has a violation');
   return {
-    firstFailureRun,
-    failure: {
-      scenario: scenario.name,
-      seed: seedString,
-      invariant: first?.invariant ?? 'unknown',
-      steps: result.steps,
-      violations: result.violations,
-      run: firstFailureRun,
-      shrinkRuns,
-      result,
-    },
+    scenario: scenario.name,
+    seed: shrunk.seedString,
+    invariant: first.invariant,
+    class: first.class,
+    steps: result.sim.trace.events.length,
+    violations: result.violations,
+    run: head.run + 1,
+    shrinkRuns: shrunk.shrinkRuns,
+    result,
   };
+}
+
+/** Replay a seed string made by this build, as `repro` does. */
+async function replay(scenario: Scenario, seedString: string, sql: SqlJsStatic): Promise<RunResult> {
+  const decoded = decodeSeedString(seedString);
+  const spec = generateSpec(scenario, decoded.bugs, decoded.seed, decoded.path);
+  verifySeedString(decoded, spec);
+  return runSpec(spec, { sql });
 }

@@ -1,22 +1,23 @@
-// The command line (DESIGN.md section 7). Exit codes: 0 every invariant held, 1 an invariant was violated, 2 bad
-// usage or bad input (one clear line on stderr, no stack trace).
+// The command line (DESIGN.md section 7). Exit codes: 0 every invariant held, 1 a correctness invariant was
+// violated, 2 bad usage or bad input (one short line on stderr, no stack trace), 3 an internal error of gatesim,
+// 4 only liveness invariants were violated, 5 only a model process crashed.
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
-import { SingleBar } from 'cli-progress';
-import pc from 'picocolors';
+import packageJson from '../../package.json' with { type: 'json' };
 import { type BugId, bugDescriptions, bugIds, parseBugList, UnknownBugError } from '../../src/index.ts';
 import { findScenario, type Scenario, scenarioNames, scenarios } from '../../scenarios/index.ts';
 import { invariantNames } from '../checkers/index.ts';
-import { addCoverage, emptyCoverage } from '../run/coverage.ts';
-import { fuzzScenario, type ScenarioOutcome } from './fuzz.ts';
 import { generateSpec } from '../run/generate.ts';
 import { runSpec } from '../run/harness.ts';
 import { runKernelWorkload } from '../kernel/workload.ts';
-import { freshSeed, prepareArtifactDir, wallNowMs } from './real.ts';
-import { coverageText, formatMs, runJson, runText, writeArtifacts } from './report.ts';
-import { decodeSeedString, encodeSeedString, parseSeedNumber, SeedStringError, verifySeedString } from './seed-string.ts';
 import { loadSqlJs } from '../kernel/sqlite.ts';
+import { pc } from './colors.ts';
+import { exitCodeFor, exitCodes } from './exit-codes.ts';
+import { fuzzCommand, type FuzzOptions, UsageError, workersMax } from './fuzz-command.ts';
+import { freshSeed, prepareArtifactDir } from './real.ts';
+import { formatMs, runJson, runText, writeArtifacts } from './report.ts';
+import { clip, decodeSeedString, encodeSeedString, parseSeedNumber, SeedStringError, verifySeedString } from './seed-string.ts';
 
-class UsageError extends Error {}
+const errorLineLengthMax = 300;
 
 function parseSeed(value: string): number {
   try {
@@ -27,24 +28,25 @@ function parseSeed(value: string): number {
 }
 
 function parseBugs(value: string): BugId[] {
+  if (value.trim() === 'none') return [];
   try {
     return parseBugList(value);
   } catch (error) {
-    if (error instanceof UnknownBugError) throw new InvalidArgumentError(error.message);
+    if (error instanceof UnknownBugError) throw new InvalidArgumentError(clip(error.message, 200));
     throw error;
   }
 }
 
 function parsePositive(what: string): (value: string) => number {
   return (value) => {
-    if (!/^\d{1,9}$/.test(value) || Number(value) < 1) throw new InvalidArgumentError(`${what} must be a positive integer, got "${value}"`);
+    if (!/^\d{1,9}$/.test(value) || Number(value) < 1) throw new InvalidArgumentError(`${what} must be a positive integer, got "${clip(value)}"`);
     return Number(value);
   };
 }
 
 function parseInvariant(value: string): string {
   const known: readonly string[] = [...invariantNames, 'no-process-crash'];
-  if (!known.includes(value)) throw new InvalidArgumentError(`unknown invariant "${value}" (known: ${known.join(', ')})`);
+  if (!known.includes(value)) throw new InvalidArgumentError(`unknown invariant "${clip(value)}" (known: ${known.join(', ')})`);
   return value;
 }
 
@@ -52,13 +54,13 @@ function parseShard(value: string): { index: number; count: number } {
   const match = /^(\d{1,6})\/(\d{1,6})$/.exec(value);
   const index = Number(match?.[1]);
   const count = Number(match?.[2]);
-  if (match === null || count < 1 || index < 1 || index > count) throw new InvalidArgumentError(`shard must be <i>/<n> with 1 <= i <= n, got "${value}"`);
+  if (match === null || count < 1 || index < 1 || index > count) throw new InvalidArgumentError(`shard must be <i>/<n> with 1 <= i <= n, got "${clip(value)}"`);
   return { index: index - 1, count };
 }
 
 function scenarioByName(name: string): Scenario {
   const scenario = findScenario(name);
-  if (scenario === undefined) throw new UsageError(`unknown scenario "${name}" (known: ${scenarioNames.join(', ')})`);
+  if (scenario === undefined) throw new UsageError(`unknown scenario "${clip(name)}" (known: ${scenarioNames.join(', ')})`);
   return scenario;
 }
 
@@ -109,19 +111,25 @@ async function runCommand(scenarioName: string, options: RunOptions): Promise<nu
   return report(seedString, await runSpec(spec, { sql: await loadSqlJs() }), options);
 }
 
-async function reproCommand(text: string, options: Omit<RunOptions, 'seed' | 'bugs'>): Promise<number> {
+/** Replay a seed string; with --bugs, the same plan with the model switched differently (a fix checked on the failing plan). */
+async function reproCommand(text: string, options: Omit<RunOptions, 'seed'>): Promise<number> {
   const decoded = decodeSeedString(text);
-  checkArtifactDir(options.artifacts);
   const scenario = scenarioByName(decoded.scenario);
   let spec;
   try {
     spec = generateSpec(scenario, decoded.bugs, decoded.seed, decoded.path);
   } catch (error) {
     if (error instanceof SeedStringError) throw error;
-    throw new SeedStringError(`seed string does not replay: its shrink path ${decoded.path ?? 'r'} does not exist for this scenario`);
+    throw new SeedStringError(`seed string does not replay: its shrink path does not exist for this scenario`);
   }
   verifySeedString(decoded, spec);
-  return report(text.trim(), await runSpec(spec, { sql: await loadSqlJs() }), options);
+  checkArtifactDir(options.artifacts);
+  if (options.bugs === undefined) return report(text.trim(), await runSpec(spec, { sql: await loadSqlJs() }), options);
+  // The plan of the seed string under another bug set has a seed string of its own, which replays it in turn.
+  const switched = { ...spec, bugs: options.bugs };
+  const seedString = encodeSeedString({ scenario: scenario.name, bugs: options.bugs, seed: decoded.seed, path: decoded.path }, switched);
+  if (options.json !== true) print(`replaying the plan of ${text.trim()} with bugs: ${options.bugs.join(', ') || 'none'}`);
+  return report(seedString, await runSpec(switched, { sql: await loadSqlJs() }), options);
 }
 
 async function report(seedString: string, result: Awaited<ReturnType<typeof runSpec>>, options: { json?: boolean; artifacts?: string }): Promise<number> {
@@ -132,68 +140,7 @@ async function report(seedString: string, result: Awaited<ReturnType<typeof runS
     if (options.json !== true) print(`artifacts: ${written.length} files under ${options.artifacts}`);
   }
   result.sim.dispose();
-  return result.verdict === 'pass' ? 0 : 1;
-}
-
-interface FuzzOptions {
-  invariant?: string;
-  scenario?: string;
-  all?: boolean;
-  bugs?: BugId[];
-  runs?: number;
-  seconds?: number;
-  shard?: { index: number; count: number };
-  seed?: number;
-  json?: boolean;
-}
-
-async function fuzzCommand(options: FuzzOptions): Promise<number> {
-  if ((options.scenario === undefined) === (options.all !== true)) throw new UsageError('fuzz needs exactly one of --scenario <name> or --all');
-  if (options.runs !== undefined && options.seconds !== undefined) throw new UsageError('give --runs or --seconds, not both');
-  const chosen = options.all === true ? scenarios : [scenarioByName(options.scenario as string)];
-  const bugs = options.bugs ?? [];
-  const campaignSeed = options.seed ?? freshSeed();
-  const runs = options.seconds === undefined ? (options.runs ?? 200) : undefined;
-  const started = wallNowMs();
-  const deadline = options.seconds === undefined ? undefined : () => wallNowMs() - started > (options.seconds as number) * 1_000;
-  const sql = await loadSqlJs();
-  const showProgress = options.json !== true && process.stderr.isTTY === true;
-  const outcomes: ScenarioOutcome[] = [];
-  if (options.json !== true) print(`fuzz campaign seed ${campaignSeed}, bugs: ${bugs.join(', ') || 'none'}, ${runs === undefined ? `${options.seconds}s` : `${runs} runs`} per scenario`);
-  for (const scenario of chosen) {
-    const bar = showProgress ? new SingleBar({ format: `  ${scenario.name.padEnd(14)} [{bar}] {value}/{total} runs`, hideCursor: true }) : undefined;
-    bar?.start(runs ?? 0, 0);
-    const outcome = await fuzzScenario(scenario, scenarios.indexOf(scenario), bugs, campaignSeed, { ...(runs === undefined ? {} : { runs }), ...(deadline === undefined ? {} : { deadline }), ...(options.invariant === undefined ? {} : { invariant: options.invariant }), shard: options.shard ?? { index: 0, count: 1 } }, sql, (done) => bar?.update(done));
-    bar?.stop();
-    outcomes.push(outcome);
-    if (options.json !== true) printOutcome(outcome);
-  }
-  const coverage = emptyCoverage();
-  for (const outcome of outcomes) addCoverage(coverage, outcome.coverage);
-  const failures = outcomes.flatMap((outcome) => (outcome.failure === undefined ? [] : [outcome.failure]));
-  const firstFailureRun = failures.length === 0 ? null : Math.min(...failures.map((failure) => failure.run));
-  const wallMs = Math.round(wallNowMs() - started);
-  const totalRuns = outcomes.reduce((sum, outcome) => sum + outcome.runs, 0);
-  if (options.json === true) {
-    print(JSON.stringify({ runs: totalRuns, failures: failures.map(({ scenario, seed, invariant, steps }) => ({ scenario, seed, invariant, steps })), firstFailureRun, wallMs, campaignSeed, coverage }));
-  } else {
-    print(`\n${totalRuns} runs in ${formatMs(wallMs)} wall, ${failures.length} failing scenario(s)`);
-    print(pc.bold('fault coverage (faults landed, by the turn phase they landed in)'));
-    print(coverageText(coverage));
-  }
-  for (const failure of failures) failure.result.sim.dispose();
-  return failures.length === 0 ? 0 : 1;
-}
-
-function printOutcome(outcome: ScenarioOutcome): void {
-  const failure = outcome.failure;
-  if (failure === undefined) {
-    print(`${pc.green('PASS')} ${outcome.scenario}: ${outcome.runs} runs`);
-    return;
-  }
-  print(runText(failure.seed, failure.result));
-  print(`${pc.red('FAIL')} ${outcome.scenario}: found at run ${failure.run} (${failure.invariant}), shrunk in ${failure.shrinkRuns} runs`);
-  print(`  reproduce: npm run sim -- repro ${failure.seed}\n`);
+  return exitCodeFor(result.violations.map((violation) => violation.class));
 }
 
 async function demo(options: { seed?: number; json?: boolean }): Promise<number> {
@@ -209,6 +156,8 @@ async function demo(options: { seed?: number; json?: boolean }): Promise<number>
 function program(setExit: (code: number) => void): Command {
   const root = new Command('gatesim')
     .description('Deterministic simulation test bench for AI-agent chat gateways')
+    .version(packageJson.version, '--version', 'print the gatesim version')
+    .option('--no-color', 'no colour codes in the output (also NO_COLOR; colour is off when stdout is not a terminal)')
     .exitOverride()
     .configureOutput({ writeErr: () => {} });
   const bugsOption = () => new Option('--bugs <ids>', `bug ids to switch on, comma-separated (${bugIds.join(', ')})`).argParser(parseBugs);
@@ -226,6 +175,7 @@ function program(setExit: (code: number) => void): Command {
     .command('repro')
     .description('replay a run exactly from its seed string')
     .argument('<seed-string>', 'a seed string such as printed by run or fuzz')
+    .addOption(new Option('--bugs <ids|none>', 'replay the same plan with this bug set instead (none, or ids comma-separated)').argParser(parseBugs))
     .option('--json', 'print one JSON object')
     .option('--artifacts <dir>', 'write the trace, databases and transcripts under <dir>')
     .action(async (seedString: string, options: RunOptions) => setExit(await reproCommand(seedString, options)));
@@ -237,9 +187,12 @@ function program(setExit: (code: number) => void): Command {
     .addOption(bugsOption())
     .option('--runs <n>', 'runs per scenario (default 200)', parsePositive('--runs'))
     .option('--seconds <s>', 'fuzz each scenario for about this many wall seconds instead', parsePositive('--seconds'))
-    .option('--shard <i>/<n>', 'run shard i of n of the campaign', parseShard)
+    .option('--shard <i>/<n>', 'run shard i of n of the campaign (needs --seed)', parseShard)
     .option('--seed <n>', 'campaign seed (default: a fresh one, printed)', parseSeed)
+    .option('--workers <n>', `worker threads (1 to ${workersMax}; default 1); the same failures and seed strings as one`, parsePositive('--workers'))
     .option('--invariant <name>', 'count a run as failing only if it violates this invariant', parseInvariant)
+    .option('--junit <file>', 'write a JUnit XML report: one test case per scenario and bug set')
+    .option('--artifacts <dir>', 'write the artifacts of each failure under <dir>/<seed string>/')
     .option('--json', 'print one JSON object')
     .action(async (options: FuzzOptions) => setExit(await fuzzCommand(options)));
   root
@@ -251,11 +204,18 @@ function program(setExit: (code: number) => void): Command {
   return root;
 }
 
+/** Bad usage or bad input: one short line (user text in it is cut), exit 2. */
+function usageLine(message: string): number {
+  const line = message.split('\n')[0] ?? message;
+  process.stderr.write(`gatesim: ${clip(line, errorLineLengthMax)}\n`);
+  return exitCodes.usage;
+}
+
 export async function main(argv: readonly string[]): Promise<number> {
   let code = 0;
   if (argv.length === 0) {
     process.stderr.write('gatesim: a command is required (list, run, repro, fuzz, demo); see --help\n');
-    return 2;
+    return exitCodes.usage;
   }
   try {
     await program((value) => {
@@ -266,17 +226,19 @@ export async function main(argv: readonly string[]): Promise<number> {
     if (error instanceof CommanderError) {
       if (error.code === 'commander.helpDisplayed' || error.code === 'commander.help' || error.code === 'commander.version') return 0;
       const firstLine = error.message.split('\n')[0] ?? error.message;
-      process.stderr.write(`gatesim: ${firstLine.replace(/^error: /, '')}\n`);
-      return 2;
+      return usageLine(firstLine.replace(/^error: /, ''));
     }
-    if (error instanceof UsageError || error instanceof SeedStringError) {
-      process.stderr.write(`gatesim: ${error.message}\n`);
-      return 2;
-    }
+    if (error instanceof UsageError || error instanceof SeedStringError) return usageLine(error.message);
     // A bug in gatesim itself: one line, the stack only on request, and an exit status of its own.
-    process.stderr.write(`gatesim: internal error: ${error instanceof Error ? error.message : String(error)}${process.env.GATESIM_DEBUG === undefined ? ' (set GATESIM_DEBUG=1 for the stack)' : `\n${error instanceof Error ? (error.stack ?? '') : ''}`}\n`);
-    return 3;
+    const message = clip(error instanceof Error ? error.message : String(error), errorLineLengthMax);
+    process.stderr.write(`gatesim: internal error: ${message}${process.env.GATESIM_DEBUG === undefined ? ' (set GATESIM_DEBUG=1 for the stack)' : `\n${error instanceof Error ? (error.stack ?? '') : ''}`}\n`);
+    return exitCodes.internal;
   }
 }
 
+// A reader that stops early (`| head`) closes the pipe: stop writing quietly instead of dying with a stack trace.
+process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+  if (error.code !== 'EPIPE') throw error;
+  process.exit(process.exitCode ?? 0);
+});
 process.exitCode = await main(process.argv.slice(2));

@@ -1,9 +1,9 @@
 // The one file through which the command line and the benchmarks touch the real world: the wall clock (for
-// reporting how long a campaign took, never for simulation), real files (artifacts) and the process's entropy for
-// choosing a fresh seed when the user gives none. Nothing in a simulation run may import this file; the lint rule
+// reporting how long a campaign took, never for simulation), real files (artifacts, JUnit) and the process's entropy
+// for choosing a fresh seed when the user gives none. Nothing in a simulation run may import this file; the lint rule
 // and the tidy test exempt it alone.
-import { accessSync, constants, mkdirSync, writeFileSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { accessSync, constants, mkdirSync, renameSync, rmdirSync, rmSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
+import { dirname, parse, resolve } from 'node:path';
 import { randomInt } from 'node:crypto';
 
 /** Wall-clock milliseconds with sub-millisecond precision, for measuring, never for simulating. */
@@ -16,19 +16,111 @@ export function freshSeed(): number {
   return randomInt(0, 2 ** 31);
 }
 
+/** Write a file whole or not at all: a temporary sibling renamed into place, so a reader never sees half of it. */
 export function writeArtifact(path: string, data: string | Uint8Array): void {
-  mkdirSync(dirname(path), { recursive: true });
-  writeFileSync(path, data);
+  const code = makeDirs(dirname(path));
+  if (code !== undefined) throw new Error(`cannot create ${dirname(path)} (${code})`);
+  const temporary = `${path}.partial-${process.pid}`;
+  try {
+    writeFileSync(temporary, data);
+    renameSync(temporary, path);
+  } catch (error) {
+    try {
+      unlinkSync(temporary);
+    } catch {
+      // Nothing was written, or it is already gone.
+    }
+    throw error;
+  }
+}
+
+/**
+ * Create `dir` and its missing parents, one level at a time. Node's own `mkdirSync(dir, { recursive: true })` spins
+ * for ever on a path under /proc: procfs answers ENOENT for a child that can never exist, Node takes that to mean
+ * "the parent is missing", creates the parent (EEXIST) and retries the child, without end (nodejs/node, same loop as
+ * oven-sh/bun#36162). Here each level is tried once; on failure the levels this call created are removed again, so
+ * nothing is left behind. Returns the error code instead of throwing, undefined on success.
+ */
+export function makeDirs(dir: string): string | undefined {
+  const missing: string[] = [];
+  const root = parse(resolve(dir)).root;
+  for (let level = resolve(dir); level !== root && !isDirectory(level); level = dirname(level)) {
+    missing.unshift(level);
+    if (missing.length > 256) return 'ENAMETOOLONG';
+  }
+  const created: string[] = [];
+  try {
+    for (const level of missing) {
+      mkdirSync(level);
+      created.push(level);
+    }
+    return undefined;
+  } catch (error) {
+    for (const level of created.reverse()) rmdirSync(level);
+    return (error as { code?: string }).code ?? 'EIO';
+  }
+}
+
+export function isDirectory(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
 }
 
 /** Create `dir` if needed and check it is writable; returns an error message instead of throwing. */
 export function prepareArtifactDir(dir: string): string | undefined {
+  const existed = isDirectory(dir);
+  const made = makeDirs(dir);
+  if (made !== undefined) return `cannot write artifacts to ${dir} (${made})`;
   try {
-    mkdirSync(dir, { recursive: true });
     accessSync(dir, constants.W_OK);
     return undefined;
   } catch (error) {
+    if (!existed) rmdirSync(dir);
     const code = (error as { code?: string }).code;
     return `cannot write artifacts to ${dir}${code === undefined ? '' : ` (${code})`}`;
+  }
+}
+
+/** Check that a file can be created at `path` later (its directory exists and is writable); nothing is created. */
+export function checkWritableFile(path: string, what: string): string | undefined {
+  const parent = dirname(resolve(path));
+  if (isDirectory(path)) return `cannot write ${what} to ${path} (it is a directory)`;
+  if (!isDirectory(parent)) return `cannot write ${what} to ${path} (no directory ${dirname(path)})`;
+  try {
+    accessSync(parent, constants.W_OK);
+    return undefined;
+  } catch (error) {
+    return `cannot write ${what} to ${path} (${(error as { code?: string }).code ?? 'not writable'})`;
+  }
+}
+
+/**
+ * Fill a folder whole or not at all: `fill` writes into a temporary sibling, which is then renamed to `dir`. If
+ * `dir` exists already it is filled in place (a rename cannot replace a non-empty folder).
+ */
+export function writeFolderWhole(dir: string, fill: (into: string) => void): void {
+  if (isDirectory(dir)) {
+    fill(dir);
+    return;
+  }
+  const temporary = `${dir}.partial-${process.pid}`;
+  try {
+    fill(temporary);
+    renameSync(temporary, dir);
+  } catch (error) {
+    rmSync(temporary, { recursive: true, force: true });
+    throw error;
+  }
+}
+
+/** Remove `dir` if it is empty (an artifacts directory no failure was written into). */
+export function removeIfEmpty(dir: string): void {
+  try {
+    rmdirSync(dir);
+  } catch {
+    // Not empty, or already gone: keep it.
   }
 }

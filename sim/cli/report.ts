@@ -1,16 +1,28 @@
-// Human-readable reports: the seed string first, then the violated invariant, then a short timeline of the steps
-// that matter (what the user saw, what was persisted, which fault landed where), and the artifacts of a run.
-import pc from 'picocolors';
+// Human-readable reports: the seed string first, then the violated invariant, the shrunk plan in a few lines, and a
+// short timeline of the steps that matter (what the user saw, what was persisted, which fault landed where) with the
+// decisive step marked; and the artifacts of a run. Every step number is a trace-event index (`#243`), and a run's
+// length is counted in trace events too, in the text and in the JSON.
 import { inboundPath, outboundPath, stateDbPath } from '../../src/index.ts';
 import type { Violation } from '../checkers/index.ts';
 import type { FaultCoverage } from '../run/coverage.ts';
 import type { RunResult } from '../run/harness.ts';
 import { faultTypes, phases, sessionKey } from '../run/plan.ts';
-import { writeArtifact } from './real.ts';
 import type { TraceEvent } from '../kernel/trace.ts';
+import { pc } from './colors.ts';
+import { formatMs } from './format.ts';
+import { planText } from './plan-text.ts';
+import { writeArtifact } from './real.ts';
 import { traceViewerHtml } from './viewer.ts';
 
+export { formatMs } from './format.ts';
+
 const timelineLinesMax = 40;
+const decisiveMark = '>>';
+
+/** The length of a run in trace events: the counter `step` of a violation indexes. */
+export function eventCount(result: RunResult): number {
+  return result.sim.trace.events.length;
+}
 
 export function runJson(seed: string, result: RunResult): Record<string, unknown> {
   return {
@@ -18,8 +30,8 @@ export function runJson(seed: string, result: RunResult): Record<string, unknown
     scenario: result.spec.scenario,
     bugs: result.spec.bugs,
     verdict: result.verdict,
-    violations: result.violations.map((violation) => ({ invariant: violation.invariant, message: violation.message, step: violation.step })),
-    steps: result.steps,
+    violations: result.violations.map((violation) => ({ invariant: violation.invariant, class: violation.class, message: violation.message, step: violation.step })),
+    steps: eventCount(result),
     simTimeMs: result.simTimeMs,
     traceHash: result.traceHash,
   };
@@ -28,25 +40,39 @@ export function runJson(seed: string, result: RunResult): Record<string, unknown
 export function runText(seed: string, result: RunResult): string {
   const lines = [`${pc.bold('seed')} ${pc.cyan(seed)}`];
   const verdict = result.verdict === 'pass' ? pc.green('PASS') : pc.red('FAIL');
-  lines.push(`${verdict}  ${result.spec.scenario}  bugs: ${result.spec.bugs.join(', ') || 'none'}  ${result.steps} steps, ${formatMs(result.simTimeMs)} simulated, traceHash ${result.traceHash}`);
+  lines.push(`${verdict}  ${result.spec.scenario}  bugs: ${result.spec.bugs.join(', ') || 'none'}  ${eventCount(result)} steps (trace events #0-#${eventCount(result) - 1}), ${formatMs(result.simTimeMs)} simulated, traceHash ${result.traceHash}`);
   const first = result.violations[0];
   if (first !== undefined) {
-    for (const violation of result.violations.slice(0, 5)) lines.push(`${pc.red(violation.invariant)} (${violation.class}, step ${violation.step}): ${violation.message}`);
+    for (const violation of result.violations.slice(0, 5)) lines.push(`${pc.red(violation.invariant)} (${violation.class}, step #${violation.step}): ${violation.message}`);
     if (result.violations.length > 5) lines.push(`... and ${result.violations.length - 5} more violations`);
-    lines.push('', pc.bold('timeline'), ...timeline(result.sim.trace.events, first));
+    lines.push('', pc.bold('plan'), ...planText(result.spec.plan));
+    lines.push('', pc.bold(`timeline (${decisiveMark} marks step #${first.step}, where ${first.invariant} shows)`), ...timeline(result.sim.trace.events, first));
   }
   return lines.join('\n');
 }
 
-/** The notable events up to the violation, focused on the violation's session when it names one. */
+/** The notable events up to the violation, focused on the violation's session when it names one; the decisive step is marked. */
 export function timeline(events: readonly TraceEvent[], violation: Violation): string[] {
   const session = /agent:main:chat:\d+/.exec(violation.message)?.[0];
-  const notable = events.filter((event, index) => index <= Math.max(violation.step, 0) && describeEvent(event) !== undefined && (session === undefined || belongsTo(event, session)));
+  const decisive = Math.max(violation.step, 0);
+  const notable = events.filter((event, index) => index < decisive && describeEvent(event) !== undefined && (session === undefined || belongsTo(event, session)));
   const shown = notable.slice(-timelineLinesMax);
-  const lines = shown.map((event) => `  ${formatMs(event.timeMs).padStart(9)}  #${String(event.index).padEnd(6)} ${describeEvent(event) ?? ''}`);
+  const lines = shown.map((event) => timelineLine(event, describeEvent(event) ?? '', '  '));
   if (notable.length > shown.length) lines.unshift(`  ... ${notable.length - shown.length} earlier events`);
-  lines.push(`  ${formatMs(violation.timeMs).padStart(9)}  ${pc.red(`violated: ${violation.invariant}`)}`);
+  const at = events[decisive];
+  const what = at === undefined ? '' : (describeEvent(at) ?? genericEvent(at));
+  lines.push(pc.red(at === undefined ? `${decisiveMark}${formatMs(violation.timeMs).padStart(9)}  #${decisive}` : timelineLine(at, what, decisiveMark)) + `  ${pc.red(`<- ${violation.invariant} (${violation.class})`)}`);
   return lines;
+}
+
+function timelineLine(event: TraceEvent, text: string, mark: string): string {
+  return `${mark}${formatMs(event.timeMs).padStart(9)}  #${String(event.index).padEnd(6)} ${text}`;
+}
+
+function genericEvent(event: TraceEvent): string {
+  const fields = Object.entries(event.fields).map(([key, value]) => `${key}=${typeof value === 'string' ? value : JSON.stringify(value)}`);
+  const text = `${event.kind} ${fields.join(' ')}`;
+  return text.length <= 100 ? text : `${text.slice(0, 97)}...`;
 }
 
 function belongsTo(event: TraceEvent, session: string): boolean {
@@ -98,12 +124,6 @@ function describeEvent(event: TraceEvent): string | undefined {
     default:
       return undefined;
   }
-}
-
-export function formatMs(ms: number): string {
-  if (ms < 1_000) return `${ms}ms`;
-  if (ms < 60_000) return `${(ms / 1_000).toFixed(1)}s`;
-  return `${Math.floor(ms / 60_000)}m${String(Math.floor((ms % 60_000) / 1_000)).padStart(2, '0')}s`;
 }
 
 export function coverageText(coverage: FaultCoverage): string {

@@ -1,18 +1,24 @@
 // Seed strings: one copyable token that reproduces a run exactly, in a fresh process or on another machine.
 //
-//   gs1.<scenario>.<bugs>.<seed>.<path>.<check>
+//   gs2.<scenario>.<bugs>.<seed>.<path>.<build>.<check>
 //
-// `gs1` is the format version; <bugs> is `none` or bug ids joined by `+`; <seed> is the fast-check seed the plan
+// `gs2` is the format version; <bugs> is `none` or bug ids joined by `+`; <seed> is the fast-check seed the plan
 // was generated from; <path> is where shrinking went (fast-check's counterexample path, `r` for the first plan of
-// the seed); <check> is 8 hex digits of a hash over the header and the plan it regenerates to, so a truncated,
-// edited or foreign string is refused instead of silently running something else.
+// the seed, its steps joined by `-` so the token is also a portable file name); <build> names the build that made it: the package version (dots written as `_`) and a short hash of
+// the scenario definitions (the plans they generate for fixed seeds), e.g. `0_1_0-3fa2c1`; <check> is 8 hex digits
+// of a hash over the header and the plan it regenerates to, so a truncated, edited or foreign string is refused
+// instead of silently running something else.
+import packageJson from '../../package.json' with { type: 'json' };
 import { type BugId, bugIds, parseBugList, UnknownBugError } from '../../src/index.ts';
 import { contentHash } from '../../src/index.ts';
-import { findScenario, scenarioNames } from '../../scenarios/index.ts';
+import { findScenario, scenarioNames, scenarios } from '../../scenarios/index.ts';
+import { generateSpec } from '../run/generate.ts';
 import type { RunSpec } from '../run/plan.ts';
 
-export const seedFormatVersion = 'gs1';
+export const seedFormatVersion = 'gs2';
+export const seedStringLengthMax = 4_096;
 const seedMax = 2 ** 31 - 1;
+const fingerprintSeeds = [1, 2, 3] as const;
 
 export class SeedStringError extends Error {
   override name = 'SeedStringError';
@@ -25,13 +31,44 @@ export interface SeedHeader {
   path: string | undefined;
 }
 
+export interface Build {
+  version: string;
+  /** 6 hex digits over the plans every scenario generates for a few fixed seeds. */
+  scenarios: string;
+}
+
+let currentBuild: Build | undefined;
+
+/** This build: the package version and the fingerprint of the scenario definitions (computed once). */
+export function thisBuild(): Build {
+  if (currentBuild === undefined) {
+    const plans = scenarios.map((scenario) => fingerprintSeeds.map((seed) => canonicalSpec(generateSpec(scenario, [], seed, undefined))).join('|'));
+    currentBuild = { version: packageJson.version, scenarios: contentHash(plans.join('\n')).slice(0, 6) };
+  }
+  return currentBuild;
+}
+
+export function buildToken(build: Build): string {
+  return `${build.version.replace(/\./g, '_')}-${build.scenarios}`;
+}
+
+export function describeBuild(build: Build): string {
+  return `gatesim ${build.version} (scenarios ${build.scenarios})`;
+}
+
+function parseBuildToken(token: string): Build | undefined {
+  const match = /^([0-9A-Za-z_-]{1,40})-([0-9a-f]{6})$/.exec(token);
+  if (match === null) return undefined;
+  return { version: (match[1] ?? '').replace(/_/g, '.'), scenarios: match[2] ?? '' };
+}
+
 export function canonicalSpec(spec: RunSpec): string {
   return JSON.stringify({ scenario: spec.scenario, bugs: spec.bugs, seed: spec.seed, plan: spec.plan });
 }
 
 export function encodeSeedString(header: SeedHeader, spec: RunSpec): string {
   const bugs = header.bugs.length === 0 ? 'none' : header.bugs.join('+');
-  const body = `${seedFormatVersion}.${header.scenario}.${bugs}.${header.seed}.${header.path ?? 'r'}`;
+  const body = `${seedFormatVersion}.${header.scenario}.${bugs}.${header.seed}.${header.path === undefined ? 'r' : header.path.replace(/:/g, '-')}.${buildToken(thisBuild())}`;
   return `${body}.${contentHash(`${body}|${canonicalSpec(spec)}`)}`;
 }
 
@@ -39,38 +76,63 @@ export function encodeSeedString(header: SeedHeader, spec: RunSpec): string {
 export function decodeSeedString(text: string): SeedHeader & { check: string; body: string } {
   const token = text.trim();
   if (token.length === 0) throw new SeedStringError('empty seed string');
+  if (token.length > seedStringLengthMax) throw new SeedStringError(`seed string is too long (${token.length} characters; at most ${seedStringLengthMax})`);
   if (/\s/.test(token)) throw new SeedStringError('a seed string is one token without spaces');
   const parts = token.split('.');
-  const version = parts[0] ?? '';
-  if (version !== seedFormatVersion) {
-    if (/^gs\d+$/.test(version)) throw new SeedStringError(`seed string is format ${version}; this build reads ${seedFormatVersion} only`);
-    throw new SeedStringError(`malformed seed string: it must start with "${seedFormatVersion}."`);
+  checkVersion(parts[0] ?? '');
+  if (parts.length !== 7) throw new SeedStringError(`malformed seed string: expected ${seedFormatVersion}.<scenario>.<bugs>.<seed>.<path>.<build>.<check>, got ${parts.length} fields (truncated?)`);
+  const [, scenario = '', bugText = '', seedText = '', pathText = '', buildText = '', check = ''] = parts;
+  checkBuild(buildText);
+  if (findScenario(scenario) === undefined) throw new SeedStringError(`unknown scenario "${clip(scenario)}" (known: ${scenarioNames.join(', ')})`);
+  const bugs = decodeBugs(bugText);
+  const seed = parseSeedNumber(seedText);
+  if (pathText !== 'r' && !/^\d+(-\d+)*$/.test(pathText)) throw new SeedStringError(`malformed shrink path "${clip(pathText)}"`);
+  if (!/^[0-9a-f]{8}$/.test(check)) throw new SeedStringError('malformed seed string: the check must be 8 hex digits (truncated?)');
+  const body = parts.slice(0, 6).join('.');
+  return { scenario, bugs, seed, path: pathText === 'r' ? undefined : pathText.replace(/-/g, ':'), check, body };
+}
+
+function checkVersion(version: string): void {
+  if (version === seedFormatVersion) return;
+  if (/^gs\d+$/.test(version)) {
+    throw new SeedStringError(`seed string is format ${version}, made by another build of gatesim; this is ${describeBuild(thisBuild())}, which reads ${seedFormatVersion} only`);
   }
-  if (parts.length !== 6) throw new SeedStringError(`malformed seed string: expected ${seedFormatVersion}.<scenario>.<bugs>.<seed>.<path>.<check>, got ${parts.length} fields (truncated?)`);
-  const [, scenario = '', bugText = '', seedText = '', pathText = '', check = ''] = parts;
-  if (findScenario(scenario) === undefined) throw new SeedStringError(`unknown scenario "${scenario}" (known: ${scenarioNames.join(', ')})`);
+  throw new SeedStringError(`malformed seed string: it must start with "${seedFormatVersion}."`);
+}
+
+function checkBuild(text: string): void {
+  const build = parseBuildToken(text);
+  if (build === undefined) throw new SeedStringError(`malformed seed string: bad build field "${clip(text)}" (truncated?)`);
+  const here = thisBuild();
+  if (build.version !== here.version || build.scenarios !== here.scenarios) {
+    throw new SeedStringError(`seed string was made by ${describeBuild(build)}; this is ${describeBuild(here)}: replay it with the build that made it`);
+  }
+}
+
+function decodeBugs(bugText: string): BugId[] {
   let bugs: BugId[];
   try {
     bugs = bugText === 'none' ? [] : parseBugList(bugText.replace(/\+/g, ','));
   } catch (error) {
-    if (error instanceof UnknownBugError) throw new SeedStringError(error.message);
+    if (error instanceof UnknownBugError) throw new SeedStringError(clip(error.message, 200));
     throw error;
   }
-  if (bugText !== 'none' && bugs.join('+') !== bugText) throw new SeedStringError(`malformed bug list "${bugText}" (known: ${bugIds.join(', ')})`);
-  const seed = parseSeedNumber(seedText);
-  if (pathText !== 'r' && !/^\d+(:\d+)*$/.test(pathText)) throw new SeedStringError(`malformed shrink path "${pathText}"`);
-  if (!/^[0-9a-f]{8}$/.test(check)) throw new SeedStringError('malformed seed string: the check must be 8 hex digits (truncated?)');
-  const body = parts.slice(0, 5).join('.');
-  return { scenario, bugs, seed, path: pathText === 'r' ? undefined : pathText, check, body };
+  if (bugText !== 'none' && bugs.join('+') !== bugText) throw new SeedStringError(`malformed bug list "${clip(bugText)}" (known: ${bugIds.join(', ')})`);
+  return bugs;
 }
 
 export function verifySeedString(decoded: { check: string; body: string }, spec: RunSpec): void {
   if (contentHash(`${decoded.body}|${canonicalSpec(spec)}`) !== decoded.check) {
-    throw new SeedStringError('seed string check failed: it was edited or truncated, or made by a build whose scenarios differ');
+    throw new SeedStringError('seed string check failed: it was edited or truncated');
   }
 }
 
 export function parseSeedNumber(text: string): number {
-  if (!/^\d{1,10}$/.test(text) || Number(text) > seedMax) throw new SeedStringError(`seed must be an integer from 0 to ${seedMax}, got "${text}"`);
+  if (!/^\d{1,10}$/.test(text) || Number(text) > seedMax) throw new SeedStringError(`seed must be an integer from 0 to ${seedMax}, got "${clip(text)}"`);
   return Number(text);
+}
+
+/** Cut user-supplied text quoted in an error line, so a huge input gives a short line. */
+export function clip(text: string, lengthMax = 60): string {
+  return text.length <= lengthMax ? text : `${text.slice(0, lengthMax)}... (${text.length} characters)`;
 }

@@ -1,11 +1,11 @@
 // The command-line contract of DESIGN.md section 7, through a real child process: JSON shapes, exit codes, and one
 // clear line on stderr (no stack trace) for bad usage and bad input.
-import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
+import { cli as run } from './support.ts';
 
+/** A child process that does not answer within 60 s (a spin) fails the test instead of hanging it. */
 function cli(...args: string[]): { status: number; stdout: string; stderr: string } {
-  const result = spawnSync(process.execPath, ['--import', 'tsx', 'sim/cli/main.ts', ...args], { encoding: 'utf8' });
-  return { status: result.status ?? -1, stdout: result.stdout, stderr: result.stderr };
+  return run(args, {}, 60_000);
 }
 
 describe('bad input exits 2 with one line', () => {
@@ -13,12 +13,12 @@ describe('bad input exits 2 with one line', () => {
   const seed = (JSON.parse(good.stdout) as { seed: string }).seed;
   const cases: [string, string[], RegExp][] = [
     ['an empty seed string', ['repro', ''], /empty seed string/],
-    ['a seed string with spaces', ['repro', 'gs1.chaos none'], /one token/],
+    ['a seed string with spaces', ['repro', 'gs2.chaos none'], /one token/],
     ['a malformed seed string', ['repro', 'hello'], /malformed seed string/],
     ['a truncated seed string', ['repro', seed.slice(0, seed.lastIndexOf('.'))], /truncated|malformed/],
     ['a tampered seed string', ['repro', seed.replace('.5.', '.6.')], /check failed/],
     ['a tampered check', ['repro', `${seed.slice(0, -1)}${seed.endsWith('0') ? '1' : '0'}`], /check failed/],
-    ['another format version', ['repro', seed.replace(/^gs1/, 'gs9')], /format gs9/],
+    ['another format version', ['repro', seed.replace(/^gs2/, 'gs9')], /format gs9/],
     ['an unknown scenario in a seed string', ['repro', seed.replace('send-mid-turn', 'nope')], /unknown scenario "nope"/],
     ['an unknown bug in a seed string', ['repro', seed.replace('.none.', '.made-up.')], /unknown bug id "made-up"/],
     ['an unknown scenario', ['run', 'nope'], /unknown scenario "nope" \(known: exec-replay/],
@@ -33,6 +33,18 @@ describe('bad input exits 2 with one line', () => {
     ['an unknown option', ['run', 'chaos', '--jsn'], /unknown option '--jsn'/],
     ['an artifacts path that cannot be written', ['run', 'chaos', '--seed', '1', '--artifacts', '/dev/null/x'], /cannot write artifacts to \/dev\/null\/x/],
     ['an unknown invariant to hunt', ['fuzz', '--all', '--invariant', 'nope'], /unknown invariant "nope"/],
+    ['run --artifacts under /proc (Node spins there)', ['run', 'chaos', '--seed', '1', '--artifacts', '/proc/nope'], /cannot write artifacts to \/proc\/nope \(ENOENT\)/],
+    ['repro --artifacts under /proc', ['repro', seed, '--artifacts', '/proc/nope/deeper'], /cannot write artifacts to \/proc\/nope\/deeper/],
+    ['fuzz --artifacts under /proc', ['fuzz', '--all', '--runs', '1', '--seed', '1', '--artifacts', '/proc/nope'], /cannot write artifacts to \/proc\/nope/],
+    ['fuzz --junit under /proc', ['fuzz', '--all', '--runs', '1', '--seed', '1', '--junit', '/proc/nope/junit.xml'], /cannot write JUnit to \/proc\/nope\/junit.xml/],
+    ['fuzz --junit naming a directory', ['fuzz', '--all', '--runs', '1', '--seed', '1', '--junit', 'test'], /cannot write JUnit to test \(it is a directory\)/],
+    ['a 100 kB seed string', ['repro', `gs2.${'a'.repeat(100_000)}`], /seed string is too long \(100004 characters; at most 4096\)/],
+    ['a 3 kB malformed token', ['repro', 'x'.repeat(3_000)], /malformed seed string/],
+    ['a 100 kB scenario name', ['run', 'z'.repeat(100_000)], /unknown scenario "z{60}\.\.\. \(100000 characters\)"/],
+    ['a shard like 5/3', ['fuzz', '--all', '--seed', '1', '--shard', '5/3'], /shard must be/],
+    ['--workers 0', ['fuzz', '--all', '--workers', '0'], /--workers must be a positive integer/],
+    ['--workers 1000', ['fuzz', '--all', '--seed', '1', '--workers', '1000'], /--workers must be at most 64/],
+    ['--runs with --seconds', ['fuzz', '--all', '--runs', '2', '--seconds', '2'], /give --runs or --seconds, not both/],
   ];
   it.each(cases)('%s', (_name, args, message) => {
     const result = cli(...args);
@@ -41,6 +53,7 @@ describe('bad input exits 2 with one line', () => {
     const lines = result.stderr.trim().split('\n');
     expect(lines).toHaveLength(1);
     expect(lines[0]).toMatch(message);
+    expect(lines[0]?.length ?? 0).toBeLessThan(400);
     expect(result.stderr).not.toMatch(/\bat .+:\d+:\d+/);
   });
 });
@@ -62,7 +75,7 @@ describe('JSON output', () => {
     const json = JSON.parse(run.stdout) as { verdict: string; violations: { invariant: string; message: string; step: number }[] };
     expect(run.status).toBe(1);
     expect(json.verdict).toBe('fail');
-    expect(json.violations[0]).toEqual({ invariant: 'no-lost-reply', message: expect.any(String), step: expect.any(Number) });
+    expect(json.violations[0]).toEqual({ invariant: 'no-lost-reply', class: 'correctness', message: expect.any(String), step: expect.any(Number) });
   });
 
   it('fuzz --json reports runs over all scenarios, failures, wall time and fault coverage by phase', () => {

@@ -13,7 +13,7 @@ import { contentSecurityPolicy, viewerScript, viewerScriptSha256 } from '../../s
 import { loadSqlJs } from '../../sim/kernel/sqlite.ts';
 import type { TraceEvent } from '../../sim/kernel/trace.ts';
 import type { RunResult } from '../../sim/run/harness.ts';
-import { failingRunWithFaults, hostileText, runWithHostileText } from './support.ts';
+import { failingRunWithFaults, hostileText, runWithHostileText } from './viewer-support.ts';
 
 const sql = await loadSqlJs();
 let failing: RunResult;

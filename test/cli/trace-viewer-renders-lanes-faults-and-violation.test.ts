@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { writeArtifacts } from '../../sim/cli/report.ts';
 import { loadSqlJs } from '../../sim/kernel/sqlite.ts';
 import type { RunResult } from '../../sim/run/harness.ts';
-import { failingRunWithFaults, faultSteps, hostileText, runWithHostileText } from './support.ts';
+import { failingRunWithFaults, faultSteps, hostileText, runWithHostileText } from './viewer-support.ts';
 
 const chromiumPath = '/usr/bin/chromium';
 const chromiumArgs = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];

@@ -1,0 +1,80 @@
+// The two units of work of a fuzz campaign, as plain data in and plain data out so that a worker thread can do them
+// as well as this thread: `run` executes one run of a campaign (the first plan of its fast-check seed) and says
+// whether it fails; `shrink` re-runs a failing run under fast-check and shrinks it to a small plan with a
+// deterministic budget (a count of runs, never a clock), so the shrunk plan and its seed string are the same on
+// every machine and with any number of workers.
+import fc from 'fast-check';
+import type { SqlJsStatic } from 'sql.js';
+import type { BugId } from '../../src/index.ts';
+import { findScenario, type Scenario } from '../../scenarios/index.ts';
+import { assert } from '../kernel/assert.ts';
+import type { FaultCoverage } from '../run/coverage.ts';
+import { generateSpec, runArbitrary, toSpec } from '../run/generate.ts';
+import { type RunResult, runSpec } from '../run/harness.ts';
+import type { Plan } from '../run/plan.ts';
+import { encodeSeedString } from './seed-string.ts';
+
+export const shrinkRunsMax = 300;
+
+export interface FuzzTask {
+  kind: 'run' | 'shrink';
+  scenario: string;
+  bugs: BugId[];
+  /** The run's fast-check seed (campaign.ts runSeed). */
+  seed: number;
+  /** Count a run as failing only if it violates this invariant; any invariant when absent. */
+  invariant?: string;
+}
+
+export interface RunReport {
+  fails: boolean;
+  coverage: FaultCoverage;
+}
+
+export interface ShrinkReport {
+  seedString: string;
+  shrinkRuns: number;
+}
+
+export function failsFor(invariant: string | undefined): (result: RunResult) => boolean {
+  return (result) => (invariant === undefined ? result.verdict === 'fail' : result.violations.some((violation) => violation.invariant === invariant));
+}
+
+function scenarioOf(task: FuzzTask): Scenario {
+  const scenario = findScenario(task.scenario);
+  assert(scenario !== undefined, `fuzz task names an unknown scenario ${task.scenario}`);
+  return scenario;
+}
+
+export async function runTask(task: FuzzTask, sql: SqlJsStatic): Promise<RunReport> {
+  assert(task.kind === 'run', 'runTask is given a run task');
+  const result = await runSpec(generateSpec(scenarioOf(task), task.bugs, task.seed, undefined), { sql });
+  result.sim.dispose();
+  return { fails: failsFor(task.invariant)(result), coverage: result.coverage };
+}
+
+export async function shrinkTask(task: FuzzTask, sql: SqlJsStatic): Promise<ShrinkReport> {
+  assert(task.kind === 'shrink', 'shrinkTask is given a shrink task');
+  const scenario = scenarioOf(task);
+  const fails = failsFor(task.invariant);
+  let shrinkRuns = -1;
+  const property = fc.asyncProperty(runArbitrary(scenario), async (value: [Plan, number]) => {
+    // The first call is the failing run itself; then a fixed budget of shrink runs, after which every further
+    // candidate counts as passing.
+    if (shrinkRuns >= shrinkRunsMax) return true;
+    shrinkRuns++;
+    const result = await runSpec(toSpec(scenario, task.bugs, value), { sql });
+    result.sim.dispose();
+    return !fails(result);
+  });
+  const outcome = await fc.check(property, { seed: task.seed, numRuns: 1 });
+  assert(outcome.failed, `run of ${task.scenario} with seed ${task.seed} passes when shrinking starts: runs are not deterministic`);
+  const value = outcome.counterexample?.[0] as [Plan, number];
+  const path = outcome.counterexamplePath ?? undefined;
+  const seedString = encodeSeedString({ scenario: scenario.name, bugs: task.bugs, seed: task.seed, path }, toSpec(scenario, task.bugs, value));
+  return { seedString, shrinkRuns: Math.max(0, shrinkRuns) };
+}
+
+export function doTask(task: FuzzTask, sql: SqlJsStatic): Promise<RunReport | ShrinkReport> {
+  return task.kind === 'run' ? runTask(task, sql) : shrinkTask(task, sql);
+}

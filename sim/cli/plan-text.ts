@@ -1,0 +1,73 @@
+// A plan in a few readable lines, for the failure report: the shrunk plan is the counterexample a reader acts on, so
+// it is printed, not only written to report.json. One line each for the shape of the run, the workload, the timed
+// and phase-triggered faults, and the knobs that are not at their quiet default.
+import type { FaultStep, Plan, WorkloadStep } from '../run/plan.ts';
+import { linkPairs } from '../run/plan.ts';
+import { formatMs } from './format.ts';
+
+const itemsPerLineMax = 8;
+
+export function planText(plan: Plan): string[] {
+  const lines = [`  ${plan.sessions} session(s); faults until ${formatMs(plan.faultPhaseMs)}, then ${formatMs(plan.settleMs)} fault-free`];
+  lines.push(`  workload: ${listed(plan.workload.map(workloadText))}`);
+  lines.push(`  faults:   ${listed(plan.faults.map(faultText))}`);
+  const knobs = knobText(plan);
+  if (knobs.length > 0) lines.push(`  knobs:    ${knobs.join(', ')}`);
+  return lines;
+}
+
+function listed(items: string[]): string {
+  if (items.length === 0) return 'none';
+  const shown = items.slice(0, itemsPerLineMax).join('; ');
+  return items.length > itemsPerLineMax ? `${shown}; ... ${items.length - itemsPerLineMax} more` : shown;
+}
+
+function workloadText(step: WorkloadStep): string {
+  const at = formatMs(step.atMs);
+  switch (step.kind) {
+    case 'user':
+      return `${at} user ${JSON.stringify(clipText(step.text))} (s${step.session})`;
+    case 'exec':
+      return `${at} exec ${formatMs(step.durationMs)} exit ${step.exitCode} (s${step.session})`;
+    case 'clear':
+      return `${at} /clear (s${step.session})`;
+    case 'config-bump':
+      return `${at} config bump`;
+  }
+}
+
+function faultText(fault: FaultStep): string {
+  const link = (index: number): string => (linkPairs[index] ?? ['?', '?']).join('<->');
+  switch (fault.kind) {
+    case 'kill':
+      return `${formatMs(fault.atMs)} kill ${fault.process} (restart +${formatMs(fault.restartAfterMs)})`;
+    case 'kill-at-phase':
+      return `kill ${fault.process} at ${fault.phase} #${fault.nth + 1} +${formatMs(fault.delayMs)} (restart +${formatMs(fault.restartAfterMs)})`;
+    case 'partition':
+      return `${formatMs(fault.atMs)} partition ${link(fault.link)} for ${formatMs(fault.healAfterMs)}`;
+    case 'hold':
+      return `${formatMs(fault.atMs)} hold ${link(fault.link)} for ${formatMs(fault.releaseAfterMs)}`;
+    case 'reset':
+      return `${formatMs(fault.atMs)} reset ${link(fault.link)}`;
+    case 'reset-at-phase':
+      return `reset ${link(fault.link)} at ${fault.phase} #${fault.nth + 1} +${formatMs(fault.delayMs)}`;
+  }
+}
+
+function knobText(plan: Plan): string[] {
+  const out: string[] = [];
+  for (const [name, value] of Object.entries(plan.faultKnobs)) {
+    if (name === 'delayMsMax') out.push(`delay <= ${formatMs(value as number)}`);
+    else if (value === true) out.push(name);
+    else if (typeof value === 'number' && value > 0) out.push(`${name.replace(/Per1000$/, '')} ${value}‰`);
+  }
+  for (const [name, value] of Object.entries(plan.model)) {
+    if (name === 'agentCacheSize') out.push(`agent cache ${value}`);
+    else if (value > 0) out.push(`${name.replace(/Per1000$/, '')} ${value}‰`);
+  }
+  return out;
+}
+
+function clipText(text: string): string {
+  return text.length <= 24 ? text : `${text.slice(0, 21)}...`;
+}

@@ -1,0 +1,44 @@
+// Where fuzz tasks are done: in this thread (one worker), or in a pool of worker threads (piscina) when the user
+// asks for more. Both give the same answers, because a task is a pure function of its data (fuzz-task.ts); the
+// driver consumes answers in run order, so the number of workers changes only how long a campaign takes.
+import { Piscina } from 'piscina';
+import type { SqlJsStatic } from 'sql.js';
+import { doTask, type FuzzTask, type RunReport, type ShrinkReport } from './fuzz-task.ts';
+
+export interface Executor {
+  readonly workers: number;
+  run(task: FuzzTask & { kind: 'run' }): Promise<RunReport>;
+  shrink(task: FuzzTask & { kind: 'shrink' }): Promise<ShrinkReport>;
+  close(): Promise<void>;
+}
+
+export function inlineExecutor(sql: SqlJsStatic): Executor {
+  return {
+    workers: 1,
+    run: async (task) => (await doTask(task, sql)) as RunReport,
+    shrink: async (task) => (await doTask(task, sql)) as ShrinkReport,
+    close: async () => {},
+  };
+}
+
+/**
+ * A pool of `workers` threads. Each thread loads fuzz-worker.ts; TypeScript is loaded by tsx, whose loader the
+ * threads inherit from this process's flags (`tsx sim/cli/main.ts`, or `node --import tsx`); when this process
+ * was not started through tsx, the threads are given `--import tsx` themselves.
+ */
+export function poolExecutor(workers: number): Executor {
+  const viaTsx = process.execArgv.some((flag) => flag.includes('tsx'));
+  const pool = new Piscina({
+    filename: new URL('./fuzz-worker.ts', import.meta.url).href,
+    minThreads: workers,
+    maxThreads: workers,
+    idleTimeout: Number.POSITIVE_INFINITY,
+    ...(viaTsx ? {} : { execArgv: [...process.execArgv, '--import', 'tsx'] }),
+  });
+  return {
+    workers,
+    run: (task) => pool.run(task) as Promise<RunReport>,
+    shrink: (task) => pool.run(task) as Promise<ShrinkReport>,
+    close: () => pool.destroy(),
+  };
+}

@@ -1,0 +1,36 @@
+// Runs for the trace viewer tests: a failing send-mid-turn run with faults that land (SIGKILLs, lost writes, a
+// dropped message), and a hand-made run whose user text is hostile HTML.
+import type { SqlJsStatic } from 'sql.js';
+import { findScenario } from '../../scenarios/index.ts';
+import { generateSpec } from '../../sim/run/generate.ts';
+import { type RunResult, runSpec } from '../../sim/run/harness.ts';
+import { noFaults, type Plan } from '../../sim/run/plan.ts';
+
+/** send-mid-turn with send-flag, seed 14: fails no-lost-reply, and its plan kills the runner and the tool server. */
+export async function failingRunWithFaults(sql: SqlJsStatic): Promise<RunResult> {
+  const scenario = findScenario('send-mid-turn');
+  if (scenario === undefined) throw new Error('scenario send-mid-turn is gone');
+  return runSpec(generateSpec(scenario, ['send-flag'], 14, undefined), { sql });
+}
+
+export const hostileText = '<script>window.__pwned = 1</script><img src=x onerror="window.__pwned = 2">&amp;';
+
+/** One user message whose text is hostile HTML, on the fixed model with no faults. */
+export async function runWithHostileText(sql: SqlJsStatic): Promise<RunResult> {
+  const plan: Plan = {
+    sessions: 1,
+    workload: [{ kind: 'user', atMs: 500, session: 0, text: hostileText }],
+    faults: [],
+    faultKnobs: noFaults,
+    model: { toolCallPer1000: 0, repeatPer1000: 0, repeatOnlyPer1000: 0, stockAnswerPer1000: 0, agentCacheSize: 8 },
+    faultPhaseMs: 60_000,
+    settleMs: 60_000,
+  };
+  return runSpec({ scenario: 'hostile-text', bugs: [], seed: 1, plan }, { sql });
+}
+
+/** The fault events of a trace, by the kernel's own kinds (independent of the viewer's labels). */
+export function faultSteps(result: RunResult): number[] {
+  const kinds = new Set(['fault', 'proc.kill', 'net.drop', 'net.duplicate', 'net.reset', 'net.partition', 'net.hold', 'disk.crash', 'sql.busy']);
+  return result.sim.trace.events.filter((event) => kinds.has(event.kind)).map((event) => event.index);
+}
