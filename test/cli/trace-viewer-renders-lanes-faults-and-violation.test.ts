@@ -46,7 +46,7 @@ describe.skipIf(!haveChromium)('trace.html in Chromium', () => {
     dir = mkdtempSync(join(tmpdir(), 'gatesim-viewer-'));
     failing = await failingRunWithFaults(sql);
     hostile = await runWithHostileText(sql);
-    writeArtifacts(join(dir, 'failing'), 'run send-mid-turn --bugs send-flag --seed 14', failing);
+    writeArtifacts(join(dir, 'failing'), 'run send-mid-turn --bugs send-flag --seed 19', failing);
     writeArtifacts(join(dir, 'hostile'), 'hostile-text', hostile);
   });
 
@@ -75,7 +75,7 @@ describe.skipIf(!haveChromium)('trace.html in Chromium', () => {
   it('shows every lane, marks every fault where it landed, and highlights the violation at its step', async () => {
     expect(failing.verdict).toBe('fail');
     const kills = failing.sim.trace.events.filter((event) => event.kind === 'proc.kill');
-    expect(kills.length, 'the plan of seed 14 kills processes').toBeGreaterThan(0);
+    expect(kills.length, 'the plan of seed 19 kills processes').toBeGreaterThan(0);
     const { page, url, requests, errors } = await open('failing');
 
     for (const lane of ['faults', 'user', 'gateway', 'runner', 'tool-server', 'node-host', 'network', 'disk', 'databases']) {

@@ -6,11 +6,11 @@ import { generateSpec } from '../../sim/run/generate.ts';
 import { type RunResult, runSpec } from '../../sim/run/harness.ts';
 import { noFaults, type Plan } from '../../sim/run/plan.ts';
 
-/** send-mid-turn with send-flag, seed 14: fails no-lost-reply, and its plan kills the runner and the tool server. */
+/** send-mid-turn with send-flag, seed 19: fails no-lost-reply; its plan kills the runner and the tool server, and a message is dropped. */
 export async function failingRunWithFaults(sql: SqlJsStatic): Promise<RunResult> {
   const scenario = findScenario('send-mid-turn');
   if (scenario === undefined) throw new Error('scenario send-mid-turn is gone');
-  return runSpec(generateSpec(scenario, ['send-flag'], 14, undefined), { sql });
+  return runSpec(generateSpec(scenario, ['send-flag'], 19, undefined), { sql });
 }
 
 export const hostileText = '<script>window.__pwned = 1</script><img src=x onerror="window.__pwned = 2">&amp;';
