@@ -1,5 +1,5 @@
 // Lint: typescript-eslint's recommended rules plus the determinism ban of DESIGN.md section 2. The ban covers
-// src/, sim/ and scenarios/, except sim/cli/real.ts, the one file through which the CLI and the benchmarks touch the
+// src/, sim/, scenarios/ and lib/, except sim/cli/real.ts, the one file through which the CLI and the benchmarks touch the
 // real world. test/determinism-ban.test.ts scans for the same tokens, so the ban holds whatever the linter does.
 import tseslint from 'typescript-eslint';
 
@@ -17,7 +17,7 @@ const bannedGlobals = ['setTimeout', 'setInterval', 'setImmediate', 'clearTimeou
 );
 
 export default tseslint.config(
-  { ignores: ['node_modules/**', 'artifacts/**', 'scratch/**', 'coverage/**'] },
+  { ignores: ['node_modules/**', 'dist/**', 'artifacts/**', 'scratch/**', 'coverage/**'] },
   ...tseslint.configs.recommended,
   {
     rules: {
@@ -25,7 +25,7 @@ export default tseslint.config(
     },
   },
   {
-    files: ['src/**/*.ts', 'sim/**/*.ts', 'scenarios/**/*.ts'],
+    files: ['src/**/*.ts', 'sim/**/*.ts', 'scenarios/**/*.ts', 'lib/**/*.ts'],
     ignores: ['sim/cli/real.ts'],
     rules: {
       'no-restricted-properties': ['error', ...bannedProperties],

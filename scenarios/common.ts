@@ -2,7 +2,7 @@
 // in milliseconds; every generated step lands inside the fault phase, so the settle window that follows is
 // fault-free and long enough for the slowest retry (the slow delivery poller runs every 60 s).
 import fc from 'fast-check';
-import type { BugId } from '../src/index.ts';
+import type { BugId, ModelComponents } from '../src/index.ts';
 import {
   type FaultKnobs,
   type FaultStep,
@@ -22,6 +22,8 @@ export interface Scenario {
   /** The bug ids this scenario focuses on. */
   focus: BugId[];
   plan: fc.Arbitrary<Plan>;
+  /** Processes of the model this scenario runs with a component of its own instead of the built-in one. */
+  components?: ModelComponents;
 }
 
 export const settleMs = 240_000;

@@ -9,7 +9,7 @@ import type { BugId } from '../../src/index.ts';
 import type { Scenario } from '../../scenarios/index.ts';
 import { addCoverage, emptyCoverage, type FaultCoverage } from '../run/coverage.ts';
 import { runArbitrary, toSpec } from '../run/generate.ts';
-import { type RunResult, runSpec } from '../run/harness.ts';
+import { type RunOptions, type RunResult, runSpec } from '../run/harness.ts';
 import type { Plan } from '../run/plan.ts';
 import { encodeSeedString } from './seed-string.ts';
 import { assert } from '../kernel/assert.ts';
@@ -59,6 +59,7 @@ export async function fuzzScenario(
   limits: FuzzLimits,
   sql: SqlJsStatic,
   onProgress: (runsDone: number) => void,
+  runOptions: Omit<RunOptions, 'sql'> = {},
 ): Promise<ScenarioOutcome> {
   const coverage = emptyCoverage();
   let runs = 0;
@@ -67,7 +68,7 @@ export async function fuzzScenario(
     if (limits.deadline?.() === true) break;
     const numRuns = limits.runs === undefined ? chunkRuns : Math.min(chunkRuns, limits.runs - chunk * chunkRuns);
     const seed = chunkSeed(campaignSeed, scenarioIndex, chunk);
-    const failure = await fuzzChunk(scenario, bugs, seed, numRuns, sql, coverage, limits.invariant, (done) => onProgress(runs + done));
+    const failure = await fuzzChunk(scenario, bugs, seed, numRuns, { ...runOptions, sql }, coverage, limits.invariant, (done) => onProgress(runs + done));
     if (failure !== undefined) {
       runs += failure.firstFailureRun;
       return { scenario: scenario.name, runs, coverage, failure: { ...failure.failure, run: runs } };
@@ -83,7 +84,7 @@ async function fuzzChunk(
   bugs: BugId[],
   seed: number,
   numRuns: number,
-  sql: SqlJsStatic,
+  runOptions: RunOptions,
   coverage: FaultCoverage,
   invariant: string | undefined,
   onRun: (done: number) => void,
@@ -102,7 +103,7 @@ async function fuzzChunk(
       generated++;
       onRun(generated);
     }
-    const result = await runSpec(toSpec(scenario, bugs, value), { sql });
+    const result = await runSpec(toSpec(scenario, bugs, value), runOptions);
     result.sim.dispose();
     if (firstFailureRun === 0) addCoverage(coverage, result.coverage);
     if (!fails(result)) return true;
@@ -115,7 +116,7 @@ async function fuzzChunk(
   const value = outcome.counterexample?.[0] as [Plan, number];
   const spec = toSpec(scenario, bugs, value);
   // Re-run the shrunk counterexample itself, so the report describes exactly what the seed string replays.
-  const result = await runSpec(spec, { sql });
+  const result = await runSpec(spec, runOptions);
   assert(fails(result), `the shrunk counterexample of ${scenario.name} passes when run again: shrinking is not deterministic`);
   const first = result.violations.find((violation) => invariant === undefined || violation.invariant === invariant);
   const seedString = encodeSeedString({ scenario: scenario.name, bugs, seed, path: path ?? undefined }, spec);

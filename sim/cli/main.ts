@@ -15,6 +15,7 @@ import { freshSeed, prepareArtifactDir, wallNowMs } from './real.ts';
 import { coverageText, formatMs, runJson, runText, writeArtifacts } from './report.ts';
 import { decodeSeedString, encodeSeedString, parseSeedNumber, SeedStringError, verifySeedString } from './seed-string.ts';
 import { loadSqlJs } from '../kernel/sqlite.ts';
+import { LoadError, loadModules, splitLoadOptions } from './load.ts';
 
 class UsageError extends Error {}
 
@@ -210,7 +211,8 @@ function program(setExit: (code: number) => void): Command {
   const root = new Command('gatesim')
     .description('Deterministic simulation test bench for AI-agent chat gateways')
     .exitOverride()
-    .configureOutput({ writeErr: () => {} });
+    .configureOutput({ writeErr: () => {} })
+    .option('--load <module>', 'import a module that registers scenarios or invariants first (repeatable)');
   const bugsOption = () => new Option('--bugs <ids>', `bug ids to switch on, comma-separated (${bugIds.join(', ')})`).argParser(parseBugs);
   root.command('list').description('list scenarios, bug ids and invariants').option('--json', 'print one JSON object').action((options: { json?: boolean }) => setExit(list(options)));
   root
@@ -251,8 +253,18 @@ function program(setExit: (code: number) => void): Command {
   return root;
 }
 
-export async function main(argv: readonly string[]): Promise<number> {
+export async function main(argvWithLoads: readonly string[]): Promise<number> {
   let code = 0;
+  let argv: string[];
+  try {
+    const { modules, rest } = splitLoadOptions(argvWithLoads);
+    await loadModules(modules, process.cwd());
+    argv = rest;
+  } catch (error) {
+    if (!(error instanceof LoadError)) throw error;
+    process.stderr.write(`gatesim: ${error.message}\n`);
+    return 2;
+  }
   if (argv.length === 0) {
     process.stderr.write('gatesim: a command is required (list, run, repro, fuzz, demo); see --help\n');
     return 2;
@@ -260,7 +272,7 @@ export async function main(argv: readonly string[]): Promise<number> {
   try {
     await program((value) => {
       code = value;
-    }).parseAsync(argv as string[], { from: 'user' });
+    }).parseAsync(argv, { from: 'user' });
     return code;
   } catch (error) {
     if (error instanceof CommanderError) {

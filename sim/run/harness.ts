@@ -2,15 +2,17 @@
 // model, applies the plan's workload and faults (timed ones at their instant, phase-triggered ones when the trace
 // shows the phase), stops the faults at faultPhaseMs, lets the run settle fault-free, and hands the trace and the
 // durable state to the checkers. The world (platform, LLM API, deployed config) is built here, beside the model, and
-// keeps the ground-truth ledger; the model sees it only through its ports.
+// keeps the ground-truth ledger; the model sees it only through its ports. A scenario (or the caller) may run some of
+// the model's processes with components of its own, written against the same ports.
 import type { SqlJsStatic } from 'sql.js';
-import { buildModel, type BuiltModel, gatewayName, modelConfig, nodeHostName, platformName, type Random, runnerName } from '../../src/index.ts';
+import { buildModel, type BuiltModel, gatewayName, type ModelComponents, modelConfig, nodeHostName, platformName, type Random, runnerName } from '../../src/index.ts';
 import { buildWorld, type Ledger, type World } from '../world/index.ts';
 import { assert } from '../kernel/assert.ts';
 import { checkRun, TranscriptMonitor, type Violation } from '../checkers/index.ts';
 import { type FaultCoverage, FaultRecorder } from './coverage.ts';
 import { type FaultStep, linkPairs, type Phase, phaseOfTrace, type RunSpec, sessionKey } from './plan.ts';
 import { Simulation } from '../kernel/simulation.ts';
+import { findScenario } from '../../scenarios/index.ts';
 import type { TraceEvent } from '../kernel/trace.ts';
 
 export interface RunResult {
@@ -34,6 +36,8 @@ export interface RunOptions {
   settleQuietHops?: number;
   /** Test hook, called after the world is configured and before any process starts (e.g. to script the model). */
   prepare?: (sim: Simulation, model: BuiltModel, world: World) => void;
+  /** Processes to run with a component of one's own; these win over the scenario's own `components`. */
+  components?: ModelComponents;
 }
 
 export async function runSpec(spec: RunSpec, options: RunOptions): Promise<RunResult> {
@@ -55,7 +59,8 @@ export async function runSpec(spec: RunSpec, options: RunOptions): Promise<RunRe
     randomFor: (key) => sim.prng.fork(key) as Random,
     nowMs: () => sim.clock.nowMs(),
   });
-  const model = buildModel(config, { llm: world.modelApi, configGeneration: () => world.deployed.configGeneration });
+  const components = { ...findScenario(spec.scenario)?.components, ...options.components };
+  const model = buildModel(config, { llm: world.modelApi, configGeneration: () => world.deployed.configGeneration }, components);
   const recorder = new FaultRecorder(sim);
   const monitor = new TranscriptMonitor(sim, sessions);
   // The model's note of a completed turn triggers the transcript check; the check itself reads only the files.
