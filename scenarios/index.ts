@@ -16,6 +16,7 @@ export const scenarios: readonly Scenario[] = [execReplay, sendMidTurn, orphanLe
 /** The names of `scenarios`, in the same order (a live list). */
 export const scenarioNames: readonly string[] = scenarios.map((scenario) => scenario.name);
 
+/** The scenario of that name, built-in or registered, or undefined. */
 export function findScenario(name: string): Scenario | undefined {
   return scenarios.find((scenario) => scenario.name === name);
 }

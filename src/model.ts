@@ -25,6 +25,7 @@ export interface LinkSpec {
   reconnecting: boolean;
 }
 
+/** The model, built: its processes (by name), the node host entry and the reconnecting links. */
 export interface BuiltModel {
   config: ModelConfig;
   /** The node host's command entry (a workload event asks it to run a command). */
@@ -36,6 +37,7 @@ export interface BuiltModel {
 
 /** The processes a user may replace with a component of their own, written against the ports (src/ports.ts). */
 export const replaceableProcesses = [gatewayName, toolServerName, runnerName] as const;
+/** The name of a process a user may replace. */
 export type ReplaceableProcess = (typeof replaceableProcesses)[number];
 
 /** Builds a process's main from the model's configuration and environment, once per run. */
@@ -44,6 +46,7 @@ export type ComponentFactory = (config: ModelConfig, env: ModelEnvironment) => P
 /** Replacements for some of the model's processes; the rest stay the built-in ones. */
 export type ModelComponents = Partial<Record<ReplaceableProcess, ComponentFactory>>;
 
+/** Build the model, with some processes replaced by components of one's own (written against the ports). */
 export function buildModel(config: ModelConfig, env: ModelEnvironment, components: ModelComponents = {}): BuiltModel {
   const nodeHost = new NodeHost('node-1', gatewayName);
   for (const name of Object.keys(components)) {

@@ -1,6 +1,7 @@
 // Invariant names are stable: they appear in JSON output and scripts depend on them (DESIGN.md section 5). The
 // built-in names are fixed here; a user's own invariants (sim/checkers/custom.ts) join `invariantNames` when they
 // are registered, so the command line lists and accepts them like the built-in ones.
+/** The built-in invariants (DESIGN.md section 5), besides no-process-crash. */
 export const builtinInvariantNames = [
   'one-assistant-row-per-visible-reply',
   'no-double-ingestion',
@@ -42,6 +43,7 @@ export function addInvariantName(name: string, failureClass: FailureClass): void
   (invariantNames as string[]).push(name);
 }
 
+/** An invariant's failure class. */
 export function classOf(invariant: InvariantName): FailureClass {
   if (invariant === 'every-inbound-answered' || invariant === 'quiescent-after-heal') return 'liveness';
   if (invariant === 'no-process-crash') return 'crash';

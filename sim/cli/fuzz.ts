@@ -18,6 +18,7 @@ import type { Violation } from '../checkers/index.ts';
 export const chunkRuns = 50;
 export const shrinkRunsMax = 300;
 
+/** How much a campaign runs: a run count or a deadline, an optional target invariant, and the shard. */
 export interface FuzzLimits {
   /** Count a run as failing only if it violates this invariant (a targeted hunt); any invariant by default. */
   invariant?: string;
@@ -28,6 +29,7 @@ export interface FuzzLimits {
   shard: { index: number; count: number };
 }
 
+/** A scenario's first failure in a campaign, shrunk: its seed string, violations and the shrunk run's result. */
 export interface FuzzFailure {
   scenario: string;
   seed: string;
@@ -40,6 +42,7 @@ export interface FuzzFailure {
   result: RunResult;
 }
 
+/** One scenario's part of a campaign: runs made, the failure if any, and the faults that landed. */
 export interface ScenarioOutcome {
   scenario: string;
   runs: number;
@@ -51,6 +54,7 @@ export function chunkSeed(campaignSeed: number, scenarioIndex: number, chunk: nu
   return (((campaignSeed % 1_000_003) * 7_919 + scenarioIndex * 104_729 + chunk * 15_485_863) % 2_147_483_647 + 2_147_483_647) % 2_147_483_647;
 }
 
+/** Fuzz one scenario in chunks of runs (shardable) and shrink its first failure with a fixed budget of runs. */
 export async function fuzzScenario(
   scenario: Scenario,
   scenarioIndex: number,

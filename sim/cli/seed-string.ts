@@ -14,10 +14,15 @@ import type { RunSpec } from '../run/plan.ts';
 export const seedFormatVersion = 'gs1';
 const seedMax = 2 ** 31 - 1;
 
+/**
+ * A seed string that cannot be replayed: malformed, truncated, edited, of another format, or made by a build whose
+ * scenarios differ.
+ */
 export class SeedStringError extends Error {
   override name = 'SeedStringError';
 }
 
+/** What a seed string names: the scenario, the bug set, the fast-check seed and the shrink path. */
 export interface SeedHeader {
   scenario: string;
   bugs: BugId[];
@@ -29,6 +34,7 @@ export function canonicalSpec(spec: RunSpec): string {
   return JSON.stringify({ scenario: spec.scenario, bugs: spec.bugs, seed: spec.seed, plan: spec.plan });
 }
 
+/** The seed string of a run: the header plus a check over the plan it regenerates to. */
 export function encodeSeedString(header: SeedHeader, spec: RunSpec): string {
   const bugs = header.bugs.length === 0 ? 'none' : header.bugs.join('+');
   const body = `${seedFormatVersion}.${header.scenario}.${bugs}.${header.seed}.${header.path ?? 'r'}`;

@@ -15,6 +15,10 @@ import { Simulation } from '../kernel/simulation.ts';
 import { findScenario } from '../../scenarios/index.ts';
 import type { TraceEvent } from '../kernel/trace.ts';
 
+/**
+ * One finished run: the verdict and violations, the trace hash, fault coverage, and the simulation, model and world
+ * it ran in.
+ */
 export interface RunResult {
   spec: RunSpec;
   verdict: 'pass' | 'fail';
@@ -30,6 +34,7 @@ export interface RunResult {
   ledger: Ledger;
 }
 
+/** How to run a RunSpec: the SQL engine (loadSqlJs()), and optional hooks and component replacements. */
 export interface RunOptions {
   sql: SqlJsStatic;
   /** Kernel setting under test (scheduler.ts); default settleQuietHopsDefault. */
@@ -40,6 +45,7 @@ export interface RunOptions {
   components?: ModelComponents;
 }
 
+/** Run one plan of the model in a fresh simulation and check every invariant (built-in, then registered ones). */
 export async function runSpec(spec: RunSpec, options: RunOptions): Promise<RunResult> {
   const plan = spec.plan;
   const endMs = plan.faultPhaseMs + plan.settleMs;

@@ -39,6 +39,8 @@ export interface ApiEntry {
   members: { name: string; doc: string; type: string }[];
 }
 
+const typeFormat = ts.TypeFormatFlags.NoTruncation | ts.TypeFormatFlags.UseAliasDefinedOutsideCurrentScope;
+
 function kindOf(declaration: ts.Declaration): string {
   if (ts.isFunctionDeclaration(declaration)) return 'function';
   if (ts.isClassDeclaration(declaration)) return 'class';
@@ -49,11 +51,17 @@ function kindOf(declaration: ts.Declaration): string {
 }
 
 function docOf(symbol: ts.Symbol, checker: ts.TypeChecker): string {
-  return ts.displayPartsToString(symbol.getDocumentationComment(checker)).trim();
+  const own = ts.displayPartsToString(symbol.getDocumentationComment(checker)).trim();
+  if (own.length > 0) return own;
+  // A re-export documented at its export statement (`/** ... */ export { default as fc } from 'fast-check'`).
+  const specifier = symbol.declarations?.[0];
+  if (specifier === undefined || !ts.isExportSpecifier(specifier)) return '';
+  const comment = ts.getJSDocCommentsAndTags(specifier.parent.parent)[0];
+  return comment !== undefined && ts.isJSDoc(comment) ? (ts.getTextOfJSDocComment(comment.comment) ?? '').trim() : '';
 }
 
 function oneLine(text: string, max = 160): string {
-  const flat = text.replace(/\s+/g, ' ').trim();
+  const flat = links(text).replace(/\s+/g, ' ').trim();
   return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
 }
 
@@ -62,10 +70,10 @@ function signatureOf(name: string, symbol: ts.Symbol, declaration: ts.Declaratio
   const type = checker.getTypeOfSymbolAtLocation(symbol, declaration);
   if (kind === 'function' || (kind === 'const' && type.getCallSignatures().length > 0)) {
     const signature = type.getCallSignatures()[0];
-    return signature === undefined ? name : `${name}${checker.signatureToString(signature, undefined, ts.TypeFormatFlags.NoTruncation)}`;
+    return signature === undefined ? name : `${name}${checker.signatureToString(signature, undefined, typeFormat)}`;
   }
   if (kind === 'type' && ts.isTypeAliasDeclaration(declaration)) return `type ${name} = ${oneLine(declaration.type.getText())}`;
-  if (kind === 'const') return `const ${name}: ${oneLine(checker.typeToString(type, undefined, ts.TypeFormatFlags.NoTruncation))}`;
+  if (kind === 'const') return `const ${name}: ${oneLine(checker.typeToString(type, undefined, typeFormat))}`;
   if (kind === 'class') return `class ${name}`;
   return `interface ${name}`;
 }
@@ -74,9 +82,18 @@ function membersOf(symbol: ts.Symbol, declaration: ts.Declaration, checker: ts.T
   if (!ts.isInterfaceDeclaration(declaration)) return [];
   return checker.getPropertiesOfType(checker.getDeclaredTypeOfSymbol(symbol)).map((member) => {
     const memberDeclaration = member.valueDeclaration ?? member.declarations?.[0];
-    const type = memberDeclaration === undefined ? '' : checker.typeToString(checker.getTypeOfSymbolAtLocation(member, memberDeclaration), undefined, ts.TypeFormatFlags.NoTruncation);
-    return { name: member.getName(), doc: oneLine(docOf(member, checker), 200), type: oneLine(type, 120) };
+    const written = memberDeclaration !== undefined && (ts.isPropertySignature(memberDeclaration) || ts.isMethodSignature(memberDeclaration)) ? memberSignature(memberDeclaration) : undefined;
+    const type = written ?? (memberDeclaration === undefined ? '' : checker.typeToString(checker.getTypeOfSymbolAtLocation(member, memberDeclaration), undefined, typeFormat));
+    const optional = (member.flags & ts.SymbolFlags.Optional) !== 0 ? '?' : '';
+    return { name: `${member.getName()}${optional}`, doc: oneLine(docOf(member, checker), 200), type: oneLine(type, 120) };
   });
+}
+
+/** A member as written: `T` for a property, `(params) => T` for a method. */
+function memberSignature(member: ts.PropertySignature | ts.MethodSignature): string | undefined {
+  if (ts.isPropertySignature(member)) return member.type?.getText();
+  const params = member.parameters.map((parameter) => parameter.getText()).join(', ');
+  return `(${params}) => ${member.type?.getText() ?? 'void'}`;
 }
 
 /** Every export of the public entries, in declaration order of the entry files. */
@@ -112,6 +129,11 @@ export function apiEntries(): ApiEntry[] {
   return out;
 }
 
+/** `{@link name}` as code. */
+function links(text: string): string {
+  return text.replace(/\{@link\s+([^}\s]+)\s*\}/g, '`$1`');
+}
+
 function sectionOf(file: string): string {
   return sections.find((section) => file.startsWith(section.prefix))?.title ?? 'Other';
 }
@@ -132,7 +154,7 @@ export function apiMarkdown(all: ApiEntry[] = apiEntries()): string {
     for (const title of titles) {
       if (module !== 'gatesim/vitest') lines.push('', `### ${title}`);
       for (const entry of mine.filter((candidate) => sectionOf(candidate.file) === title)) {
-        lines.push('', `#### \`${entry.name}\` (${entry.kind})`, '', '```ts', entry.signature, '```', '', entry.doc || '(undocumented)');
+        lines.push('', `#### \`${entry.name}\` (${entry.kind})`, '', '```ts', entry.signature, '```', '', links(entry.doc) || '(undocumented)');
         if (entry.members.length > 0) {
           lines.push('');
           for (const member of entry.members) lines.push(`- \`${member.name}\`: \`${member.type.replace(/`/g, "'")}\`${member.doc.length > 0 ? ` — ${member.doc}` : ''}`);
