@@ -44,11 +44,20 @@ export function customInvariants(): readonly CustomInvariant[] {
   return registered;
 }
 
+/** A check that throws is a bug in the check, not a violation: it is reported under the invariant's name. */
+function runCheck(invariant: CustomInvariant, o: Observations): readonly CustomViolation[] {
+  try {
+    return invariant.check(o) ?? [];
+  } catch (error) {
+    throw new Error(`invariant "${invariant.name}" threw: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+  }
+}
+
 /** Run every registered invariant over one run's observations; `stepAt` places a time on the trace. */
 export function checkCustom(o: Observations, stepAt: (timeMs: number) => number): Violation[] {
   const out: Violation[] = [];
   for (const invariant of registered) {
-    for (const found of invariant.check(o) ?? []) {
+    for (const found of runCheck(invariant, o)) {
       const timeMs = found.timeMs ?? o.endMs;
       out.push({
         invariant: invariant.name,
