@@ -2,7 +2,7 @@
 // in milliseconds; every generated step lands inside the fault phase, so the settle window that follows is
 // fault-free and long enough for the slowest retry (the slow delivery poller runs every 60 s).
 import fc from 'fast-check';
-import type { BugId } from '../src/index.ts';
+import type { BugId, ModelComponents } from '../src/index.ts';
 import {
   type FaultKnobs,
   type FaultStep,
@@ -16,18 +16,23 @@ import {
   type WorkloadStep,
 } from '../sim/run/plan.ts';
 
+/** A named scenario: a fast-check arbitrary of plans, the bugs it focuses on, and optionally components of its own. */
 export interface Scenario {
   name: string;
   description: string;
   /** The bug ids this scenario focuses on. */
   focus: BugId[];
   plan: fc.Arbitrary<Plan>;
+  /** Processes of the model this scenario runs with a component of its own instead of the built-in one. */
+  components?: ModelComponents;
 }
 
+/** The fault-free settle window every built-in scenario ends with (long enough for the slowest retry). */
 export const settleMs = 240_000;
 
 const words = ['calendar', 'weather', 'invoice', 'flights', 'meeting notes', 'the build', 'groceries', 'a summary'];
 
+/** A user message in one of `sessions` sessions, at a time inside the fault phase. */
 export function userStep(faultPhaseMs: number, sessions: number): fc.Arbitrary<WorkloadStep> {
   return fc.record({
     kind: fc.constant('user' as const),
@@ -60,6 +65,7 @@ export function userBurst(faultPhaseMs: number, sessions: number): fc.Arbitrary<
     });
 }
 
+/** A command the node host runs for a session; its exec.finished event reaches the gateway. */
 export function execStep(faultPhaseMs: number, sessions: number): fc.Arbitrary<WorkloadStep> {
   return fc.record({
     kind: fc.constant('exec' as const),
@@ -71,6 +77,7 @@ export function execStep(faultPhaseMs: number, sessions: number): fc.Arbitrary<W
   });
 }
 
+/** A `/clear` typed by the user (session reset). */
 export function clearStep(faultPhaseMs: number, sessions: number): fc.Arbitrary<WorkloadStep> {
   return fc.record({
     kind: fc.constant('clear' as const),
@@ -79,12 +86,15 @@ export function clearStep(faultPhaseMs: number, sessions: number): fc.Arbitrary<
   });
 }
 
+/** A deployed-config change: cached agents built for the old generation become stale. */
 export function configBump(faultPhaseMs: number): fc.Arbitrary<WorkloadStep> {
   return fc.record({ kind: fc.constant('config-bump' as const), atMs: fc.integer({ min: 500, max: faultPhaseMs - 1 }) });
 }
 
+/** Any phase of a turn. */
 export const phaseArb: fc.Arbitrary<Phase> = fc.constantFrom(...phases);
 
+/** A SIGKILL of one of `processes` when the nth event of a turn phase happens (then a restart). */
 export function killAtPhase(processes: readonly (typeof killableProcesses)[number][], phase: fc.Arbitrary<Phase> = phaseArb): fc.Arbitrary<FaultStep> {
   return fc.record({
     kind: fc.constant('kill-at-phase' as const),
@@ -97,6 +107,7 @@ export function killAtPhase(processes: readonly (typeof killableProcesses)[numbe
   });
 }
 
+/** A SIGKILL of one of `processes` at a time inside the fault phase (then a restart). */
 export function timedKill(faultPhaseMs: number, processes: readonly (typeof killableProcesses)[number][] = killableProcesses): fc.Arbitrary<FaultStep> {
   return fc.record({
     kind: fc.constant('kill' as const),
@@ -108,6 +119,7 @@ export function timedKill(faultPhaseMs: number, processes: readonly (typeof kill
 
 const linkIndex = fc.integer({ min: 0, max: linkPairs.length - 1 });
 
+/** A partition (healed later), a hold (released later) or a connection reset on one link. */
 export function linkFault(faultPhaseMs: number): fc.Arbitrary<FaultStep> {
   const atMs = fc.integer({ min: 0, max: faultPhaseMs - 1 });
   return fc.oneof(
@@ -117,6 +129,7 @@ export function linkFault(faultPhaseMs: number): fc.Arbitrary<FaultStep> {
   );
 }
 
+/** A connection reset on a link when the nth event of a turn phase happens. */
 export function resetAtPhase(phase: fc.Arbitrary<Phase>, link: fc.Arbitrary<number> = linkIndex): fc.Arbitrary<FaultStep> {
   return fc.record({
     kind: fc.constant('reset-at-phase' as const),
@@ -127,6 +140,7 @@ export function resetAtPhase(phase: fc.Arbitrary<Phase>, link: fc.Arbitrary<numb
   });
 }
 
+/** The fake LLM's behaviour knobs (tool calls, repeats, stock answers) and the agent cache size; override any. */
 export function modelKnobs(overrides: Partial<Record<keyof ModelKnobsPlan, fc.Arbitrary<number>>> = {}): fc.Arbitrary<ModelKnobsPlan> {
   return fc.record({
     toolCallPer1000: overrides.toolCallPer1000 ?? fc.integer({ min: 0, max: 1000 }),
@@ -153,6 +167,7 @@ export function swarmFaultKnobs(): fc.Arbitrary<FaultKnobs> {
   });
 }
 
+/** Fault knobs with every fault off except the ones given. */
 export function faultKnobs(overrides: Partial<Record<keyof FaultKnobs, fc.Arbitrary<number | boolean>>>): fc.Arbitrary<FaultKnobs> {
   const record: Record<string, fc.Arbitrary<number | boolean>> = {};
   for (const [key, value] of Object.entries(noFaults)) record[key] = overrides[key as keyof FaultKnobs] ?? fc.constant(value);

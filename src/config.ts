@@ -2,9 +2,12 @@
 // scenario may turn. Every bug is off by default (the fixed behaviour).
 import { assert } from './assert.ts';
 
+/** The seed bugs and the seeds' own fixes as proposed that can be switched on (all off by default). */
 export const bugIds = ['exec-replay', 'send-dup', 'send-flag', 'send-stale', 'orphan-leaf', 'flush-cursor', 'exec-dedupe-memory', 'sent-payloads-pr2531', 'orphan-rewrite-inplace'] as const;
+/** A seed bug (or seed fix) id. */
 export type BugId = (typeof bugIds)[number];
 
+/** One line per seed bug: its seed document and the buggy behaviour. */
 export const bugDescriptions: Record<BugId, string> = {
   'exec-replay': 'seed 000: system events deduped only against the last text; a replayed exec.finished becomes a second user turn',
   'send-dup': 'seed 001: closing result text dispatched even when a tool already sent the same payload',
@@ -105,6 +108,7 @@ export const defaultKnobs: ModelKnobs = {
   turnTriesMax: 5,
 };
 
+/** The model's configuration: bugs switched on, sessions, timers and knobs. */
 export interface ModelConfig {
   bugs: ReadonlySet<BugId>;
   sessions: readonly string[];
@@ -112,6 +116,7 @@ export interface ModelConfig {
   knobs: ModelKnobs;
 }
 
+/** A model configuration with the default timers and knobs, overridden where given. */
 export function modelConfig(partial: {
   bugs?: Iterable<BugId>;
   sessions: readonly string[];

@@ -15,14 +15,23 @@ export {
   UnknownBugError,
 } from './config.ts';
 export { execEventText, gatewayName, platformName } from './gateway.ts';
-export { buildModel, type BuiltModel, type ModelEnvironment, nodeHostName } from './model.ts';
+export {
+  buildModel,
+  type BuiltModel,
+  type ComponentFactory,
+  type ModelComponents,
+  type ModelEnvironment,
+  nodeHostName,
+  type ReplaceableProcess,
+  replaceableProcesses,
+} from './model.ts';
 export type { ExecCommand } from './node-host.ts';
 export type * from './ports.ts';
 export { LlmTransientError, SqliteBusyError } from './ports.ts';
 export { runnerName } from './runner.ts';
 export { stateDbPath } from './session-db.ts';
-export { inboundPath, outboundPath, transcriptPath } from './session-dbs.ts';
+export { inboundPath, outboundPath, outboundSchema, parseTurnSentPayloads, transcriptPath, turnSentPayloadsKeyFor } from './session-dbs.ts';
 export { activeBranchOf, parseTranscript, type SessionEntry } from './session-manager.ts';
 export { clearedReply, errorReply, queuedPrefix } from './turn.ts';
 export { contentHash, isVerbatimDuplicate, normalizeWhitespace, parseMessageBlocks } from './text.ts';
-export { toolServerName } from './tool-server.ts';
+export { isToolCall, type ToolCallMessage, type ToolResultMessage, toolServerMain, toolServerName } from './tool-server.ts';

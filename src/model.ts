@@ -1,6 +1,7 @@
 // Wiring: the processes of the system under test (gateway, tool server, runner, node host) and the node host's
 // command entry that the workload drives. The world (platform, LLM API, deployed config) is built outside src/ and
 // reaches the model only through the ports it is handed: the LLM API and a reader of the deployed config generation.
+import { assert } from './assert.ts';
 import { type ModelConfig } from './config.ts';
 import { gatewayMain } from './gateway.ts';
 import { NodeHost } from './node-host.ts';
@@ -27,6 +28,7 @@ export interface LinkSpec {
   reconnecting: boolean;
 }
 
+/** The model, built: its processes (by name), the node host entry and the reconnecting links. */
 export interface BuiltModel {
   config: ModelConfig;
   /** The node host's command entry (a workload event asks it to run a command). */
@@ -36,15 +38,31 @@ export interface BuiltModel {
   links: LinkSpec[];
 }
 
-export function buildModel(config: ModelConfig, env: ModelEnvironment): BuiltModel {
+/** The processes a user may replace with a component of their own, written against the ports (src/ports.ts). */
+export const replaceableProcesses = [gatewayName, toolServerName, runnerName] as const;
+/** The name of a process a user may replace. */
+export type ReplaceableProcess = (typeof replaceableProcesses)[number];
+
+/** Builds a process's main from the model's configuration and environment, once per run. */
+export type ComponentFactory = (config: ModelConfig, env: ModelEnvironment) => ProcessMain;
+
+/** Replacements for some of the model's processes; the rest stay the built-in ones. */
+export type ModelComponents = Partial<Record<ReplaceableProcess, ComponentFactory>>;
+
+/** Build the model, with some processes replaced by components of one's own (written against the ports). */
+export function buildModel(config: ModelConfig, env: ModelEnvironment, components: ModelComponents = {}): BuiltModel {
   const nodeHost = new NodeHost('node-1', gatewayName);
+  for (const name of Object.keys(components)) {
+    assert((replaceableProcesses as readonly string[]).includes(name), `cannot replace process "${name}" (replaceable: ${replaceableProcesses.join(', ')})`);
+  }
+  const own = (name: ReplaceableProcess, builtin: ProcessMain): ProcessMain => components[name]?.(config, env) ?? builtin;
   return {
     config,
     nodeHost,
     processes: [
-      { name: gatewayName, main: (ctx) => gatewayMain(ctx, config) },
-      { name: toolServerName, main: (ctx) => toolServerMain(ctx, config.bugs) },
-      { name: runnerName, main: (ctx) => runnerMain(ctx, config, env) },
+      { name: gatewayName, main: own(gatewayName, (ctx) => gatewayMain(ctx, config)) },
+      { name: toolServerName, main: own(toolServerName, (ctx) => toolServerMain(ctx, config.bugs)) },
+      { name: runnerName, main: own(runnerName, (ctx) => runnerMain(ctx, config, env)) },
       { name: nodeHostName, main: (ctx) => nodeHost.main(ctx) },
     ],
     links: [

@@ -3,10 +3,12 @@
 // everything it does goes through it. The simulation kernel (sim/) implements these ports; a kill fences an
 // incarnation, after which its primitives do nothing and its pending awaits never resume.
 
+/** Simulated time in integer milliseconds. */
 export interface Clock {
   nowMs(): number;
 }
 
+/** A seeded random stream (a sub-stream of the run's PRNG). */
 export interface Random {
   /** Uniform integer in [min, max], inclusive. */
   int(min: number, max: number): number;
@@ -15,16 +17,19 @@ export interface Random {
   pick<T>(items: readonly T[]): T;
 }
 
+/** A timer that can be cancelled. */
 export interface TimerHandle {
   cancel(): void;
 }
 
+/** Sleeping and timers in simulated time, bound to the process's incarnation. */
 export interface Timers {
   sleep(delayMs: number): Promise<void>;
   /** Run `fn` after delayMs in this incarnation, unless cancelled or the incarnation is killed first. */
   setTimer(delayMs: number, fn: () => void): TimerHandle;
 }
 
+/** A message received from the network. */
 export interface Delivery<T = unknown> {
   from: string;
   payload: T;
@@ -32,6 +37,7 @@ export interface Delivery<T = unknown> {
   ack(): void;
 }
 
+/** A process's network endpoint (named after the process). */
 export interface Network {
   /** Fire and forget: the message may be delayed, dropped, duplicated or reordered by the link. */
   send(to: string, payload: unknown): void;
@@ -39,6 +45,7 @@ export interface Network {
   receive(): Promise<Delivery>;
 }
 
+/** The simulated disk: writes are volatile until fsync; a crash drops them and may tear the last append. */
 export interface Disk {
   read(path: string): Promise<string | undefined>;
   /** Replace the whole file (volatile until fsync). */
@@ -52,10 +59,14 @@ export interface Disk {
   list(prefix: string): Promise<string[]>;
 }
 
+/** A value in a SQL row or parameter list. */
 export type SqlValue = string | number | null;
+/** A row returned by a query, by column name. */
 export type SqlRow = Record<string, SqlValue>;
+/** Positional SQL parameters. */
 export type SqlParams = readonly SqlValue[];
 
+/** What a write changed. */
 export interface SqlRunResult {
   changes: number;
   lastInsertRowId: number;
@@ -67,6 +78,7 @@ export interface SqlTransaction {
   run(sql: string, params?: SqlParams): SqlRunResult;
 }
 
+/** A SQLite database on the simulated disk; committed transactions survive a SIGKILL. */
 export interface SqlDatabase {
   readonly path: string;
   query(sql: string, params?: SqlParams): Promise<SqlRow[]>;
@@ -76,11 +88,13 @@ export interface SqlDatabase {
   transaction<T>(body: (tx: SqlTransaction) => T): Promise<T>;
 }
 
+/** Opens SQLite databases on the simulated disk. */
 export interface Sqlite {
   /** Open (creating with `schemaSql` if new) the database kept at `path` on the simulated disk. */
   open(path: string, schemaSql: string): Promise<SqlDatabase>;
 }
 
+/** A value of a trace note field. */
 export type TraceValue = string | number | boolean | null;
 
 /** Process supervision, as a container host has it: the gateway starts and kills the runner and tool server. */
@@ -92,6 +106,7 @@ export interface Supervisor {
   start(name: string, delayMs: number): void;
 }
 
+/** Everything a process may touch, bound to one incarnation: after a kill its primitives do nothing. */
 export interface ProcessContext {
   readonly name: string;
   readonly incarnation: number;
@@ -116,6 +131,7 @@ export class SqliteBusyError extends Error {
   }
 }
 
+/** A process's entry point: started at spawn and again at each restart. */
 export type ProcessMain = (ctx: ProcessContext) => Promise<void>;
 
 /** The tools the agent offers the LLM. */
@@ -129,6 +145,7 @@ export interface LlmToolCall {
   text: string;
 }
 
+/** The LLM's answer: tool calls made mid-turn and the closing text. */
 export interface LlmAnswer {
   toolCalls: LlmToolCall[];
   /** Closing text; `<message to="user">...</message>` blocks are what the user should see. */

@@ -1,9 +1,14 @@
 // Messages between the processes and the simulated platform, and the processes' names (network endpoints).
 
+/** The chat platform endpoint (part of the world). */
 export const platformName = 'platform';
+/** The gateway process. */
 export const gatewayName = 'gateway';
+/** The agent runner process. */
 export const runnerName = 'runner';
+/** The tool server process. */
 export const toolServerName = 'tool-server';
+/** The node host process. */
 export const nodeHostName = 'node-host';
 
 export interface InboundMessage {

@@ -3,6 +3,7 @@
 // to turns with it, and a retried turn recognises the rows it already wrote.
 import type { SqlDatabase, Sqlite, SqlRow } from './ports.ts';
 
+/** Where Hermes' state.db lives on the simulated disk. */
 export const stateDbPath = '/data/state.db';
 
 export const stateDbSchema = `

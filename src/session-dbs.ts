@@ -24,6 +24,7 @@ CREATE TABLE exec_seen (
 );
 `;
 
+/** The schema of a session's outbound.db (nanoclaw's messages_out and session_state). */
 export const outboundSchema = `
 CREATE TABLE messages_out (
   id TEXT PRIMARY KEY,
@@ -44,14 +45,17 @@ CREATE TABLE session_state (
 );
 `;
 
+/** Where a session's inbound.db lives on the simulated disk. */
 export function inboundPath(sessionKey: string): string {
   return `/data/sessions/${encodeURIComponent(sessionKey)}/inbound.db`;
 }
 
+/** Where a session's outbound.db lives on the simulated disk. */
 export function outboundPath(sessionKey: string): string {
   return `/data/sessions/${encodeURIComponent(sessionKey)}/outbound.db`;
 }
 
+/** Where a session's pi JSONL transcript lives on the simulated disk. */
 export function transcriptPath(sessionKey: string): string {
   return `/data/sessions/${encodeURIComponent(sessionKey)}.jsonl`;
 }
@@ -106,6 +110,7 @@ export function turnSentPayloadsKeyFor(turnId: string, sharedRow: boolean): stri
 
 export const turnSendInvokedKey = 'turn_send_invoked';
 
+/** Parse a turn_sent_payloads value (empty when absent). */
 export function parseTurnSentPayloads(value: string | undefined): TurnSentPayloads {
   if (value === undefined) return { turnId: null, payloads: [] };
   const parsed = JSON.parse(value) as TurnSentPayloads;

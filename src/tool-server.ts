@@ -17,6 +17,7 @@ import {
 
 export { toolServerName } from './protocol.ts';
 
+/** A tool call from the runner to the tool server. */
 export interface ToolCallMessage {
   type: 'tool.call';
   callId: string;
@@ -26,16 +27,19 @@ export interface ToolCallMessage {
   text: string;
 }
 
+/** The tool server's answer to a call: ok false means the runner retries it. */
 export interface ToolResultMessage {
   type: 'tool.result';
   callId: string;
   ok: boolean;
 }
 
+/** Whether a network payload is a tool call. */
 export function isToolCall(payload: unknown): payload is ToolCallMessage {
   return typeof payload === 'object' && payload !== null && (payload as { type?: unknown }).type === 'tool.call';
 }
 
+/** The built-in tool server's process main (wrap it, or replace it through buildModel's components). */
 export async function toolServerMain(ctx: ProcessContext, bugs: ReadonlySet<BugId>): Promise<void> {
   const dbs = new SessionDbs(ctx.sqlite);
   for (;;) {

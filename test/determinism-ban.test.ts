@@ -1,6 +1,6 @@
 // The determinism ban of DESIGN.md section 2, enforced by scanning the source rather than by the linter, so it holds
-// whatever the linter does. Every .ts or .mjs file under src/, sim/ and scenarios/ (except the exempt adapters to the
-// real world below) must be free of the real clock, real randomness, real timers and real I/O modules. Comments are
+// whatever the linter does. Every .ts or .mjs file under src/, sim/, scenarios/ and lib/ (except the exempt adapters
+// to the real world below) must be free of the real clock, real randomness, real timers and real I/O modules. Comments are
 // stripped first, so a comment may name a banned API; string contents are scanned (a banned API in a string is
 // almost always SQL or code that will be evaluated, and the few false alarms are cheap to reword).
 import { readdirSync, readFileSync, statSync } from 'node:fs';
@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 
 const repoRoot = fileURLToPath(new URL('../', import.meta.url));
-const scannedDirectories = ['src', 'sim', 'scenarios'];
+const scannedDirectories = ['src', 'sim', 'scenarios', 'lib'];
 const exempt = new Set([
   // The CLI's one adapter to the real world: wall clock, files, fresh seeds.
   'sim/cli/real.ts',

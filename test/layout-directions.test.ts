@@ -2,7 +2,8 @@
 // kernel knows only the ports (src/ports.ts), never the model, a checker or the command line; the world uses the
 // kernel and the protocol the model speaks; the checkers read the ledger and the durable state and import no part of
 // the command line or of one run's harness; scenarios import only the plan types; src/ never imports sim/ or
-// scenarios/. Only relative imports are followed (npm packages are free).
+// scenarios/; the library (lib/) re-exports the parts and never the command line; an example imports gatesim only
+// as a package. Only relative imports are followed (npm packages are free).
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -31,6 +32,14 @@ const rules: { from: string; allowed: string[] }[] = [
   { from: 'sim/run/', allowed: ['sim/run/', 'sim/kernel/', 'sim/world/', 'sim/checkers/', 'src/index.ts', 'scenarios/index.ts'] },
   { from: 'scenarios/', allowed: ['scenarios/', 'sim/run/plan.ts', 'src/index.ts'] },
   { from: 'src/', allowed: ['src/'] },
+  // The library's public entry re-exports the parts a gateway engineer needs, and the fuzz driver and seed strings of
+  // the command line, never the command line itself (main.ts, load.ts).
+  {
+    from: 'lib/',
+    allowed: ['lib/', 'src/', 'scenarios/', 'sim/kernel/', 'sim/world/', 'sim/run/', 'sim/checkers/', 'sim/cli/fuzz.ts', 'sim/cli/seed-string.ts', 'sim/cli/report.ts', 'sim/cli/real.ts'],
+  },
+  // An example is what a user copies: it reaches gatesim only through the package ('gatesim', 'gatesim/vitest').
+  { from: 'examples/', allowed: ['examples/'] },
 ];
 
 export function breaches(file: string, targets: readonly string[]): string[] {
@@ -40,10 +49,10 @@ export function breaches(file: string, targets: readonly string[]): string[] {
 }
 
 describe('dependency directions', () => {
-  const all = [...files('sim'), ...files('src'), ...files('scenarios')];
+  const all = [...files('sim'), ...files('src'), ...files('scenarios'), ...files('lib'), ...files('examples')];
 
   it('covers every room', () => {
-    for (const room of ['sim/kernel/', 'sim/world/', 'sim/run/', 'sim/checkers/', 'sim/cli/', 'scenarios/', 'src/']) {
+    for (const room of ['sim/kernel/', 'sim/world/', 'sim/run/', 'sim/checkers/', 'sim/cli/', 'scenarios/', 'src/', 'lib/', 'examples/']) {
       expect(all.some((file) => file.startsWith(room)), room).toBe(true);
     }
   });
@@ -56,5 +65,7 @@ describe('dependency directions', () => {
     expect(breaches('sim/kernel/network.ts', importsOf('sim/kernel/network.ts', "import type { Delivery } from '../../src/index.ts';"))).toEqual(['src/index.ts']);
     expect(breaches('sim/checkers/replies.ts', importsOf('sim/checkers/replies.ts', "import { x } from '../cli/report.ts';"))).toEqual(['sim/cli/report.ts']);
     expect(breaches('src/turn.ts', importsOf('src/turn.ts', "import { y } from '../sim/world/ledger.ts';"))).toEqual(['sim/world/ledger.ts']);
+    expect(breaches('examples/gateway-suite/scenarios.ts', importsOf('examples/gateway-suite/scenarios.ts', "import { fc } from '../../lib/index.ts';"))).toEqual(['lib/index.ts']);
+    expect(breaches('lib/index.ts', importsOf('lib/index.ts', "export { main } from '../sim/cli/main.ts';"))).toEqual(['sim/cli/main.ts']);
   });
 });

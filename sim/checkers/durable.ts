@@ -5,6 +5,7 @@
 import { stateDbPath, transcriptPath } from '../../src/index.ts';
 import type { Simulation } from '../kernel/simulation.ts';
 
+/** A row of state.db's `messages` table, as Hermes writes it. */
 export interface DbRow {
   id: number;
   sessionId: string;
@@ -14,6 +15,7 @@ export interface DbRow {
   toolCallIds: string[];
 }
 
+/** A message entry of a pi JSONL transcript. */
 export interface JsonlEntry {
   id: string;
   parentId: string | null;
@@ -24,17 +26,20 @@ export interface JsonlEntry {
   toolCallIds: string[];
 }
 
+/** A JSONL transcript as parsed: its entries in file order, and how many lines did not parse. */
 export interface Transcript {
   entries: JsonlEntry[];
   malformedLines: number;
 }
 
+/** What survived on the simulated disk: state.db rows and the JSONL transcripts, by session. */
 export interface DurableState {
   rows: DbRow[];
   /** By session key; absent when the session has no file. */
   transcripts: Map<string, Transcript>;
 }
 
+/** Read the durable state of a simulation (what a crash now would leave, by default). */
 export function readDurableState(sim: Simulation, sessions: readonly string[], view: 'synced' | 'current' = 'synced'): DurableState {
   const rows = sim.sqlite.paths().includes(stateDbPath)
     ? sim.sqlite

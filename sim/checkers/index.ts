@@ -8,14 +8,17 @@ import { attributeAll } from './attribution.ts';
 import { readDurableState } from './durable.ts';
 import { checkIngestion } from './ingestion.ts';
 import { checkLiveness } from './liveness.ts';
-import { kernelFacts, type Observations } from './observations.ts';
+import { checkCustom } from './custom.ts';
+import { kernelFacts, type Observations, stepAt } from './observations.ts';
 import { checkReplies } from './replies.ts';
 import type { TranscriptMonitor } from './transcript.ts';
 import { classOf, type Violation } from './violation.ts';
 
 export { TranscriptMonitor } from './transcript.ts';
-export { type FailureClass, type InvariantName, invariantNames, type Violation } from './violation.ts';
-export { activeBranch, type DbRow, type JsonlEntry, parsePiTranscript, readDurableState } from './durable.ts';
+export { type BuiltinInvariantName, builtinInvariantNames, type FailureClass, type InvariantName, invariantNames, type Violation } from './violation.ts';
+export { checkCustom, type CustomInvariant, customInvariants, type CustomViolation, registerInvariant } from './custom.ts';
+export type { KernelFact, Observations } from './observations.ts';
+export { activeBranch, type DbRow, type DurableState, type JsonlEntry, parsePiTranscript, readDurableState, type Transcript } from './durable.ts';
 
 /** What a run hands the checkers: the simulation's durable state, the world's ledger and the run's timing. */
 export interface CheckInput {
@@ -57,5 +60,7 @@ export function checkRun(input: CheckInput): Violation[] {
   checkIngestion(o, out);
   out.push(...input.monitor.finish(o));
   checkLiveness(o, attributions, out);
+  // A user's own invariants run last, over the same observations.
+  out.push(...checkCustom(o, (timeMs) => stepAt(o, timeMs)));
   return out.sort((a, b) => a.step - b.step);
 }

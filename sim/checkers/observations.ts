@@ -10,6 +10,7 @@ import type { DurableState } from './durable.ts';
 /** Replies the system under test produces itself, without the LLM (a give-up after repeated errors, /clear). */
 export const cannedReplies = [errorReply, clearedReply] as const;
 
+/** A kill or crash of a process, as the kernel recorded it. */
 export interface KernelFact {
   kind: 'kill' | 'crash';
   process: string;
@@ -18,6 +19,10 @@ export interface KernelFact {
   step: number;
 }
 
+/**
+ * What every checker (built-in or registered) judges a run by: the ledger, the durable state, kills and crashes,
+ * the trace (for timeline steps only) and the timing.
+ */
 export interface Observations {
   sessions: string[];
   ledger: Ledger;

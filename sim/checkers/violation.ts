@@ -1,5 +1,8 @@
-// Invariant names are stable: they appear in JSON output and scripts depend on them (DESIGN.md section 5).
-export const invariantNames = [
+// Invariant names are stable: they appear in JSON output and scripts depend on them (DESIGN.md section 5). The
+// built-in names are fixed here; a user's own invariants (sim/checkers/custom.ts) join `invariantNames` when they
+// are registered, so the command line lists and accepts them like the built-in ones.
+/** The built-in invariants (DESIGN.md section 5), besides no-process-crash. */
+export const builtinInvariantNames = [
   'one-assistant-row-per-visible-reply',
   'no-double-ingestion',
   'no-duplicate-visible-reply',
@@ -10,10 +13,19 @@ export const invariantNames = [
   'quiescent-after-heal',
 ] as const;
 
-export type InvariantName = (typeof invariantNames)[number] | 'no-process-crash';
+/** A built-in invariant's name, or the crash check's. */
+export type BuiltinInvariantName = (typeof builtinInvariantNames)[number] | 'no-process-crash';
 
+/** An invariant's name: a built-in one, or one registered with registerInvariant. */
+export type InvariantName = BuiltinInvariantName | (string & {});
+
+/** Every invariant the checkers run, built-in first, then registered ones in registration order. */
+export const invariantNames: readonly string[] = [...builtinInvariantNames];
+
+/** How bad a violation is: correctness (wrong durable or visible state), liveness (no progress), crash. */
 export type FailureClass = 'correctness' | 'liveness' | 'crash';
 
+/** One broken invariant in one run. */
 export interface Violation {
   invariant: InvariantName;
   message: string;
@@ -23,8 +35,17 @@ export interface Violation {
   class: FailureClass;
 }
 
+const customClasses = new Map<string, FailureClass>();
+
+/** Record a registered invariant's name and class (sim/checkers/custom.ts is the only caller). */
+export function addInvariantName(name: string, failureClass: FailureClass): void {
+  customClasses.set(name, failureClass);
+  (invariantNames as string[]).push(name);
+}
+
+/** An invariant's failure class. */
 export function classOf(invariant: InvariantName): FailureClass {
   if (invariant === 'every-inbound-answered' || invariant === 'quiescent-after-heal') return 'liveness';
   if (invariant === 'no-process-crash') return 'crash';
-  return 'correctness';
+  return customClasses.get(invariant) ?? 'correctness';
 }

@@ -10,7 +10,7 @@ import { findScenario, type Scenario } from '../../scenarios/index.ts';
 import { assert } from '../kernel/assert.ts';
 import type { FaultCoverage } from '../run/coverage.ts';
 import { generateSpec, runArbitrary, toSpec } from '../run/generate.ts';
-import { type RunResult, runSpec } from '../run/harness.ts';
+import { type RunOptions, type RunResult, runSpec } from '../run/harness.ts';
 import type { Plan } from '../run/plan.ts';
 import { encodeSeedString } from './seed-string.ts';
 
@@ -46,14 +46,17 @@ function scenarioOf(task: FuzzTask): Scenario {
   return scenario;
 }
 
-export async function runTask(task: FuzzTask, sql: SqlJsStatic): Promise<RunReport> {
+/** Options of a run beyond the plan (components of one's own); only an in-process executor can carry them. */
+export type TaskRunOptions = Omit<RunOptions, 'sql'>;
+
+export async function runTask(task: FuzzTask, sql: SqlJsStatic, runOptions: TaskRunOptions = {}): Promise<RunReport> {
   assert(task.kind === 'run', 'runTask is given a run task');
-  const result = await runSpec(generateSpec(scenarioOf(task), task.bugs, task.seed, undefined), { sql });
+  const result = await runSpec(generateSpec(scenarioOf(task), task.bugs, task.seed, undefined), { ...runOptions, sql });
   result.sim.dispose();
   return { fails: failsFor(task.invariant)(result), coverage: result.coverage };
 }
 
-export async function shrinkTask(task: FuzzTask, sql: SqlJsStatic): Promise<ShrinkReport> {
+export async function shrinkTask(task: FuzzTask, sql: SqlJsStatic, runOptions: TaskRunOptions = {}): Promise<ShrinkReport> {
   assert(task.kind === 'shrink', 'shrinkTask is given a shrink task');
   const scenario = scenarioOf(task);
   const fails = failsFor(task.invariant);
@@ -63,7 +66,7 @@ export async function shrinkTask(task: FuzzTask, sql: SqlJsStatic): Promise<Shri
     // candidate counts as passing.
     if (shrinkRuns >= shrinkRunsMax) return true;
     shrinkRuns++;
-    const result = await runSpec(toSpec(scenario, task.bugs, value), { sql });
+    const result = await runSpec(toSpec(scenario, task.bugs, value), { ...runOptions, sql });
     result.sim.dispose();
     return !fails(result);
   });
@@ -75,6 +78,6 @@ export async function shrinkTask(task: FuzzTask, sql: SqlJsStatic): Promise<Shri
   return { seedString, shrinkRuns: Math.max(0, shrinkRuns) };
 }
 
-export function doTask(task: FuzzTask, sql: SqlJsStatic): Promise<RunReport | ShrinkReport> {
-  return task.kind === 'run' ? runTask(task, sql) : shrinkTask(task, sql);
+export function doTask(task: FuzzTask, sql: SqlJsStatic, runOptions: TaskRunOptions = {}): Promise<RunReport | ShrinkReport> {
+  return task.kind === 'run' ? runTask(task, sql, runOptions) : shrinkTask(task, sql, runOptions);
 }

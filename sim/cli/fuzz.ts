@@ -13,7 +13,7 @@ import { addCoverage, emptyCoverage, type FaultCoverage } from '../run/coverage.
 import { generateSpec } from '../run/generate.ts';
 import { type RunResult, runSpec } from '../run/harness.ts';
 import { runSeed, type Shard, shardRuns } from './campaign.ts';
-import { failsFor, type RunReport } from './fuzz-task.ts';
+import { failsFor, type RunReport, type TaskRunOptions } from './fuzz-task.ts';
 import { type Executor, inlineExecutor } from './pool.ts';
 import { decodeSeedString, verifySeedString } from './seed-string.ts';
 
@@ -51,6 +51,8 @@ export interface ScenarioOutcome {
 export interface FuzzExtras {
   /** Where runs are done; this thread by default. */
   executor?: Executor;
+  /** Run options for every run (components of one's own); only with the default, in-process executor. */
+  runOptions?: TaskRunOptions;
   /** When a run is handed to the executor (the sharding test records these). */
   onRunStarted?: (run: { scenario: string; run: number; seed: number }) => void;
   /** When the first failure of the scenario is found and shrinking starts (1-based run index). */
@@ -73,7 +75,8 @@ export async function fuzzScenario(
   onProgress: (runsDone: number) => void = () => {},
   extras: FuzzExtras = {},
 ): Promise<ScenarioOutcome> {
-  const executor = extras.executor ?? inlineExecutor(sql);
+  assert(extras.runOptions === undefined || extras.executor === undefined, 'run options need the in-process executor');
+  const executor = extras.executor ?? inlineExecutor(sql, extras.runOptions);
   const coverage = emptyCoverage();
   const order = shardRuns(limits.runs, limits.shard);
   const inFlightMax = executor.workers * 2;
@@ -104,7 +107,7 @@ export async function fuzzScenario(
       // Later runs may still be in flight: let them finish (their answers are not used) before shrinking.
       await Promise.allSettled(pending.map((later) => later.answer));
       extras.onShrinkStarted?.(head.run + 1);
-      const failure = await shrinkFailure(scenario, bugs, head, limits, executor, sql);
+      const failure = await shrinkFailure(scenario, bugs, head, limits, executor, sql, extras.runOptions ?? {});
       return { scenario: scenario.name, runs, coverage, failure };
     }
   }
@@ -115,9 +118,17 @@ function invariantOf(limits: FuzzLimits): { invariant?: string } {
   return limits.invariant === undefined ? {} : { invariant: limits.invariant };
 }
 
-async function shrinkFailure(scenario: Scenario, bugs: BugId[], head: Pending, limits: FuzzLimits, executor: Executor, sql: SqlJsStatic): Promise<FuzzFailure> {
+async function shrinkFailure(
+  scenario: Scenario,
+  bugs: BugId[],
+  head: Pending,
+  limits: FuzzLimits,
+  executor: Executor,
+  sql: SqlJsStatic,
+  runOptions: TaskRunOptions,
+): Promise<FuzzFailure> {
   const shrunk = await executor.shrink({ kind: 'shrink', scenario: scenario.name, bugs, seed: head.seed, ...invariantOf(limits) });
-  const result = await replay(scenario, shrunk.seedString, sql);
+  const result = await replay(scenario, shrunk.seedString, sql, runOptions);
   assert(failsFor(limits.invariant)(result), `the shrunk counterexample of ${scenario.name} passes when replayed: shrinking is not deterministic`);
   const first = result.violations.find((violation) => limits.invariant === undefined || violation.invariant === limits.invariant);
   assert(first !== undefined, 'a failing run has a violation');
@@ -135,9 +146,9 @@ async function shrinkFailure(scenario: Scenario, bugs: BugId[], head: Pending, l
 }
 
 /** Replay a seed string made by this build, as `repro` does. */
-async function replay(scenario: Scenario, seedString: string, sql: SqlJsStatic): Promise<RunResult> {
+async function replay(scenario: Scenario, seedString: string, sql: SqlJsStatic, runOptions: TaskRunOptions): Promise<RunResult> {
   const decoded = decodeSeedString(seedString);
   const spec = generateSpec(scenario, decoded.bugs, decoded.seed, decoded.path);
   verifySeedString(decoded, spec);
-  return runSpec(spec, { sql });
+  return runSpec(spec, { ...runOptions, sql });
 }

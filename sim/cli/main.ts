@@ -16,6 +16,7 @@ import { fuzzCommand, type FuzzOptions, UsageError, workersMax } from './fuzz-co
 import { freshSeed, prepareArtifactDir } from './real.ts';
 import { formatMs, runJson, runText, writeArtifacts } from './report.ts';
 import { clip, decodeSeedString, encodeSeedString, parseSeedNumber, SeedStringError, verifySeedString } from './seed-string.ts';
+import { LoadError, loadModules, splitLoadOptions } from './load.ts';
 
 const errorLineLengthMax = 300;
 
@@ -159,7 +160,8 @@ function program(setExit: (code: number) => void): Command {
     .version(packageJson.version, '--version', 'print the gatesim version')
     .option('--no-color', 'no colour codes in the output (also NO_COLOR; colour is off when stdout is not a terminal)')
     .exitOverride()
-    .configureOutput({ writeErr: () => {} });
+    .configureOutput({ writeErr: () => {} })
+    .option('--load <module>', 'import a module that registers scenarios or invariants first (repeatable)');
   const bugsOption = () => new Option('--bugs <ids>', `bug ids to switch on, comma-separated (${bugIds.join(', ')})`).argParser(parseBugs);
   root.command('list').description('list scenarios, bug ids and invariants').option('--json', 'print one JSON object').action((options: { json?: boolean }) => setExit(list(options)));
   root
@@ -211,8 +213,17 @@ function usageLine(message: string): number {
   return exitCodes.usage;
 }
 
-export async function main(argv: readonly string[]): Promise<number> {
+export async function main(argvWithLoads: readonly string[]): Promise<number> {
   let code = 0;
+  let argv: string[];
+  try {
+    const { modules, rest } = splitLoadOptions(argvWithLoads);
+    await loadModules(modules, process.cwd());
+    argv = rest;
+  } catch (error) {
+    if (!(error instanceof LoadError)) throw error;
+    return usageLine(error.message);
+  }
   if (argv.length === 0) {
     process.stderr.write('gatesim: a command is required (list, run, repro, fuzz, demo); see --help\n');
     return exitCodes.usage;
@@ -220,7 +231,7 @@ export async function main(argv: readonly string[]): Promise<number> {
   try {
     await program((value) => {
       code = value;
-    }).parseAsync(argv as string[], { from: 'user' });
+    }).parseAsync(argv, { from: 'user' });
     return code;
   } catch (error) {
     if (error instanceof CommanderError) {

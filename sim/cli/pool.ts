@@ -3,7 +3,7 @@
 // driver consumes answers in run order, so the number of workers changes only how long a campaign takes.
 import { Piscina } from 'piscina';
 import type { SqlJsStatic } from 'sql.js';
-import { doTask, type FuzzTask, type RunReport, type ShrinkReport } from './fuzz-task.ts';
+import { doTask, type FuzzTask, type RunReport, type ShrinkReport, type TaskRunOptions } from './fuzz-task.ts';
 
 export interface Executor {
   readonly workers: number;
@@ -12,11 +12,11 @@ export interface Executor {
   close(): Promise<void>;
 }
 
-export function inlineExecutor(sql: SqlJsStatic): Executor {
+export function inlineExecutor(sql: SqlJsStatic, runOptions: TaskRunOptions = {}): Executor {
   return {
     workers: 1,
-    run: async (task) => (await doTask(task, sql)) as RunReport,
-    shrink: async (task) => (await doTask(task, sql)) as ShrinkReport,
+    run: async (task) => (await doTask(task, sql, runOptions)) as RunReport,
+    shrink: async (task) => (await doTask(task, sql, runOptions)) as ShrinkReport,
     close: async () => {},
   };
 }
@@ -29,7 +29,8 @@ export function inlineExecutor(sql: SqlJsStatic): Executor {
 export function poolExecutor(workers: number): Executor {
   const viaTsx = process.execArgv.some((flag) => flag.includes('tsx'));
   const pool = new Piscina({
-    filename: new URL('./fuzz-worker.ts', import.meta.url).href,
+    // The worker module sits beside this one: fuzz-worker.ts from source, fuzz-worker.js in the built package.
+    filename: new URL(import.meta.url.endsWith('.ts') ? './fuzz-worker.ts' : './fuzz-worker.js', import.meta.url).href,
     minThreads: workers,
     maxThreads: workers,
     idleTimeout: Number.POSITIVE_INFINITY,

@@ -20,10 +20,15 @@ export const seedStringLengthMax = 4_096;
 const seedMax = 2 ** 31 - 1;
 const fingerprintSeeds = [1, 2, 3] as const;
 
+/**
+ * A seed string that cannot be replayed: malformed, truncated, edited, of another format, or made by a build whose
+ * scenarios differ.
+ */
 export class SeedStringError extends Error {
   override name = 'SeedStringError';
 }
 
+/** What a seed string names: the scenario, the bug set, the fast-check seed and the shrink path. */
 export interface SeedHeader {
   scenario: string;
   bugs: BugId[];
@@ -66,6 +71,7 @@ export function canonicalSpec(spec: RunSpec): string {
   return JSON.stringify({ scenario: spec.scenario, bugs: spec.bugs, seed: spec.seed, plan: spec.plan });
 }
 
+/** The seed string of a run: the header plus a check over the plan it regenerates to. */
 export function encodeSeedString(header: SeedHeader, spec: RunSpec): string {
   const bugs = header.bugs.length === 0 ? 'none' : header.bugs.join('+');
   const body = `${seedFormatVersion}.${header.scenario}.${bugs}.${header.seed}.${header.path === undefined ? 'r' : header.path.replace(/:/g, '-')}.${buildToken(thisBuild())}`;

@@ -30,6 +30,7 @@ export interface RunSummary {
   crashes: number;
 }
 
+/** The deterministic machine one run executes in: scheduler, clock, network, disk, SQLite, processes and trace. */
 export class Simulation {
   readonly prng: Prng;
   readonly clock = new SimClock();

@@ -36,6 +36,10 @@ export type KernelTraceKind =
 
 export type TraceKind = KernelTraceKind | `model.${string}` | `check.${string}`;
 
+/**
+ * One typed event of a run, at a simulated time; the canonical serialisation of all of them is hashed into
+ * traceHash.
+ */
 export interface TraceEvent {
   index: number;
   timeMs: number;

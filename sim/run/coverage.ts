@@ -6,6 +6,7 @@ import { type FaultType, faultTypes, type KillableProcess, linkPairs, type Phase
 import type { Simulation } from '../kernel/simulation.ts';
 import type { TraceEvent } from '../kernel/trace.ts';
 
+/** How many faults of each type landed in each phase of a turn (or while idle). */
 export type FaultCoverage = Record<FaultType, Record<Phase | 'idle', number>>;
 
 export function emptyCoverage(): FaultCoverage {

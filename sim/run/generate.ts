@@ -15,6 +15,10 @@ export function toSpec(scenario: Scenario, bugs: BugId[], value: [Plan, number])
   return { scenario: scenario.name, bugs, seed: value[1], plan: value[0] };
 }
 
+/**
+ * The run a scenario gives for a fast-check seed (and shrink path): the same inputs give the same plan in every
+ * process.
+ */
 export function generateSpec(scenario: Scenario, bugs: BugId[], seed: number, path: string | undefined): RunSpec {
   let value: [Plan, number] | undefined;
   const property = fc.property(runArbitrary(scenario), (drawn) => {

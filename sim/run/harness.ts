@@ -2,9 +2,10 @@
 // model, applies the plan's workload and faults (timed ones at their instant, phase-triggered ones when the trace
 // shows the phase), stops the faults at faultPhaseMs, lets the run settle fault-free, and hands the trace and the
 // durable state to the checkers. The world (platform, LLM API, deployed config) is built here, beside the model, and
-// keeps the ground-truth ledger; the model sees it only through its ports.
+// keeps the ground-truth ledger; the model sees it only through its ports. A scenario (or the caller) may run some of
+// the model's processes with components of its own, written against the same ports.
 import type { SqlJsStatic } from 'sql.js';
-import { buildModel, type BuiltModel, gatewayName, modelConfig, nodeHostName, platformName, type Random, runnerName } from '../../src/index.ts';
+import { buildModel, type BuiltModel, gatewayName, type ModelComponents, modelConfig, nodeHostName, platformName, type Random, runnerName } from '../../src/index.ts';
 import type { SessionManagerFactory } from '../../src/session-manager-port.ts';
 import { buildWorld, type Ledger, type World } from '../world/index.ts';
 import { assert } from '../kernel/assert.ts';
@@ -12,11 +13,16 @@ import { checkRun, TranscriptMonitor, type Violation } from '../checkers/index.t
 import { type FaultCoverage, FaultRecorder } from './coverage.ts';
 import { type FaultStep, linkPairs, type Phase, phaseOfTrace, type RunSpec, sessionKey } from './plan.ts';
 import { Simulation } from '../kernel/simulation.ts';
+import { findScenario } from '../../scenarios/index.ts';
 import type { TraceEvent } from '../kernel/trace.ts';
 
 /** After the faults stop, the system may still act on what happened during them for this long (quiescent-after-heal). */
 export const quiescenceGraceMs = 15_000;
 
+/**
+ * One finished run: the verdict and violations, the trace hash, fault coverage, and the simulation, model and world
+ * it ran in.
+ */
 export interface RunResult {
   spec: RunSpec;
   verdict: 'pass' | 'fail';
@@ -32,6 +38,7 @@ export interface RunResult {
   ledger: Ledger;
 }
 
+/** How to run a RunSpec: the SQL engine (loadSqlJs()), and optional hooks and component replacements. */
 export interface RunOptions {
   sql: SqlJsStatic;
   /** Kernel setting under test (scheduler.ts); default settleQuietHopsDefault. */
@@ -43,8 +50,11 @@ export interface RunOptions {
   sessionManager?: 'model' | 'pi';
   /** Test hook, called after the world is configured and before any process starts (e.g. to script the model). */
   prepare?: (sim: Simulation, model: BuiltModel, world: World) => void;
+  /** Processes to run with a component of one's own; these win over the scenario's own `components`. */
+  components?: ModelComponents;
 }
 
+/** Run one plan of the model in a fresh simulation and check every invariant (built-in, then registered ones). */
 export async function runSpec(spec: RunSpec, options: RunOptions): Promise<RunResult> {
   const plan = spec.plan;
   const endMs = plan.faultPhaseMs + plan.settleMs;
@@ -65,11 +75,16 @@ export async function runSpec(spec: RunSpec, options: RunOptions): Promise<RunRe
     nowMs: () => sim.clock.nowMs(),
   });
   const sessionManagerFactory = options.sessionManager === 'pi' ? await piFactory(sim) : undefined;
-  const model = buildModel(config, {
-    llm: world.modelApi,
-    configGeneration: () => world.deployed.configGeneration,
-    ...(sessionManagerFactory === undefined ? {} : { sessionManagerFactory }),
-  });
+  const components = { ...findScenario(spec.scenario)?.components, ...options.components };
+  const model = buildModel(
+    config,
+    {
+      llm: world.modelApi,
+      configGeneration: () => world.deployed.configGeneration,
+      ...(sessionManagerFactory === undefined ? {} : { sessionManagerFactory }),
+    },
+    components,
+  );
   const recorder = new FaultRecorder(sim);
   const monitor = new TranscriptMonitor(sim, sessions);
   // The model's note of a completed turn triggers the transcript check; the check itself reads only the files.

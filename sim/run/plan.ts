@@ -3,12 +3,17 @@
 // string encodes a plan exactly.
 import type { BugId } from '../../src/index.ts';
 
+/** The phases of a turn, in order (shared by the trace, fault triggers, coverage and reports). */
 export const phases = ['ingest', 'prompt-persisted', 'model-call', 'tool-send', 'result-dispatch', 'flush', 'delivery'] as const;
+/** A phase of a turn. */
 export type Phase = (typeof phases)[number];
 
+/** The processes a plan may SIGKILL. */
 export const killableProcesses = ['gateway', 'runner', 'tool-server', 'node-host'] as const;
+/** A process a plan may SIGKILL. */
 export type KillableProcess = (typeof killableProcesses)[number];
 
+/** The network links a link fault may hit, by index. */
 export const linkPairs = [
   ['platform', 'gateway'],
   ['gateway', 'node-host'],
@@ -16,12 +21,14 @@ export const linkPairs = [
 ] as const;
 export type LinkPair = (typeof linkPairs)[number];
 
+/** What users and commands do: a message, a command, a /clear or a config change, at a simulated time. */
 export type WorkloadStep =
   | { kind: 'user'; atMs: number; session: number; text: string }
   | { kind: 'exec'; atMs: number; session: number; durationMs: number; exitCode: number; output: string }
   | { kind: 'clear'; atMs: number; session: number }
   | { kind: 'config-bump'; atMs: number };
 
+/** A fault: a kill (timed or at a phase), a partition, a hold or a reset (timed or at a phase). */
 export type FaultStep =
   | { kind: 'kill'; atMs: number; process: KillableProcess; restartAfterMs: number }
   /** Kill `process` when the nth event of `phase` happens (0-based), after delayMs. */
@@ -34,6 +41,7 @@ export type FaultStep =
 export const faultTypes = ['kill-gateway', 'kill-runner', 'kill-tool-server', 'kill-node-host', 'partition', 'hold', 'reset', 'drop', 'duplicate', 'reorder', 'disk-tear', 'disk-writeback', 'sql-busy', 'model-error', 'model-slow'] as const;
 export type FaultType = (typeof faultTypes)[number];
 
+/** Fault rates for the whole fault phase: network, disk, SQLite and LLM faults (per 1000). */
 export interface FaultKnobs {
   dropPer1000: number;
   duplicatePer1000: number;
@@ -46,6 +54,7 @@ export interface FaultKnobs {
   modelSlowPer1000: number;
 }
 
+/** The fake LLM's behaviour (per 1000) and the agent cache size of a run. */
 export interface ModelKnobsPlan {
   toolCallPer1000: number;
   repeatPer1000: number;
@@ -54,6 +63,7 @@ export interface ModelKnobsPlan {
   agentCacheSize: number;
 }
 
+/** Everything one run needs besides its seed: sessions, workload, faults, knobs and timing. */
 export interface Plan {
   sessions: number;
   workload: WorkloadStep[];
@@ -65,6 +75,7 @@ export interface Plan {
   settleMs: number;
 }
 
+/** One run: scenario name, bug set, simulation seed and plan. */
 export interface RunSpec {
   scenario: string;
   bugs: BugId[];
@@ -72,6 +83,7 @@ export interface RunSpec {
   plan: Plan;
 }
 
+/** Fault knobs with every fault off. */
 export const noFaults: FaultKnobs = {
   dropPer1000: 0,
   duplicatePer1000: 0,
@@ -84,6 +96,7 @@ export const noFaults: FaultKnobs = {
   modelSlowPer1000: 0,
 };
 
+/** The session key of session number `index` (as OpenClaw names a chat session). */
 export function sessionKey(index: number): string {
   return `agent:main:chat:${index}`;
 }

@@ -7,6 +7,7 @@ import { FakeModelApi } from './fake-model.ts';
 import { Ledger } from './ledger.ts';
 import { Platform } from './platform.ts';
 
+/** The environment of a run: the platform, the LLM API, the deployed config and the ledger they write. */
 export interface World {
   ledger: Ledger;
   platform: Platform;

@@ -6,6 +6,7 @@
 // except the acknowledgement time of a user message, which the platform fills in once.
 import type { LlmToolCall } from '../../src/ports.ts';
 
+/** A message the user typed, with its deliveries and the acknowledgement. */
 export interface UserMessageFact {
   sessionKey: string;
   deliveryId: string;
@@ -20,6 +21,7 @@ export interface UserMessageFact {
   acknowledgedAtMs: number | null;
 }
 
+/** A command the node host was asked to run. */
 export interface CommandFact {
   sessionKey: string;
   runId: string;
@@ -29,6 +31,7 @@ export interface CommandFact {
   requestedAtMs: number;
 }
 
+/** A request the LLM API received, and its outcome. */
 export interface LlmRequestFact {
   index: number;
   sessionKey: string;
@@ -40,6 +43,7 @@ export interface LlmRequestFact {
   answer: number | null;
 }
 
+/** An answer the LLM API returned: tool calls (with API-issued ids) and closing text. */
 export interface LlmAnswerFact {
   index: number;
   request: number;
@@ -50,6 +54,7 @@ export interface LlmAnswerFact {
   returnedAtMs: number;
 }
 
+/** Something the platform showed the user. */
 export interface ShownFact {
   index: number;
   sessionKey: string;
@@ -58,6 +63,10 @@ export interface ShownFact {
   atMs: number;
 }
 
+/**
+ * The ground truth of a run, written by the world only: what the user typed and saw, what the LLM was asked and
+ * answered, which commands ran.
+ */
 export class Ledger {
   readonly userMessages: UserMessageFact[] = [];
   readonly commands: CommandFact[] = [];
