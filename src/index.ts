@@ -35,3 +35,4 @@ export { activeBranchOf, parseTranscript, type SessionEntry } from './session-ma
 export { clearedReply, errorReply, queuedPrefix } from './turn.ts';
 export { contentHash, isVerbatimDuplicate, normalizeWhitespace, parseMessageBlocks } from './text.ts';
 export { isToolCall, type ToolCallMessage, type ToolResultMessage, toolServerMain, toolServerName } from './tool-server.ts';
+export { modelSessionManagerFactory, type SessionManagerFactory, type SessionManagerPort } from './session-manager-port.ts';

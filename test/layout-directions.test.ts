@@ -29,7 +29,7 @@ const rules: { from: string; allowed: string[] }[] = [
   { from: 'sim/kernel/', allowed: ['sim/kernel/', 'src/ports.ts'] },
   { from: 'sim/world/', allowed: ['sim/world/', 'sim/kernel/', 'src/ports.ts', 'src/protocol.ts', 'src/config.ts', 'src/text.ts'] },
   { from: 'sim/checkers/', allowed: ['sim/checkers/', 'sim/kernel/', 'sim/world/', 'src/'] },
-  { from: 'sim/run/', allowed: ['sim/run/', 'sim/kernel/', 'sim/world/', 'sim/checkers/', 'src/index.ts', 'scenarios/index.ts'] },
+  { from: 'sim/run/', allowed: ['sim/run/', 'sim/kernel/', 'sim/world/', 'sim/checkers/', 'sim/real/', 'src/index.ts', 'scenarios/index.ts'] },
   { from: 'scenarios/', allowed: ['scenarios/', 'sim/run/plan.ts', 'src/index.ts'] },
   { from: 'src/', allowed: ['src/'] },
   // The library's public entry re-exports the parts a gateway engineer needs, and the fuzz driver and seed strings of

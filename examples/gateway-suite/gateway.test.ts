@@ -27,6 +27,6 @@ describe('my tool server under gatesim', () => {
 
   it('would catch a known duplicate-send bug (the bench can fail)', async () => {
     const report = await fuzz('send-mid-turn', { bugs: ['send-flag'], runs: 30, seed: 1 });
-    expect(report.failure?.seed).toMatch(/^gs1\.send-mid-turn\.send-flag\./);
+    expect(report.failure?.seed).toMatch(/^gs2\.send-mid-turn\.send-flag\./);
   });
 });

@@ -17,6 +17,7 @@ import { failsFor, type RunReport, type TaskRunOptions } from './fuzz-task.ts';
 import { type Executor, inlineExecutor } from './pool.ts';
 import { decodeSeedString, verifySeedString } from './seed-string.ts';
 
+/** How much of a campaign to run for one scenario, and what counts as a failure. */
 export interface FuzzLimits {
   /** Count a run as failing only if it violates this invariant (a targeted hunt); any invariant by default. */
   invariant?: string;
@@ -27,6 +28,7 @@ export interface FuzzLimits {
   shard: Shard;
 }
 
+/** The first failure of a scenario, shrunk: its seed string, the violation, and the replayed run. */
 export interface FuzzFailure {
   scenario: string;
   seed: string;
@@ -41,6 +43,7 @@ export interface FuzzFailure {
   result: RunResult;
 }
 
+/** What a campaign did for one scenario: how many runs, the fault coverage, and the first failure if any. */
 export interface ScenarioOutcome {
   scenario: string;
   runs: number;
@@ -48,6 +51,7 @@ export interface ScenarioOutcome {
   coverage: FaultCoverage;
 }
 
+/** Optional parts of a campaign: where runs are done, run options, and progress hooks. */
 export interface FuzzExtras {
   /** Where runs are done; this thread by default. */
   executor?: Executor;
@@ -65,6 +69,10 @@ interface Pending {
   answer: Promise<RunReport>;
 }
 
+/**
+ * Fuzz one scenario: run r of the campaign draws its plan from its own fast-check seed (so shards and workers can
+ * do any run alone); the failing run with the lowest index is shrunk and replayed from its seed string.
+ */
 export async function fuzzScenario(
   scenario: Scenario,
   scenarioIndex: number,

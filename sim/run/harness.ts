@@ -6,7 +6,7 @@
 // the model's processes with components of its own, written against the same ports.
 import type { SqlJsStatic } from 'sql.js';
 import { buildModel, type BuiltModel, gatewayName, type ModelComponents, modelConfig, nodeHostName, platformName, type Random, runnerName } from '../../src/index.ts';
-import type { SessionManagerFactory } from '../../src/session-manager-port.ts';
+import type { SessionManagerFactory } from '../../src/index.ts';
 import { buildWorld, type Ledger, type World } from '../world/index.ts';
 import { assert } from '../kernel/assert.ts';
 import { checkRun, TranscriptMonitor, type Violation } from '../checkers/index.ts';

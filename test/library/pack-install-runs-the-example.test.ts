@@ -67,8 +67,10 @@ describe('gatesim packed and installed into a fresh project', () => {
     ok(run('npx', ['--no', '--', 'tsc', '-p', '.'], project));
   });
 
-  it('has a gatesim binary that lists scenarios, bugs and invariants', () => {
+  it('has a gatesim binary that prints its version and lists scenarios, bugs and invariants', () => {
     expect(ok(gatesim('--help')).stdout).toContain('repro');
+    const packageJson = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+    expect(ok(gatesim('--version')).stdout.trim()).toBe(packageJson.version);
     const listed = ok(gatesim('list', '--json'));
     const list = JSON.parse(listed.stdout) as { scenarios: { name: string }[]; invariants: string[] };
     expect(list.scenarios.map((scenario) => scenario.name)).toContain('chaos');
@@ -88,7 +90,7 @@ describe('gatesim packed and installed into a fresh project', () => {
     const fuzzed = gatesim('fuzz', '--scenario', 'send-mid-turn', '--bugs', 'send-flag', '--runs', '30', '--seed', '1', '--json');
     expect(fuzzed.status, fuzzed.stderr).toBe(1);
     const seed = (JSON.parse(fuzzed.stdout) as { failures: { seed: string }[] }).failures[0]?.seed ?? '';
-    expect(seed).toMatch(/^gs1\.send-mid-turn\.send-flag\./);
+    expect(seed).toMatch(/^gs2\.send-mid-turn\.send-flag\./);
     const repro = gatesim('repro', seed);
     expect(repro.status, repro.stderr).toBe(1);
     expect(repro.stdout.split('\n')[0]).toContain(seed);

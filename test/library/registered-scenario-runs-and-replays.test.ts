@@ -30,7 +30,7 @@ describe('registerScenario', () => {
 
   it('runs, and its seed string replays the same trace', async () => {
     const first = await runScenario('quiet-chat', { seed: 11 });
-    expect(first.seed).toMatch(/^gs1\.quiet-chat\.none\.11\.r\.[0-9a-f]{8}$/);
+    expect(first.seed).toMatch(/^gs2\.quiet-chat\.none\.11\.r\.[0-9a-z_]+-[0-9a-f]{6}\.[0-9a-f]{8}$/);
     expect(first.result.verdict, first.report).toBe('pass');
     const again = await reproduce(first.seed);
     expect(again.result.traceHash).toBe(first.result.traceHash);
