@@ -22,6 +22,7 @@ export class UsageError extends Error {}
 
 export interface FuzzOptions {
   invariant?: string;
+  sessionManager?: 'model' | 'pi';
   scenario?: string;
   all?: boolean;
   bugs?: BugId[];
@@ -87,7 +88,7 @@ export async function fuzzCommand(options: FuzzOptions): Promise<number> {
     for (const [position, scenario] of chosen.entries()) {
       const scenarioStarted = wallNowMs();
       const deadline = options.seconds === undefined ? undefined : () => wallNowMs() - scenarioStarted > (options.seconds as number) * 1_000;
-      const limits = { ...(runs === undefined ? {} : { runs }), ...(deadline === undefined ? {} : { deadline }), ...(options.invariant === undefined ? {} : { invariant: options.invariant }), shard };
+      const limits = { ...(runs === undefined ? {} : { runs }), ...(deadline === undefined ? {} : { deadline }), ...(options.invariant === undefined ? {} : { invariant: options.invariant }), ...(options.sessionManager === 'pi' ? { sessionManager: 'pi' as const } : {}), shard };
       const outcome = await fuzzScenario(scenario, scenarios.indexOf(scenario), bugs, campaignSeed, limits, sql, (done) => progress.update(scenario.name, position, done), {
         executor,
         onShrinkStarted: (run) => progress.note(`fuzz: ${scenario.name} failed at run ${run}; shrinking it (at most ${shrinkRunsMax} runs)`),

@@ -24,6 +24,8 @@ export interface FuzzTask {
   seed: number;
   /** Count a run as failing only if it violates this invariant; any invariant when absent. */
   invariant?: string;
+  /** Runs use the real pi SessionManager (sim/real) instead of the model's. */
+  sessionManager?: 'pi';
 }
 
 export interface RunReport {
@@ -40,6 +42,10 @@ export function failsFor(invariant: string | undefined): (result: RunResult) => 
   return (result) => (invariant === undefined ? result.verdict === 'fail' : result.violations.some((violation) => violation.invariant === invariant));
 }
 
+function sessionManagerOf(task: FuzzTask): { sessionManager?: 'pi' } {
+  return task.sessionManager === 'pi' ? { sessionManager: 'pi' } : {};
+}
+
 function scenarioOf(task: FuzzTask): Scenario {
   const scenario = findScenario(task.scenario);
   assert(scenario !== undefined, `fuzz task names an unknown scenario ${task.scenario}`);
@@ -51,7 +57,7 @@ export type TaskRunOptions = Omit<RunOptions, 'sql'>;
 
 export async function runTask(task: FuzzTask, sql: SqlJsStatic, runOptions: TaskRunOptions = {}): Promise<RunReport> {
   assert(task.kind === 'run', 'runTask is given a run task');
-  const result = await runSpec(generateSpec(scenarioOf(task), task.bugs, task.seed, undefined), { ...runOptions, sql });
+  const result = await runSpec(generateSpec(scenarioOf(task), task.bugs, task.seed, undefined), { ...runOptions, ...sessionManagerOf(task), sql });
   result.sim.dispose();
   return { fails: failsFor(task.invariant)(result), coverage: result.coverage };
 }
@@ -66,7 +72,7 @@ export async function shrinkTask(task: FuzzTask, sql: SqlJsStatic, runOptions: T
     // candidate counts as passing.
     if (shrinkRuns >= shrinkRunsMax) return true;
     shrinkRuns++;
-    const result = await runSpec(toSpec(scenario, task.bugs, value), { ...runOptions, sql });
+    const result = await runSpec(toSpec(scenario, task.bugs, value), { ...runOptions, ...sessionManagerOf(task), sql });
     result.sim.dispose();
     return !fails(result);
   });
@@ -74,7 +80,7 @@ export async function shrinkTask(task: FuzzTask, sql: SqlJsStatic, runOptions: T
   assert(outcome.failed, `run of ${task.scenario} with seed ${task.seed} passes when shrinking starts: runs are not deterministic`);
   const value = outcome.counterexample?.[0] as [Plan, number];
   const path = outcome.counterexamplePath ?? undefined;
-  const seedString = encodeSeedString({ scenario: scenario.name, bugs: task.bugs, seed: task.seed, path }, toSpec(scenario, task.bugs, value));
+  const seedString = encodeSeedString({ scenario: scenario.name, ...sessionManagerOf(task), bugs: task.bugs, seed: task.seed, path }, toSpec(scenario, task.bugs, value));
   return { seedString, shrinkRuns: Math.max(0, shrinkRuns) };
 }
 

@@ -21,6 +21,8 @@ import { decodeSeedString, verifySeedString } from './seed-string.ts';
 export interface FuzzLimits {
   /** Count a run as failing only if it violates this invariant (a targeted hunt); any invariant by default. */
   invariant?: string;
+  /** The runner's SessionManager: the model's own (default) or the real pi one (sim/real). */
+  sessionManager?: 'model' | 'pi';
   /** Runs per scenario over the whole campaign (all shards). */
   runs?: number;
   /** Or: stop starting new runs once this returns true (checked against the caller's clock). */
@@ -122,8 +124,8 @@ export async function fuzzScenario(
   return { scenario: scenario.name, runs, coverage, failure: undefined };
 }
 
-function invariantOf(limits: FuzzLimits): { invariant?: string } {
-  return limits.invariant === undefined ? {} : { invariant: limits.invariant };
+function invariantOf(limits: FuzzLimits): { invariant?: string; sessionManager?: 'pi' } {
+  return { ...(limits.invariant === undefined ? {} : { invariant: limits.invariant }), ...(limits.sessionManager === 'pi' ? { sessionManager: 'pi' as const } : {}) };
 }
 
 async function shrinkFailure(
@@ -158,5 +160,5 @@ async function replay(scenario: Scenario, seedString: string, sql: SqlJsStatic, 
   const decoded = decodeSeedString(seedString);
   const spec = generateSpec(scenario, decoded.bugs, decoded.seed, decoded.path);
   verifySeedString(decoded, spec);
-  return runSpec(spec, { ...runOptions, sql });
+  return runSpec(spec, { ...runOptions, ...(decoded.sessionManager === 'pi' ? { sessionManager: 'pi' as const } : {}), sql });
 }

@@ -92,6 +92,7 @@ function list(options: { json?: boolean }): number {
 interface RunOptions {
   seed?: number;
   bugs?: BugId[];
+  sessionManager?: 'model' | 'pi';
   json?: boolean;
   artifacts?: string;
 }
@@ -108,8 +109,19 @@ async function runCommand(scenarioName: string, options: RunOptions): Promise<nu
   const seed = options.seed ?? freshSeed();
   const bugs = options.bugs ?? [];
   const spec = generateSpec(scenario, bugs, seed, undefined);
-  const seedString = encodeSeedString({ scenario: scenario.name, bugs, seed, path: undefined }, spec);
-  return report(seedString, await runSpec(spec, { sql: await loadSqlJs() }), options);
+  const sessionManager = options.sessionManager ?? 'model';
+  const seedString = encodeSeedString({ scenario: scenario.name, sessionManager, bugs, seed, path: undefined }, spec);
+  return report(seedString, await runWith(spec, sessionManager), options);
+}
+
+/** Run a spec with the model's or the real pi SessionManager; a missing real/ package is bad usage (exit 2). */
+async function runWith(spec: Parameters<typeof runSpec>[0], sessionManager: 'model' | 'pi'): Promise<Awaited<ReturnType<typeof runSpec>>> {
+  try {
+    return await runSpec(spec, { sql: await loadSqlJs(), sessionManager });
+  } catch (error) {
+    if (sessionManager === 'pi' && error instanceof Error && /npm ci --prefix real/.test(error.message)) throw new UsageError(error.message);
+    throw error;
+  }
 }
 
 /** Replay a seed string; with --bugs, the same plan with the model switched differently (a fix checked on the failing plan). */
@@ -125,12 +137,13 @@ async function reproCommand(text: string, options: Omit<RunOptions, 'seed'>): Pr
   }
   verifySeedString(decoded, spec);
   checkArtifactDir(options.artifacts);
-  if (options.bugs === undefined) return report(text.trim(), await runSpec(spec, { sql: await loadSqlJs() }), options);
+  const sessionManager = decoded.sessionManager ?? 'model';
+  if (options.bugs === undefined) return report(text.trim(), await runWith(spec, sessionManager), options);
   // The plan of the seed string under another bug set has a seed string of its own, which replays it in turn.
   const switched = { ...spec, bugs: options.bugs };
-  const seedString = encodeSeedString({ scenario: scenario.name, bugs: options.bugs, seed: decoded.seed, path: decoded.path }, switched);
+  const seedString = encodeSeedString({ scenario: scenario.name, sessionManager, bugs: options.bugs, seed: decoded.seed, path: decoded.path }, switched);
   if (options.json !== true) print(`replaying the plan of ${text.trim()} with bugs: ${options.bugs.join(', ') || 'none'}`);
-  return report(seedString, await runSpec(switched, { sql: await loadSqlJs() }), options);
+  return report(seedString, await runWith(switched, sessionManager), options);
 }
 
 async function report(seedString: string, result: Awaited<ReturnType<typeof runSpec>>, options: { json?: boolean; artifacts?: string }): Promise<number> {
@@ -162,6 +175,8 @@ function program(setExit: (code: number) => void): Command {
     .exitOverride()
     .configureOutput({ writeErr: () => {} })
     .option('--load <module>', 'import a module that registers scenarios or invariants first (repeatable)');
+  const sessionManagerOption = () =>
+    new Option('--session-manager <model|pi>', "the runner's SessionManager: the model's own, or the real pi one (needs npm ci --prefix real); recorded in the seed string").choices(['model', 'pi']);
   const bugsOption = () => new Option('--bugs <ids>', `bug ids to switch on, comma-separated (${bugIds.join(', ')})`).argParser(parseBugs);
   root.command('list').description('list scenarios, bug ids and invariants').option('--json', 'print one JSON object').action((options: { json?: boolean }) => setExit(list(options)));
   root
@@ -170,6 +185,7 @@ function program(setExit: (code: number) => void): Command {
     .argument('<scenario>', `one of: ${scenarioNames.join(', ')}`)
     .option('--seed <n>', 'plan seed (default: a fresh one, printed in the seed string)', parseSeed)
     .addOption(bugsOption())
+    .addOption(sessionManagerOption())
     .option('--json', 'print one JSON object')
     .option('--artifacts <dir>', 'write the trace, databases and transcripts under <dir>')
     .action(async (scenario: string, options: RunOptions) => setExit(await runCommand(scenario, options)));
@@ -193,6 +209,7 @@ function program(setExit: (code: number) => void): Command {
     .option('--seed <n>', 'campaign seed (default: a fresh one, printed)', parseSeed)
     .option('--workers <n>', `worker threads (1 to ${workersMax}; default 1); the same failures and seed strings as one`, parsePositive('--workers'))
     .option('--invariant <name>', 'count a run as failing only if it violates this invariant', parseInvariant)
+    .addOption(sessionManagerOption())
     .option('--junit <file>', 'write a JUnit XML report: one test case per scenario and bug set')
     .option('--artifacts <dir>', 'write the artifacts of each failure under <dir>/<seed string>/')
     .option('--json', 'print one JSON object')

@@ -1,7 +1,8 @@
 // Seed strings: one copyable token that reproduces a run exactly, in a fresh process or on another machine.
 //
-//   gs2.<scenario>.<bugs>.<seed>.<path>.<build>.<check>
+//   gs2.<scenario>[@pi].<bugs>.<seed>.<path>.<build>.<check>
 //
+// `@pi` after the scenario says the runner used the real pi SessionManager (--session-manager pi).
 // `gs2` is the format version; <bugs> is `none` or bug ids joined by `+`; <seed> is the fast-check seed the plan
 // was generated from; <path> is where shrinking went (fast-check's counterexample path, `r` for the first plan of
 // the seed, its steps joined by `-` so the token is also a portable file name); <build> names the build that made it: the package version (dots written as `_`) and a short hash of
@@ -31,6 +32,8 @@ export class SeedStringError extends Error {
 /** What a seed string names: the scenario, the bug set, the fast-check seed and the shrink path. */
 export interface SeedHeader {
   scenario: string;
+  /** Which SessionManager the runner used: the model's own unless 'pi' (the real module, sim/real). */
+  sessionManager?: 'model' | 'pi';
   bugs: BugId[];
   seed: number;
   path: string | undefined;
@@ -74,7 +77,8 @@ export function canonicalSpec(spec: RunSpec): string {
 /** The seed string of a run: the header plus a check over the plan it regenerates to. */
 export function encodeSeedString(header: SeedHeader, spec: RunSpec): string {
   const bugs = header.bugs.length === 0 ? 'none' : header.bugs.join('+');
-  const body = `${seedFormatVersion}.${header.scenario}.${bugs}.${header.seed}.${header.path === undefined ? 'r' : header.path.replace(/:/g, '-')}.${buildToken(thisBuild())}`;
+  const scenarioField = header.sessionManager === 'pi' ? `${header.scenario}@pi` : header.scenario;
+  const body = `${seedFormatVersion}.${scenarioField}.${bugs}.${header.seed}.${header.path === undefined ? 'r' : header.path.replace(/:/g, '-')}.${buildToken(thisBuild())}`;
   return `${body}.${contentHash(`${body}|${canonicalSpec(spec)}`)}`;
 }
 
@@ -87,15 +91,17 @@ export function decodeSeedString(text: string): SeedHeader & { check: string; bo
   const parts = token.split('.');
   checkVersion(parts[0] ?? '');
   if (parts.length !== 7) throw new SeedStringError(`malformed seed string: expected ${seedFormatVersion}.<scenario>.<bugs>.<seed>.<path>.<build>.<check>, got ${parts.length} fields (truncated?)`);
-  const [, scenario = '', bugText = '', seedText = '', pathText = '', buildText = '', check = ''] = parts;
+  const [, scenarioField = '', bugText = '', seedText = '', pathText = '', buildText = '', check = ''] = parts;
   checkBuild(buildText);
+  const [scenario = '', component, ...extra] = scenarioField.split('@');
+  if (extra.length > 0 || (component !== undefined && component !== 'pi')) throw new SeedStringError(`malformed scenario field "${clip(scenarioField)}" (a scenario, optionally followed by @pi)`);
   if (findScenario(scenario) === undefined) throw new SeedStringError(`unknown scenario "${clip(scenario)}" (known: ${scenarioNames.join(', ')})`);
   const bugs = decodeBugs(bugText);
   const seed = parseSeedNumber(seedText);
   if (pathText !== 'r' && !/^\d+(-\d+)*$/.test(pathText)) throw new SeedStringError(`malformed shrink path "${clip(pathText)}"`);
   if (!/^[0-9a-f]{8}$/.test(check)) throw new SeedStringError('malformed seed string: the check must be 8 hex digits (truncated?)');
   const body = parts.slice(0, 6).join('.');
-  return { scenario, bugs, seed, path: pathText === 'r' ? undefined : pathText.replace(/-/g, ':'), check, body };
+  return { scenario, ...(component === 'pi' ? { sessionManager: 'pi' as const } : {}), bugs, seed, path: pathText === 'r' ? undefined : pathText.replace(/-/g, ':'), check, body };
 }
 
 function checkVersion(version: string): void {
