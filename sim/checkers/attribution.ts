@@ -5,8 +5,8 @@
 // tool payload verbatim shares that payload's slot, so showing both is a duplicate and showing one is complete.
 // Every message shown (reactions aside) must fill an open slot of an answer returned before it was shown, in its
 // session; a message that finds none was shown again (a duplicate) or was never produced. Showings fill slots of
-// answers still standing first, then the earliest; any order fills the same number, so the counts are exact and
-// only the naming of which answer a stock phrase belonged to can be ambiguous.
+// answers still standing first, then tool payloads, then the earliest; any order fills the same number, so the
+// counts are exact and only the naming of which answer a stock phrase belonged to can be ambiguous.
 //
 // An answer stands unless it was superseded (a later answer in the session was asked a prompt carrying every user
 // message and command of its prompt, as happens when a message is merged into a later turn) or given up (every
@@ -71,7 +71,10 @@ function attribute(o: Observations, session: string): Attribution {
     const open = answers
       .filter((answer) => answer.first.returnedAtMs <= fact.atMs)
       .flatMap((answer) => answer.slots.filter((slot) => slot.shownBy === null && slot.text === text));
-    const slot = open.find((candidate) => !candidate.answer.superseded) ?? open[0];
+    // Among slots the showing could fill: an answer still standing first, then a tool payload (its carrier row was
+    // written before the send, so a stock phrase a tool sent is credited to the tool), then the earliest answer.
+    const rank = (candidate: Slot): number => (candidate.answer.superseded ? 2 : 0) + (candidate.toolCalls.length > 0 ? 0 : 1);
+    const slot = open.reduce<Slot | undefined>((best, candidate) => (best === undefined || rank(candidate) < rank(best) ? candidate : best), undefined);
     if (slot !== undefined) {
       slot.shownBy = fact;
       slotOf.set(fact, slot);
