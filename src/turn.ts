@@ -74,11 +74,12 @@ export async function runTurn(deps: TurnDeps, sessionKey: string, row: InboundRo
   // The unanswered messages folded into this turn. A retry folds the same ones again: the claims are durable and the
   // trailing user rows do not change, so the LLM is asked the same prompt and answers the same way.
   // A turn whose final assistant row is already durable (a retry after a kill or a failed dispatch) resumes from it:
-  // its answer is decided, so it takes in no other message (one folded now would be marked answered by an answer
+  // its answer is decided, so it claims no other message (one claimed now would be marked answered by an answer
   // that never saw it) and leaves another message's trailing entry to that message's own turn.
   const durableFinal = built.own.find((message) => message.role === 'assistant' && message.toolCalls === null);
   const resuming = durableFinal !== undefined;
-  const folded = row.kind === 'command' || resuming ? [] : await foldUnanswered(deps, inbound, sessionKey, row, [...built.trailingUsers, ...orphan]);
+  // Resuming, it claims nothing new, but the messages it claimed before still belong in its prompt entries.
+  const folded = row.kind === 'command' ? [] : await foldUnanswered(deps, inbound, sessionKey, row, resuming ? [] : [...built.trailingUsers, ...orphan]);
   if (!resuming) await repairOrphanedTrailingUser(deps, session, sessionKey, turnId);
   const agent = lookup.agent;
   if (lookup.reused) initCachedAgentForTurn(agent, built.history.length, config, ctx.clock.nowMs());

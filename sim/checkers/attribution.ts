@@ -15,7 +15,7 @@
 import { parseMessageBlocks } from '../../src/index.ts';
 import type { LlmToolCall } from '../../src/ports.ts';
 import type { CommandFact, LlmAnswerFact, ShownFact, UserMessageFact } from '../world/ledger.ts';
-import { answersIn, cannedReplies, carries, commandsOf, normalized, type Observations, shownIn } from './observations.ts';
+import { answersIn, cannedReplies, carries, commandsOf, normalized, type Observations, shownIn, takenUp } from './observations.ts';
 
 export interface Slot {
   answer: LogicalAnswer;
@@ -112,7 +112,7 @@ function isClear(subject: Subject): boolean {
  * reply left over is shown again.
  */
 function assignCanned(o: Observations, session: string, answers: readonly LogicalAnswer[], shown: readonly ShownFact[], unexplained: Unexplained[]): Map<string, ShownFact> {
-  const subjects: Subject[] = [...o.ledger.userMessages.filter((message) => message.sessionKey === session), ...commandsOf(o, session)];
+  const subjects: Subject[] = [...o.ledger.userMessages.filter((message) => message.sessionKey === session), ...commandsOf(o, session).filter((command) => takenUp(o, session, command))];
   // A message is fully answered when some answer carrying it was shown whole; a partly shown answer (its tool message
   // went out, then the run was given up) still leaves the message open for the error reply.
   const covered = new Set<string>();

@@ -9,7 +9,7 @@
 //   crashes, not the model's notes): no crash loop, no supervisor killing a healthy successor.
 import type { CommandFact, UserMessageFact } from '../world/ledger.ts';
 import { type Attribution, subjectKey } from './attribution.ts';
-import { acceptedMessages, carries, commandsOf, type Observations } from './observations.ts';
+import { acceptedMessages, carries, commandsOf, type Observations, takenUp } from './observations.ts';
 import { classOf, type Violation } from './violation.ts';
 
 export function checkLiveness(o: Observations, attributions: Map<string, Attribution>, out: Violation[]): void {
@@ -30,13 +30,6 @@ export function checkLiveness(o: Observations, attributions: Map<string, Attribu
     }
   }
   checkQuiescence(o, out);
-}
-
-function takenUp(o: Observations, session: string, command: CommandFact): boolean {
-  return (
-    o.ledger.requests.some((request) => request.sessionKey === session && carries(request.prompt, command)) ||
-    o.durable.rows.some((row) => row.sessionId === session && carries(row.content, command))
-  );
 }
 
 function answered(a: Attribution, subject: UserMessageFact | CommandFact): boolean {

@@ -95,3 +95,11 @@ export function answersIn(o: Observations, session: string): LlmAnswerFact[] {
 function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
+
+/** A command the system took up: its run is in an LLM prompt or in a durable transcript (a silent run never is). */
+export function takenUp(o: Observations, session: string, command: CommandFact): boolean {
+  return (
+    o.ledger.requests.some((request) => request.sessionKey === session && carries(request.prompt, command)) ||
+    o.durable.rows.some((row) => row.sessionId === session && carries(row.content, command))
+  );
+}
