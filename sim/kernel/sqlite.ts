@@ -39,9 +39,21 @@ export function loadSqlJs(): Promise<SqlJsStatic> {
 // creating a schema. They hold no state of any run.
 const schemaImages = new Map<string, Uint8Array>();
 
+/** A read's rows as of one version of its database. */
+interface CachedRead {
+  version: number;
+  rows: SqlRow[];
+}
+
+/** How many distinct reads an engine remembers; past it the cache starts again (a bound, rarely reached). */
+const cachedReadsMax = 256;
+
 class Engine implements SqlTransaction {
   private readonly statements = new Map<string, Statement>();
   private lastRowId: Statement | undefined;
+  private readonly reads = new Map<string, CachedRead>();
+  /** Bumped by every write, transaction and rollback through this engine; a cached read of an older one is stale. */
+  private version = 0;
 
   constructor(
     readonly path: string,
@@ -55,6 +67,41 @@ class Engine implements SqlTransaction {
     while (statement.step()) rows.push(statement.getAsObject() as SqlRow);
     statement.reset();
     return rows;
+  }
+
+  /**
+   * An autocommit read, answered from the cache when the database has not changed since the same read with the same
+   * parameters. SQLite is deterministic and nothing else writes to the engine (the model's SQL may not read the
+   * clock or randomness), so the rows are the ones the engine would return; each caller gets its own copies.
+   */
+  cachedQuery(sql: string, params: SqlParams = []): SqlRow[] {
+    const key = params.length === 0 ? sql : `${sql}\u0000${JSON.stringify(params)}`;
+    let cached = this.reads.get(key);
+    if (cached === undefined || cached.version !== this.version) {
+      if (cached === undefined && this.reads.size >= cachedReadsMax) this.reads.clear();
+      cached = { version: this.version, rows: this.query(sql, params) };
+      this.reads.set(key, cached);
+    }
+    return cached.rows.map(copyRow);
+  }
+
+  /** Called before every statement that may change the database. */
+  changing(): void {
+    this.version++;
+  }
+
+  /**
+   * An autocommit write that changed no row (a DELETE or UPDATE that matched nothing, an INSERT OR IGNORE that was
+   * ignored) left the database as it was, so reads cached before it are still good. Only for INSERT, UPDATE, DELETE
+   * and REPLACE: their row count is exact (SQLite has no statement-level triggers, and row triggers fire only on a
+   * changed row); any other statement keeps the version it bumped.
+   */
+  unchanged(sql: string, changes: number, versionBefore: number): void {
+    if (changes === 0 && this.version === versionBefore + 1 && dataStatement.test(sql)) this.version = versionBefore;
+  }
+
+  get currentVersion(): number {
+    return this.version;
   }
 
   run(sql: string, params: SqlParams = []): SqlRunResult {
@@ -87,6 +134,12 @@ class Engine implements SqlTransaction {
     this.lastRowId?.free();
     this.db.close();
   }
+}
+
+const dataStatement = /^\s*(INSERT|UPDATE|DELETE|REPLACE)\b/i;
+
+function copyRow(row: SqlRow): SqlRow {
+  return { ...row };
 }
 
 export class SimSqlite {
@@ -147,11 +200,14 @@ export class SimSqlite {
   private handle(owner: Incarnation, engine: Engine): SqlDatabase {
     return {
       path: engine.path,
-      query: (sql, params) => this.later(owner, () => engine.query(sql, params)),
+      query: (sql, params) => this.later(owner, () => engine.cachedQuery(sql, params)),
       run: (sql, params) =>
         this.later(owner, () => {
           this.busyCheck(engine.path);
+          const versionBefore = engine.currentVersion;
+          engine.changing();
           const result = engine.run(sql, params);
+          engine.unchanged(sql, result.changes, versionBefore);
           this.recordWrite(owner, engine.path, sql, result.changes);
           return result;
         }),
@@ -165,6 +221,7 @@ export class SimSqlite {
 
   private atomically<T>(owner: Incarnation, engine: Engine, body: (tx: SqlTransaction) => T): T {
     const before = engine.totalChanges();
+    engine.changing();
     engine.db.exec('BEGIN');
     let result: T;
     try {
