@@ -26,6 +26,8 @@ export interface FuzzLimits {
   /** Or: stop starting new chunks after this many wall seconds (checked by the caller's clock). */
   deadline?: () => boolean;
   shard: { index: number; count: number };
+  /** Called when the first failing run ends, before shrinking starts (the benchmark times detection apart from it). */
+  onFirstFailure?: () => void;
 }
 
 export interface FuzzFailure {
@@ -67,7 +69,7 @@ export async function fuzzScenario(
     if (limits.deadline?.() === true) break;
     const numRuns = limits.runs === undefined ? chunkRuns : Math.min(chunkRuns, limits.runs - chunk * chunkRuns);
     const seed = chunkSeed(campaignSeed, scenarioIndex, chunk);
-    const failure = await fuzzChunk(scenario, bugs, seed, numRuns, sql, coverage, limits.invariant, (done) => onProgress(runs + done));
+    const failure = await fuzzChunk(scenario, bugs, seed, numRuns, sql, coverage, limits, (done) => onProgress(runs + done));
     if (failure !== undefined) {
       runs += failure.firstFailureRun;
       return { scenario: scenario.name, runs, coverage, failure: { ...failure.failure, run: runs } };
@@ -85,9 +87,10 @@ async function fuzzChunk(
   numRuns: number,
   sql: SqlJsStatic,
   coverage: FaultCoverage,
-  invariant: string | undefined,
+  limits: Pick<FuzzLimits, 'invariant' | 'onFirstFailure'>,
   onRun: (done: number) => void,
 ): Promise<{ failure: FuzzFailure; firstFailureRun: number } | undefined> {
+  const invariant = limits.invariant;
   const fails = (result: RunResult): boolean =>
     invariant === undefined ? result.verdict === 'fail' : result.violations.some((violation) => violation.invariant === invariant);
   let generated = 0;
@@ -106,7 +109,10 @@ async function fuzzChunk(
     result.sim.dispose();
     if (firstFailureRun === 0) addCoverage(coverage, result.coverage);
     if (!fails(result)) return true;
-    if (firstFailureRun === 0) firstFailureRun = generated;
+    if (firstFailureRun === 0) {
+      firstFailureRun = generated;
+      limits.onFirstFailure?.();
+    }
     return false;
   });
   const outcome = await fc.check(property, { seed, numRuns });
