@@ -54,6 +54,8 @@ class Engine implements SqlTransaction {
   private readonly reads = new Map<string, CachedRead>();
   /** Bumped by every write, transaction and rollback through this engine; a cached read of an older one is stale. */
   private version = 0;
+  /** Writes through run(), to tell whether a lazily read row id is still the write's own. */
+  private runs = 0;
 
   constructor(
     readonly path: string,
@@ -108,11 +110,27 @@ class Engine implements SqlTransaction {
     const statement = this.prepare(sql);
     statement.run(params as BindParams);
     const changes = this.db.getRowsModified();
+    const runsBefore = ++this.runs;
+    // The row id is asked of SQLite only if a caller reads it (the model rarely does); read after a later statement
+    // of this engine it could be another statement's, so that is refused rather than answered wrongly.
+    const rowId = (): number => {
+      assert(this.runs === runsBefore, 'lastInsertRowId read after a later write to the same database');
+      return this.lastInsertRowId();
+    };
+    return {
+      changes,
+      get lastInsertRowId(): number {
+        return rowId();
+      },
+    };
+  }
+
+  private lastInsertRowId(): number {
     this.lastRowId ??= this.db.prepare('SELECT last_insert_rowid() AS id');
     this.lastRowId.step();
-    const lastInsertRowId = Number(this.lastRowId.getAsObject().id);
+    const id = Number(this.lastRowId.getAsObject().id);
     this.lastRowId.reset();
-    return { changes, lastInsertRowId };
+    return id;
   }
 
   totalChanges(): number {
