@@ -12,6 +12,7 @@ import {
   type SqlRow,
   type SqlRunResult,
   type SqlTransaction,
+  type SqlValue,
   SqliteBusyError,
 } from '../../src/ports.ts';
 import { assert } from './assert.ts';
@@ -66,7 +67,13 @@ class Engine implements SqlTransaction {
     const statement = this.prepare(sql);
     statement.bind(params as BindParams);
     const rows: SqlRow[] = [];
-    while (statement.step()) rows.push(statement.getAsObject() as SqlRow);
+    if (statement.step()) {
+      // sql.js's getAsObject() asks SQLite for the column names again for every row; a prepared statement's names
+      // do not change, so they are read once per query and each row is built as getAsObject() builds it.
+      const names = statement.getColumnNames();
+      do rows.push(rowOf(names, statement.get() as SqlValue[]));
+      while (statement.step());
+    }
     statement.reset();
     return rows;
   }
@@ -155,6 +162,12 @@ class Engine implements SqlTransaction {
 }
 
 const dataStatement = /^\s*(INSERT|UPDATE|DELETE|REPLACE)\b/i;
+
+function rowOf(names: readonly string[], values: readonly SqlValue[]): SqlRow {
+  const row: SqlRow = {};
+  for (let i = 0; i < names.length; i++) row[names[i] as string] = values[i] as SqlValue;
+  return row;
+}
 
 function copyRow(row: SqlRow): SqlRow {
   return { ...row };
