@@ -80,6 +80,7 @@ interface Options {
   quick?: boolean;
   only?: Section[];
   seeds?: number;
+  peerRuns?: number;
   memoryRuns?: number;
 }
 
@@ -156,6 +157,7 @@ async function measure(options: Options): Promise<Record<string, unknown>> {
   const budget: Budget = {
     ...(options.quick === true ? quickBudget : fullBudget),
     ...(options.seeds === undefined ? {} : { campaignSeeds: options.seeds }),
+    ...(options.peerRuns === undefined ? {} : { peerRuns: options.peerRuns }),
     ...(options.memoryRuns === undefined ? {} : { memoryRuns: options.memoryRuns, memoryFromRun: Math.round(options.memoryRuns / 10) }),
   };
   const chosen = new Set<Section>(options.only ?? sections);
@@ -203,6 +205,7 @@ function program(): Command {
     .option('--quick', 'a reduced set (fewer runs, three seeds, two bugs), about a minute')
     .option('--only <sections>', `comma-separated subset of ${sections.join(',')}`, sectionList)
     .option('--seeds <n>', 'campaign seeds per hunt (figures are medians over them)', positiveInteger)
+    .option('--peer-runs <n>', 'run budget of each peer campaign (a bug not found in it is "not found in N runs")', positiveInteger)
     .option('--memory-runs <n>', 'chaos runs in the memory section (growth measured from a tenth of them)', positiveInteger)
     .exitOverride()
     .configureOutput({ writeErr: () => {} })
