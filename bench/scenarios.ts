@@ -1,7 +1,7 @@
 // Campaign throughput: runs of one scenario on the fixed model (every bug off), back to back in this process, as a
 // campaign does them. Plans are generated before the clock starts (fast-check's generation is a small, separate
 // cost); each run is the harness's runSpec, checkers included, and its SQLite engines are released after it.
-// Run directly (`npx tsx bench/scenarios.ts chaos 40`) it is the target for `node --cpu-prof`.
+// Run directly (`npx tsx bench/scenarios.ts chaos 40 [firstSeed] [warmupRuns]`) it is the target for `node --cpu-prof`.
 import { pathToFileURL } from 'node:url';
 import type { SqlJsStatic } from 'sql.js';
 import { findScenario, type Scenario } from '../scenarios/index.ts';
@@ -47,7 +47,9 @@ async function main(argv: readonly string[]): Promise<void> {
   const scenario = findScenario(argv[0] ?? 'chaos');
   if (scenario === undefined) throw new Error(`unknown scenario ${argv[0]}`);
   const runs = Number(argv[1] ?? 40);
+  const warmups = Number(argv[3] ?? 0);
   const sql = await loadSqlJs();
+  if (warmups > 0) await timeSpecs(fixedSpecs(scenario, warmups, 1_000_000), sql);
   const timing = await timeSpecs(fixedSpecs(scenario, runs, Number(argv[2] ?? 1)), sql);
   const runsPerSec = timing.runs / (timing.wallMs / 1_000);
   process.stdout.write(
