@@ -100,6 +100,8 @@ async function scenarioFigures(budget: Budget): Promise<Record<string, unknown>>
       msPerRun: round(timing.wallMs / timing.runs, 1),
       cpuMsPerRun: round(timing.cpuMs / timing.runs, 1),
       stepsPerRun: round(timing.steps / timing.runs),
+      sqlStatementsPerRun: round(timing.sqlStatements / timing.runs),
+      cachedReadsPerRun: round(timing.cachedReads / timing.runs),
       simSecondsPerRun: round(timing.simMs / 1_000 / timing.runs),
       runs: timing.runs,
       failures: timing.failures,

@@ -49,6 +49,12 @@ interface CachedRead {
 /** How many distinct reads an engine remembers; past it the cache starts again (a bound, rarely reached). */
 const cachedReadsMax = 256;
 
+/** Work counters for the benchmarks: statements SQLite executed, and reads the cache answered instead. */
+export interface SqliteStats {
+  statements: number;
+  cachedReads: number;
+}
+
 class Engine implements SqlTransaction {
   private readonly statements = new Map<string, Statement>();
   private lastRowId: Statement | undefined;
@@ -61,10 +67,12 @@ class Engine implements SqlTransaction {
   constructor(
     readonly path: string,
     readonly db: Database,
+    private readonly stats: SqliteStats,
   ) {}
 
   query(sql: string, params: SqlParams = []): SqlRow[] {
     const statement = this.prepare(sql);
+    this.stats.statements++;
     statement.bind(params as BindParams);
     const rows: SqlRow[] = [];
     if (statement.step()) {
@@ -90,6 +98,8 @@ class Engine implements SqlTransaction {
       if (cached === undefined && this.reads.size >= cachedReadsMax) this.reads.clear();
       cached = { version: this.version, rows: this.query(sql, params) };
       this.reads.set(key, cached);
+    } else {
+      this.stats.cachedReads++;
     }
     return cached.rows.map(copyRow);
   }
@@ -115,6 +125,7 @@ class Engine implements SqlTransaction {
 
   run(sql: string, params: SqlParams = []): SqlRunResult {
     const statement = this.prepare(sql);
+    this.stats.statements++;
     statement.run(params as BindParams);
     const changes = this.db.getRowsModified();
     const runsBefore = ++this.runs;
@@ -176,6 +187,7 @@ function copyRow(row: SqlRow): SqlRow {
 export class SimSqlite {
   private readonly engines = new Map<string, Engine>();
   faults: SqliteFaults = { ...defaultSqliteFaults };
+  readonly stats: SqliteStats = { statements: 0, cachedReads: 0 };
 
   constructor(
     private readonly sql: SqlJsStatic,
@@ -210,7 +222,7 @@ export class SimSqlite {
     return this.later(owner, () => {
       let engine = this.engines.get(path);
       if (engine === undefined) {
-        engine = new Engine(path, this.create(schemaSql));
+        engine = new Engine(path, this.create(schemaSql), this.stats);
         this.engines.set(path, engine);
       }
       return this.handle(owner, engine);
