@@ -7,7 +7,7 @@ import { spawn } from 'node:child_process';
 import { cpus, loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { Command, CommanderError, InvalidArgumentError } from 'commander';
-import { type BugId, bugIds } from '../src/index.ts';
+import { type BugId, bugIds, parseBugList } from '../src/index.ts';
 import { scenarios } from '../scenarios/index.ts';
 import { loadSqlJs } from '../sim/kernel/index.ts';
 import { huntAll } from './hunt.ts';
@@ -82,6 +82,8 @@ interface Options {
   seeds?: number;
   peerRuns?: number;
   memoryRuns?: number;
+  huntIn?: ('focused' | 'chaos')[];
+  bugs?: BugId[];
 }
 
 function progress(line: string): void {
@@ -160,6 +162,7 @@ async function measure(options: Options): Promise<Record<string, unknown>> {
     ...(options.quick === true ? quickBudget : fullBudget),
     ...(options.seeds === undefined ? {} : { campaignSeeds: options.seeds }),
     ...(options.peerRuns === undefined ? {} : { peerRuns: options.peerRuns }),
+    ...(options.bugs === undefined ? {} : { huntBugs: options.bugs }),
     ...(options.memoryRuns === undefined ? {} : { memoryRuns: options.memoryRuns, memoryFromRun: Math.round(options.memoryRuns / 10) }),
   };
   const chosen = new Set<Section>(options.only ?? sections);
@@ -178,7 +181,7 @@ async function measure(options: Options): Promise<Record<string, unknown>> {
   if (chosen.has('scenarios')) out.scenarios = await scenarioFigures(budget);
   if (chosen.has('workers')) out.workers = await workerFigures(budget);
   if (chosen.has('hunt')) {
-    const budgetOfHunt = { campaignSeeds: seeds, focusedRuns: budget.huntFocusedRuns, chaosRuns: budget.huntChaosRuns };
+    const budgetOfHunt = { campaignSeeds: seeds, focusedRuns: budget.huntFocusedRuns, chaosRuns: budget.huntChaosRuns, ...(options.huntIn === undefined ? {} : { where: options.huntIn }) };
     out.hunt = await huntAll(budgetOfHunt, sql, budget.huntBugs, progress);
   }
   if (chosen.has('peer')) out.peer = await peerFigures(budget, seeds);
@@ -200,6 +203,20 @@ function sectionList(value: string): Section[] {
   return names as Section[];
 }
 
+function huntPlaces(value: string): ('focused' | 'chaos')[] {
+  const names = value.split(',').map((name) => name.trim());
+  for (const name of names) if (name !== 'focused' && name !== 'chaos') throw new InvalidArgumentError(`--hunt-in takes focused and/or chaos, got "${name}"`);
+  return names as ('focused' | 'chaos')[];
+}
+
+function bugList(value: string): BugId[] {
+  try {
+    return parseBugList(value);
+  } catch (error) {
+    throw new InvalidArgumentError((error as Error).message);
+  }
+}
+
 function program(): Command {
   return new Command('bench')
     .description('Benchmarks: kernel, campaign throughput per scenario, worker scaling, bug hunts against a plain fast-check peer, memory.')
@@ -208,6 +225,8 @@ function program(): Command {
     .option('--only <sections>', `comma-separated subset of ${sections.join(',')}`, sectionList)
     .option('--seeds <n>', 'campaign seeds per hunt (figures are medians over them)', positiveInteger)
     .option('--peer-runs <n>', 'run budget of each peer campaign (a bug not found in it is "not found in N runs")', positiveInteger)
+    .option('--hunt-in <where>', 'hunt in the focused scenario, chaos, or both (focused,chaos)', huntPlaces)
+    .option('--bugs <ids>', 'the bugs to hunt (default: all)', bugList)
     .option('--memory-runs <n>', 'chaos runs in the memory section (growth measured from a tenth of them)', positiveInteger)
     .exitOverride()
     .configureOutput({ writeErr: () => {} })

@@ -52,16 +52,19 @@ function huntLines(hunt: Figures, peer: Figures | undefined, targets: Record<str
     `  ${'bug'.padEnd(13)}${'where'.padEnd(15)}${'found'.padStart(6)}${'runs'.padStart(7)}${'wall ms'.padStart(9)}${'+shrink ms'.padStart(11)}${'plan'.padStart(6)}  target`,
   ];
   for (const [bug, value] of Object.entries(hunt)) {
+    let label = bug;
     for (const where of ['focused', 'chaos'] as const) {
-      const figures = (value as Figures)[where] as Figures;
+      const figures = (value as Figures)[where] as Figures | undefined;
+      if (figures === undefined) continue;
       const wallMs = figures.wallMsToFirstFailure as number | null;
       const limit = where === 'chaos' ? targets.chaosWallMsToFirstFailureMax : targets.focusedWallMsToFirstFailureMax;
       const size = figures.shrunkPlanSize as number | null;
       const target = `${verdict(wallMs !== null && wallMs < (limit ?? 0), `< ${limit} ms`)}, ${verdict(size !== null && size <= (targets.shrunkPlanSizeMax ?? 0), `plan <= ${targets.shrunkPlanSizeMax}`)}`;
       out.push(
-        `  ${(where === 'focused' ? bug : '').padEnd(13)}${(where === 'focused' ? String(figures.scenario) : 'chaos').padEnd(15)}` +
+        `  ${label.padEnd(13)}${(where === 'focused' ? String(figures.scenario) : 'chaos').padEnd(15)}` +
           `${cell(`${figures.found as number}/${figures.campaigns as number}`, 6)}${cell(figures.runsToFirstFailure, 7)}${cell(wallMs, 9)}${cell(figures.wallMsToShrunkFailure, 11)}${cell(size, 6)}  ${target}`,
       );
+      label = '';
     }
     const mine = peer?.[bug] as Figures | undefined;
     if (mine !== undefined) out.push(`  ${''.padEnd(13)}${'peer'.padEnd(15)}${cell(`${mine.found as number}/${mine.campaigns as number}`, 6)}${cell(mine.runsToFirstFailure, 7)}${cell(mine.wallMsToFirstFailure, 9)}  ${pc.dim(String(mine.verdict))}`);
