@@ -5,6 +5,9 @@
 // so databases run with journal_mode=MEMORY (rollback still works) and locking_mode=EXCLUSIVE (one connection
 // per file, so SQLite need not look for a hot journal on every statement, which made each query 3x slower). With the busy fault on, a write may fail with a
 // transient "database is locked" error before anything is applied. Databases can be exported to real `.db` bytes.
+// An autocommit read is answered from a per-database cache while the database is unchanged since the same read (the
+// pollers ask the same question every simulated second); it still takes its latency, so events and traces are as
+// without it. test/kernel/sqlite-read-cache-answers-as-sqlite-would.test.ts holds it to SQLite's own answers.
 import initSqlJs, { type BindParams, type Database, type SqlJsStatic, type Statement } from 'sql.js';
 import {
   type SqlDatabase,
