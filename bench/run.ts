@@ -229,6 +229,7 @@ function program(): Command {
     .option('--bugs <ids>', 'the bugs to hunt (default: all)', bugList)
     .option('--memory-runs <n>', 'chaos runs in the memory section (growth measured from a tenth of them)', positiveInteger)
     .exitOverride()
+    .showSuggestionAfterError(false)
     .configureOutput({ writeErr: () => {} })
     .action(async (options: Options) => {
       if (options.memoryRuns !== undefined && options.memoryRuns < 20) throw new InvalidArgumentError('--memory-runs must be at least 20');
