@@ -1,165 +1,241 @@
-// The kernel benchmark (`npm run bench`, `npm run bench -- --json`). It times three workloads of the same shape
-// (bench/workloads.ts): a bare typed-array heap (the baseline), plain callbacks through the Scheduler, and simulated
-// processes awaiting sleeps through the Simulation. After warm-up rounds, each round runs all three in turn, and a
-// figure is the median over the rounds, so the three are measured in the same run under the same conditions.
-// Targets (issue 2): plain callbacks at half the baseline or better, async events at a quarter or better.
+// The benchmark (`npm run bench`, `npm run bench -- --json`, `npm run bench -- --quick`): what the kernel does,
+// what a campaign costs per scenario, how it scales over worker threads, how long gatesim takes to find each seed
+// bug (focused scenario and chaos) against a plain fast-check property of the same model (the peer), and memory
+// over a long campaign. Every figure comes from this one run; the machine's load is recorded beside them, since
+// on a shared machine wall times move with it. Targets are the issue's (13); BENCHMARKS.md keeps the latest figures.
+import { spawn } from 'node:child_process';
+import { cpus, loadavg } from 'node:os';
+import { fileURLToPath } from 'node:url';
 import { Command, CommanderError, InvalidArgumentError } from 'commander';
-import pc from 'picocolors';
+import { type BugId, bugIds, parseBugList } from '../src/index.ts';
+import { scenarios } from '../scenarios/index.ts';
 import { loadSqlJs } from '../sim/kernel/index.ts';
-import { timeAsync, timeBaseline, timePlain, type Timing, type WorkloadShape } from './workloads.ts';
+import { huntAll } from './hunt.ts';
+import { measureKernel } from './kernel.ts';
+import type { MemoryFigures } from './memory.ts';
+import { peerHunt } from './peer/hunt.ts';
+import { fixedSpecs, timeSpecs } from './scenarios.ts';
+import { round } from './stats.ts';
+import { printTable } from './table.ts';
+import { measureWorkers } from './workers.ts';
 
-const plainToBaselineMin = 0.5;
-const asyncToBaselineMin = 0.25;
+export const sections = ['kernel', 'scenarios', 'workers', 'hunt', 'peer', 'memory'] as const;
+type Section = (typeof sections)[number];
+
+export interface Budget {
+  kernelEvents: number;
+  kernelRepeats: number;
+  scenarioRuns: number;
+  workerRuns: number;
+  campaignSeeds: number;
+  huntFocusedRuns: number;
+  huntChaosRuns: number;
+  huntBugs: readonly BugId[];
+  peerRuns: number;
+  memoryRuns: number;
+  memoryFromRun: number;
+}
+
+const fullBudget: Budget = {
+  kernelEvents: 1_000_000,
+  kernelRepeats: 7,
+  scenarioRuns: 30,
+  workerRuns: 40,
+  campaignSeeds: 9,
+  huntFocusedRuns: 1_000,
+  huntChaosRuns: 300,
+  huntBugs: bugIds,
+  peerRuns: 200,
+  memoryRuns: 20_000,
+  memoryFromRun: 2_000,
+};
+
+/** About a minute on a quiet 2-core machine: fewer runs everywhere, three seeds, two bugs. */
+const quickBudget: Budget = {
+  kernelEvents: 200_000,
+  kernelRepeats: 3,
+  scenarioRuns: 4,
+  workerRuns: 6,
+  campaignSeeds: 3,
+  huntFocusedRuns: 100,
+  huntChaosRuns: 20,
+  huntBugs: ['send-flag', 'flush-cursor'],
+  peerRuns: 20,
+  memoryRuns: 150,
+  memoryFromRun: 50,
+};
+
+export const targets = {
+  chaosRunsPerSecMin: 50,
+  simSecondsPerWallSecondMin: 100_000,
+  twoWorkersSpeedupMin: 1.8,
+  chaosWallMsToFirstFailureMax: 2_000,
+  focusedWallMsToFirstFailureMax: 500,
+  shrunkPlanSizeMax: 10,
+  rssGrowthMbMax: 16,
+};
 
 interface Options {
   json?: boolean;
-  events: number;
-  population: number;
-  processes: number;
-  delayMsMax: number;
-  repeats: number;
-  warmups: number;
+  quick?: boolean;
+  only?: Section[];
+  seeds?: number;
+  peerRuns?: number;
+  memoryRuns?: number;
+  huntIn?: ('focused' | 'chaos')[];
+  bugs?: BugId[];
 }
 
-interface Samples {
-  baseline: number[];
-  plain: number[];
-  async: number[];
+function progress(line: string): void {
+  process.stderr.write(`bench: ${line}\n`);
+}
+
+async function scenarioFigures(budget: Budget): Promise<Record<string, unknown>> {
+  const sql = await loadSqlJs();
+  const out: Record<string, unknown> = {};
+  for (const scenario of scenarios) {
+    await timeSpecs(fixedSpecs(scenario, 1, 1_000_000), sql);
+    const timing = await timeSpecs(fixedSpecs(scenario, budget.scenarioRuns, 1), sql);
+    out[scenario.name] = {
+      runsPerSec: round(timing.runs / (timing.wallMs / 1_000), 1),
+      simSecondsPerWallSecond: round(timing.simMs / timing.wallMs),
+      msPerRun: round(timing.wallMs / timing.runs, 1),
+      cpuMsPerRun: round(timing.cpuMs / timing.runs, 1),
+      stepsPerRun: round(timing.steps / timing.runs),
+      sqlStatementsPerRun: round(timing.sqlStatements / timing.runs),
+      cachedReadsPerRun: round(timing.cachedReads / timing.runs),
+      simSecondsPerRun: round(timing.simMs / 1_000 / timing.runs),
+      runs: timing.runs,
+      failures: timing.failures,
+    };
+    progress(`scenario ${scenario.name}: ${JSON.stringify(out[scenario.name])}`);
+  }
+  return out;
+}
+
+async function workerFigures(budget: Budget): Promise<Record<string, unknown>> {
+  const one = await measureWorkers(1, budget.workerRuns);
+  const two = await measureWorkers(2, budget.workerRuns);
+  progress(`workers: 1 -> ${one.runsPerSec} runs/s, 2 -> ${two.runsPerSec} runs/s`);
+  return {
+    '1': { runsPerSec: one.runsPerSec, runs: one.runs, wallMs: one.wallMs },
+    '2': { runsPerSec: two.runsPerSec, runs: two.runs, wallMs: two.wallMs, speedupVsOne: round(two.runsPerSec / one.runsPerSec, 2) },
+  };
+}
+
+async function peerFigures(budget: Budget, seeds: number[]): Promise<Record<string, unknown>> {
+  const sql = await loadSqlJs();
+  const out: Record<string, unknown> = {};
+  for (const bug of budget.huntBugs) {
+    out[bug] = await peerHunt([bug], seeds, budget.peerRuns, sql);
+    progress(`peer ${bug}: ${(out[bug] as { verdict: string }).verdict}`);
+  }
+  out.fixedModel = await peerHunt([], seeds.slice(0, 3), budget.peerRuns, sql);
+  progress(`peer on the fixed model (false alarms): ${(out.fixedModel as { verdict: string }).verdict}`);
+  return out;
+}
+
+/** In a child process of its own (`--expose-gc`), so the other sections do not inflate its peak. */
+function memoryFigures(budget: Budget): Promise<MemoryFigures> {
+  const script = fileURLToPath(new URL('./memory.ts', import.meta.url));
+  const child = spawn(process.execPath, ['--expose-gc', '--import', 'tsx', script, String(budget.memoryRuns), String(budget.memoryFromRun), '--progress'], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => {
+    const lines = chunk.toString().trim().split('\n').filter((line) => line.startsWith('memory:'));
+    const last = lines.at(-1);
+    if (last !== undefined && /: (\d*000)\//.test(last)) progress(last);
+  });
+  return new Promise((resolve, reject) => {
+    child.on('error', reject);
+    child.on('close', (code) => {
+      if (code !== 0) reject(new Error(`bench/memory.ts exited with ${code}`));
+      else resolve(JSON.parse(stdout) as MemoryFigures);
+    });
+  });
+}
+
+async function measure(options: Options): Promise<Record<string, unknown>> {
+  const budget: Budget = {
+    ...(options.quick === true ? quickBudget : fullBudget),
+    ...(options.seeds === undefined ? {} : { campaignSeeds: options.seeds }),
+    ...(options.peerRuns === undefined ? {} : { peerRuns: options.peerRuns }),
+    ...(options.bugs === undefined ? {} : { huntBugs: options.bugs }),
+    ...(options.memoryRuns === undefined ? {} : { memoryRuns: options.memoryRuns, memoryFromRun: Math.round(options.memoryRuns / 10) }),
+  };
+  const chosen = new Set<Section>(options.only ?? sections);
+  const seeds = Array.from({ length: budget.campaignSeeds }, (_, index) => index + 1);
+  const out: Record<string, unknown> = {
+    machine: { cpus: cpus().length, cpuModel: cpus()[0]?.model ?? 'unknown', node: process.version, loadAverageAtStart: loadavg().map((value) => round(value, 2)) },
+    quick: options.quick === true,
+    targets,
+  };
+  const sql = await loadSqlJs();
+  if (chosen.has('kernel')) {
+    const shape = { events: budget.kernelEvents, population: 1_000, processes: 10, delayMsMax: 1_000, repeats: budget.kernelRepeats, warmups: 1 };
+    out.kernel = await measureKernel(shape, sql);
+    progress(`kernel: ${JSON.stringify(out.kernel).slice(0, 160)}`);
+  }
+  if (chosen.has('scenarios')) out.scenarios = await scenarioFigures(budget);
+  if (chosen.has('workers')) out.workers = await workerFigures(budget);
+  if (chosen.has('hunt')) {
+    const budgetOfHunt = { campaignSeeds: seeds, focusedRuns: budget.huntFocusedRuns, chaosRuns: budget.huntChaosRuns, ...(options.huntIn === undefined ? {} : { where: options.huntIn }) };
+    out.hunt = await huntAll(budgetOfHunt, sql, budget.huntBugs, progress);
+  }
+  if (chosen.has('peer')) out.peer = await peerFigures(budget, seeds);
+  if (chosen.has('memory')) out.memory = await memoryFigures(budget);
+  (out.machine as Record<string, unknown>).loadAverageAtEnd = loadavg().map((value) => round(value, 2));
+  return out;
 }
 
 function positiveInteger(value: string): number {
-  if (!/^\d{1,9}$/.test(value) || Number(value) < 1) {
-    throw new InvalidArgumentError(`expected a positive integer, got "${value}"`);
-  }
+  if (!/^\d{1,9}$/.test(value) || Number(value) < 1) throw new InvalidArgumentError(`expected a positive integer, got "${value}"`);
   return Number(value);
 }
 
-function perSecond(timing: Timing): number {
-  return timing.events / (timing.wallMs / 1_000);
-}
-
-function median(values: readonly number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = sorted.length >> 1;
-  if (sorted.length % 2 === 1) return sorted[middle] as number;
-  return ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
-}
-
-async function measure(options: Options): Promise<Samples> {
-  const sql = await loadSqlJs();
-  const shape: WorkloadShape = {
-    events: options.events,
-    population: options.population,
-    processes: options.processes,
-    delayMsMax: options.delayMsMax,
-    delaySeed: 0x5eed,
-  };
-  const samples: Samples = { baseline: [], plain: [], async: [] };
-  for (let round = 0; round < options.warmups + options.repeats; round++) {
-    const baseline = perSecond(timeBaseline(shape));
-    const plain = perSecond(await timePlain(shape));
-    const asyncRate = perSecond(await timeAsync(shape, sql));
-    if (round < options.warmups) continue;
-    samples.baseline.push(baseline);
-    samples.plain.push(plain);
-    samples.async.push(asyncRate);
+function sectionList(value: string): Section[] {
+  const names = value.split(',').map((name) => name.trim());
+  for (const name of names) {
+    if (!(sections as readonly string[]).includes(name)) throw new InvalidArgumentError(`unknown section "${name}" (known: ${sections.join(', ')})`);
   }
-  return samples;
+  return names as Section[];
 }
 
-function report(options: Options, samples: Samples): Record<string, unknown> {
-  const baselineEventsPerSec = median(samples.baseline);
-  const eventsPerSec = median(samples.plain);
-  const asyncEventsPerSec = median(samples.async);
-  const round = (value: number): number => Math.round(value);
-  const ratio = (value: number): number => Math.round(value * 1_000) / 1_000;
-  return {
-    kernel: {
-      eventsPerSec: round(eventsPerSec),
-      asyncEventsPerSec: round(asyncEventsPerSec),
-      baselineEventsPerSec: round(baselineEventsPerSec),
-      plainToBaseline: ratio(eventsPerSec / baselineEventsPerSec),
-      asyncToBaseline: ratio(asyncEventsPerSec / baselineEventsPerSec),
-      targets: {
-        plainToBaselineMin,
-        asyncToBaselineMin,
-        plainMet: eventsPerSec / baselineEventsPerSec >= plainToBaselineMin,
-        asyncMet: asyncEventsPerSec / baselineEventsPerSec >= asyncToBaselineMin,
-      },
-      shape: {
-        events: options.events,
-        population: options.population,
-        processes: options.processes,
-        delayMsMax: options.delayMsMax,
-        repeats: options.repeats,
-        warmups: options.warmups,
-      },
-      samples: {
-        eventsPerSec: samples.plain.map(round),
-        asyncEventsPerSec: samples.async.map(round),
-        baselineEventsPerSec: samples.baseline.map(round),
-      },
-    },
-    node: process.version,
-  };
+function huntPlaces(value: string): ('focused' | 'chaos')[] {
+  const names = value.split(',').map((name) => name.trim());
+  for (const name of names) if (name !== 'focused' && name !== 'chaos') throw new InvalidArgumentError(`--hunt-in takes focused and/or chaos, got "${name}"`);
+  return names as ('focused' | 'chaos')[];
 }
 
-function printTable(options: Options, samples: Samples): void {
-  const baseline = median(samples.baseline);
-  const rows: [string, number[], number | undefined][] = [
-    ['bare heap (baseline)', samples.baseline, undefined],
-    ['plain callbacks (Scheduler)', samples.plain, plainToBaselineMin],
-    ['async processes (Simulation)', samples.async, asyncToBaselineMin],
-  ];
-  const millions = (value: number): string => `${(value / 1e6).toFixed(2)}M`;
-  const out: string[] = [
-    pc.bold('gatesim kernel benchmark'),
-    pc.dim(
-      `  ${options.events.toLocaleString('en')} events per workload, ${options.population} pending (async: ${options.processes} processes), delays 1-${options.delayMsMax} ms, ` +
-        `median of ${options.repeats} after ${options.warmups} warm-up, node ${process.version}`,
-    ),
-    '',
-    `  ${'workload'.padEnd(30)}${'events/s'.padStart(10)}${'min'.padStart(9)}${'max'.padStart(9)}${'vs baseline'.padStart(13)}  target`,
-  ];
-  for (const [name, values, target] of rows) {
-    const value = median(values);
-    const ratio = value / baseline;
-    let verdict = pc.dim('-');
-    if (target !== undefined) {
-      const text = `>= ${target}`;
-      verdict = ratio >= target ? pc.green(`${text} met`) : pc.red(`${text} MISSED`);
-    }
-    out.push(
-      `  ${name.padEnd(30)}${pc.cyan(millions(value).padStart(10))}${millions(Math.min(...values)).padStart(9)}` +
-        `${millions(Math.max(...values)).padStart(9)}${ratio.toFixed(3).padStart(13)}  ${verdict}`,
-    );
+function bugList(value: string): BugId[] {
+  try {
+    return parseBugList(value);
+  } catch (error) {
+    throw new InvalidArgumentError((error as Error).message);
   }
-  process.stdout.write(`${out.join('\n')}\n`);
 }
 
 function program(): Command {
   return new Command('bench')
-    .description(
-      'Time the simulation kernel against a bare typed-array heap: plain callbacks through the Scheduler and ' +
-        'simulated processes awaiting sleeps, each the median of several repeats after warm-up.',
-    )
-    .option('--json', 'print one JSON object (kernel.eventsPerSec, kernel.asyncEventsPerSec, ...) on stdout')
-    .option('--events <n>', 'events per workload per repeat', positiveInteger, 1_000_000)
-    .option('--population <n>', 'events pending at all times (sleeping loops in the async workload)', positiveInteger, 1_000)
-    .option('--processes <n>', 'simulated processes in the async workload (they share the sleeping loops)', positiveInteger, 10)
-    .option('--delay-ms-max <n>', 'delays are drawn uniformly from 1..n ms', positiveInteger, 1_000)
-    .option('--repeats <n>', 'measured rounds; each figure is their median', positiveInteger, 7)
-    .option('--warmups <n>', 'unmeasured rounds first', positiveInteger, 2)
+    .description('Benchmarks: kernel, campaign throughput per scenario, worker scaling, bug hunts against a plain fast-check peer, memory.')
+    .option('--json', 'print one JSON object on stdout (progress goes to stderr)')
+    .option('--quick', 'a reduced set (fewer runs, three seeds, two bugs), about a minute')
+    .option('--only <sections>', `comma-separated subset of ${sections.join(',')}`, sectionList)
+    .option('--seeds <n>', 'campaign seeds per hunt (figures are medians over them)', positiveInteger)
+    .option('--peer-runs <n>', 'run budget of each peer campaign (a bug not found in it is "not found in N runs")', positiveInteger)
+    .option('--hunt-in <where>', 'hunt in the focused scenario, chaos, or both (focused,chaos)', huntPlaces)
+    .option('--bugs <ids>', 'the bugs to hunt (default: all)', bugList)
+    .option('--memory-runs <n>', 'chaos runs in the memory section (growth measured from a tenth of them)', positiveInteger)
     .exitOverride()
+    .showSuggestionAfterError(false)
     .configureOutput({ writeErr: () => {} })
     .action(async (options: Options) => {
-      if (options.events <= options.population) throw new InvalidArgumentError('--events must exceed --population');
-      if (options.population % options.processes !== 0) {
-        throw new InvalidArgumentError('--population must be a multiple of --processes');
-      }
-      const samples = await measure(options);
-      if (options.json === true) process.stdout.write(`${JSON.stringify(report(options, samples))}\n`);
-      else printTable(options, samples);
+      if (options.memoryRuns !== undefined && options.memoryRuns < 20) throw new InvalidArgumentError('--memory-runs must be at least 20');
+      const figures = await measure(options);
+      if (options.json === true) process.stdout.write(`${JSON.stringify(figures)}\n`);
+      else printTable(figures);
     });
 }
 

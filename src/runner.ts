@@ -93,12 +93,15 @@ async function lane(deps: TurnDeps, sessionKey: string): Promise<void> {
   }
 }
 
+/**
+ * The oldest due row: nanoclaw's `status = 'pending' AND process_after <= now ... ORDER BY seq LIMIT 1`, with the
+ * time test done here instead of in SQL. The query then has no parameter that changes every poll, so while the
+ * table is unchanged an idle poll is answered from the SQLite adapter's read cache; the row is the same one.
+ */
 async function nextDueRow(ctx: ProcessContext, inbound: SqlDatabase): Promise<InboundRow | undefined> {
-  const rows = await inbound.query(
-    "SELECT id, kind, content, tries FROM messages_in WHERE status = 'pending' AND process_after <= ? AND trigger = 1 ORDER BY seq LIMIT 1",
-    [ctx.clock.nowMs()],
-  );
-  const row = rows[0];
+  const nowMs = ctx.clock.nowMs();
+  const pending = await inbound.query("SELECT id, kind, content, tries, process_after FROM messages_in WHERE status = 'pending' AND trigger = 1 ORDER BY seq");
+  const row = pending.find((candidate) => Number(candidate.process_after) <= nowMs);
   if (row === undefined) return undefined;
   return { id: row.id as string, kind: row.kind as string, content: row.content as string, tries: Number(row.tries) };
 }

@@ -62,25 +62,31 @@ export function transcriptPath(sessionKey: string): string {
 
 export const runnerHeartbeatPath = '/run/runner.heartbeat';
 
-/** Opens and caches a process's handles to the per-session databases, by path. */
+/**
+ * Opens and caches a process's handles to the per-session databases. The pollers ask for a handle on every poll, so
+ * handles are looked up by session key (no path is built once a session's database is open). The getter keeps the
+ * shape it always had (one async function that awaits only on the first open), so a caller resumes after the same
+ * number of microtask hops as before; the scheduler's settling counts hops.
+ */
 export class SessionDbs {
-  private readonly handles = new Map<string, SqlDatabase>();
+  private readonly inbound = new Map<string, SqlDatabase>();
+  private readonly outbound = new Map<string, SqlDatabase>();
 
   constructor(private readonly sqlite: Sqlite) {}
 
   inboundDb(sessionKey: string): Promise<SqlDatabase> {
-    return this.open(inboundPath(sessionKey), inboundSchema);
+    return this.open(this.inbound, sessionKey, inboundPath, inboundSchema);
   }
 
   outboundDb(sessionKey: string): Promise<SqlDatabase> {
-    return this.open(outboundPath(sessionKey), outboundSchema);
+    return this.open(this.outbound, sessionKey, outboundPath, outboundSchema);
   }
 
-  private async open(path: string, schema: string): Promise<SqlDatabase> {
-    let db = this.handles.get(path);
+  private async open(handles: Map<string, SqlDatabase>, sessionKey: string, pathOf: (sessionKey: string) => string, schema: string): Promise<SqlDatabase> {
+    let db = handles.get(sessionKey);
     if (db === undefined) {
-      db = await this.sqlite.open(path, schema);
-      this.handles.set(path, db);
+      db = await this.sqlite.open(pathOf(sessionKey), schema);
+      handles.set(sessionKey, db);
     }
     return db;
   }

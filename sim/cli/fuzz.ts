@@ -23,6 +23,8 @@ export interface FuzzLimits {
   invariant?: string;
   /** The runner's SessionManager: the model's own (default) or the real pi one (sim/real). */
   sessionManager?: 'model' | 'pi';
+  /** Called when the first failing run is known, before shrinking starts (the benchmark times detection apart from it). */
+  onFirstFailure?: () => void;
   /** Runs per scenario over the whole campaign (all shards). */
   runs?: number;
   /** Or: stop starting new runs once this returns true (checked against the caller's clock). */
@@ -116,6 +118,7 @@ export async function fuzzScenario(
     if (report.fails) {
       // Later runs may still be in flight: let them finish (their answers are not used) before shrinking.
       await Promise.allSettled(pending.map((later) => later.answer));
+      limits.onFirstFailure?.();
       extras.onShrinkStarted?.(head.run + 1);
       const failure = await shrinkFailure(scenario, bugs, head, limits, executor, sql, extras.runOptions ?? {});
       return { scenario: scenario.name, runs, coverage, failure };

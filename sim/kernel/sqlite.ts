@@ -5,6 +5,9 @@
 // so databases run with journal_mode=MEMORY (rollback still works) and locking_mode=EXCLUSIVE (one connection
 // per file, so SQLite need not look for a hot journal on every statement, which made each query 3x slower). With the busy fault on, a write may fail with a
 // transient "database is locked" error before anything is applied. Databases can be exported to real `.db` bytes.
+// An autocommit read is answered from a per-database cache while the database is unchanged since the same read (the
+// pollers ask the same question every simulated second); it still takes its latency, so events and traces are as
+// without it. test/kernel/sqlite-read-cache-answers-as-sqlite-would.test.ts holds it to SQLite's own answers.
 import initSqlJs, { type BindParams, type Database, type SqlJsStatic, type Statement } from 'sql.js';
 import {
   type SqlDatabase,
@@ -12,6 +15,7 @@ import {
   type SqlRow,
   type SqlRunResult,
   type SqlTransaction,
+  type SqlValue,
   SqliteBusyError,
 } from '../../src/ports.ts';
 import { assert } from './assert.ts';
@@ -38,34 +42,123 @@ export function loadSqlJs(): Promise<SqlJsStatic> {
 // Schema images are shared across simulations in one process: opening from an image is ~7x cheaper than
 // creating a schema. They hold no state of any run.
 const schemaImages = new Map<string, Uint8Array>();
+// Databases of finished runs, emptied back to their schema, by schema: opening one from an image, setting its pragmas
+// and closing it cost about 40 times more than emptying its tables (each run opens three to nine). Rows come back
+// in key and rowid order whatever pages they sit on, a table's next rowid after emptying is 1 as in a new database,
+// and sqlite_sequence is emptied too, so a reused database answers every query as a new one would.
+const spareDatabases = new Map<string, Database[]>();
+const spareDatabasesMax = 32;
+const pragmas = 'PRAGMA journal_mode=MEMORY; PRAGMA locking_mode=EXCLUSIVE; PRAGMA temp_store=MEMORY;';
+
+/** A read's rows as of one version of its database. */
+interface CachedRead {
+  version: number;
+  rows: SqlRow[];
+}
+
+/** How many distinct reads an engine remembers; past it the cache starts again (a bound, rarely reached). */
+const cachedReadsMax = 256;
+
+/** Work counters for the benchmarks: statements SQLite executed, and reads the cache answered instead. */
+export interface SqliteStats {
+  statements: number;
+  cachedReads: number;
+}
 
 class Engine implements SqlTransaction {
   private readonly statements = new Map<string, Statement>();
   private lastRowId: Statement | undefined;
+  private readonly reads = new Map<string, CachedRead>();
+  /** Bumped by every write, transaction and rollback through this engine; a cached read of an older one is stale. */
+  private version = 0;
+  /** Writes through run(), to tell whether a lazily read row id is still the write's own. */
+  private runs = 0;
 
   constructor(
     readonly path: string,
     readonly db: Database,
+    private readonly stats: SqliteStats,
   ) {}
 
   query(sql: string, params: SqlParams = []): SqlRow[] {
     const statement = this.prepare(sql);
+    this.stats.statements++;
     statement.bind(params as BindParams);
     const rows: SqlRow[] = [];
-    while (statement.step()) rows.push(statement.getAsObject() as SqlRow);
+    if (statement.step()) {
+      // sql.js's getAsObject() asks SQLite for the column names again for every row; a prepared statement's names
+      // do not change, so they are read once per query and each row is built as getAsObject() builds it.
+      const names = statement.getColumnNames();
+      do rows.push(rowOf(names, statement.get() as SqlValue[]));
+      while (statement.step());
+    }
     statement.reset();
     return rows;
   }
 
+  /**
+   * An autocommit read, answered from the cache when the database has not changed since the same read with the same
+   * parameters. SQLite is deterministic and nothing else writes to the engine (the model's SQL may not read the
+   * clock or randomness), so the rows are the ones the engine would return; each caller gets its own copies.
+   */
+  cachedQuery(sql: string, params: SqlParams = []): SqlRow[] {
+    const key = params.length === 0 ? sql : `${sql}\u0000${JSON.stringify(params)}`;
+    let cached = this.reads.get(key);
+    if (cached === undefined || cached.version !== this.version) {
+      if (cached === undefined && this.reads.size >= cachedReadsMax) this.reads.clear();
+      cached = { version: this.version, rows: this.query(sql, params) };
+      this.reads.set(key, cached);
+    } else {
+      this.stats.cachedReads++;
+    }
+    return cached.rows.map(copyRow);
+  }
+
+  /** Called before every statement that may change the database. */
+  changing(): void {
+    this.version++;
+  }
+
+  /**
+   * An autocommit write that changed no row (a DELETE or UPDATE that matched nothing, an INSERT OR IGNORE that was
+   * ignored) left the database as it was, so reads cached before it are still good. Only for INSERT, UPDATE, DELETE
+   * and REPLACE: their row count is exact (SQLite has no statement-level triggers, and row triggers fire only on a
+   * changed row); any other statement keeps the version it bumped.
+   */
+  unchanged(sql: string, changes: number, versionBefore: number): void {
+    if (changes === 0 && this.version === versionBefore + 1 && dataStatement.test(sql)) this.version = versionBefore;
+  }
+
+  get currentVersion(): number {
+    return this.version;
+  }
+
   run(sql: string, params: SqlParams = []): SqlRunResult {
     const statement = this.prepare(sql);
+    this.stats.statements++;
     statement.run(params as BindParams);
     const changes = this.db.getRowsModified();
+    const runsBefore = ++this.runs;
+    // The row id is asked of SQLite only if a caller reads it (the model rarely does); read after a later statement
+    // of this engine it could be another statement's, so that is refused rather than answered wrongly.
+    const rowId = (): number => {
+      assert(this.runs === runsBefore, 'lastInsertRowId read after a later write to the same database');
+      return this.lastInsertRowId();
+    };
+    return {
+      changes,
+      get lastInsertRowId(): number {
+        return rowId();
+      },
+    };
+  }
+
+  private lastInsertRowId(): number {
     this.lastRowId ??= this.db.prepare('SELECT last_insert_rowid() AS id');
     this.lastRowId.step();
-    const lastInsertRowId = Number(this.lastRowId.getAsObject().id);
+    const id = Number(this.lastRowId.getAsObject().id);
     this.lastRowId.reset();
-    return { changes, lastInsertRowId };
+    return id;
   }
 
   totalChanges(): number {
@@ -82,16 +175,41 @@ class Engine implements SqlTransaction {
     return statement;
   }
 
-  close(): void {
+  /** Set once the database was exported: sql.js reopens the connection then, so it is closed, never reused. */
+  exported = false;
+
+  close(schemaSql: string): void {
     for (const statement of this.statements.values()) statement.free();
     this.lastRowId?.free();
-    this.db.close();
+    const spares = spareDatabases.get(schemaSql) ?? [];
+    if (this.exported || spares.length >= spareDatabasesMax) {
+      this.db.close();
+      return;
+    }
+    const tables = this.db.exec("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")[0]?.values ?? [];
+    this.db.exec(tables.map(([name]) => `DELETE FROM "${String(name)}";`).join(' '));
+    spares.push(this.db);
+    spareDatabases.set(schemaSql, spares);
   }
+}
+
+const dataStatement = /^\s*(INSERT|UPDATE|DELETE|REPLACE)\b/i;
+
+function rowOf(names: readonly string[], values: readonly SqlValue[]): SqlRow {
+  const row: SqlRow = {};
+  for (let i = 0; i < names.length; i++) row[names[i] as string] = values[i] as SqlValue;
+  return row;
+}
+
+function copyRow(row: SqlRow): SqlRow {
+  return { ...row };
 }
 
 export class SimSqlite {
   private readonly engines = new Map<string, Engine>();
+  private readonly schemas = new Map<string, string>();
   faults: SqliteFaults = { ...defaultSqliteFaults };
+  readonly stats: SqliteStats = { statements: 0, cachedReads: 0 };
 
   constructor(
     private readonly sql: SqlJsStatic,
@@ -114,11 +232,12 @@ export class SimSqlite {
   export(path: string): Uint8Array {
     const engine = this.engines.get(path);
     assert(engine !== undefined, `no database at ${path}`);
+    engine.exported = true;
     return engine.db.export();
   }
 
   close(): void {
-    for (const engine of this.engines.values()) engine.close();
+    for (const [path, engine] of this.engines) engine.close(this.schemas.get(path) as string);
     this.engines.clear();
   }
 
@@ -126,32 +245,40 @@ export class SimSqlite {
     return this.later(owner, () => {
       let engine = this.engines.get(path);
       if (engine === undefined) {
-        engine = new Engine(path, this.create(schemaSql));
+        engine = new Engine(path, this.create(schemaSql), this.stats);
         this.engines.set(path, engine);
+        this.schemas.set(path, schemaSql);
       }
       return this.handle(owner, engine);
     });
   }
 
   private create(schemaSql: string): Database {
+    const spare = spareDatabases.get(schemaSql)?.pop();
+    if (spare !== undefined) return spare;
     const image = schemaImages.get(schemaSql);
     // journal_mode is a property of the connection, not of the image, so a database opened from an image sets it too.
     const db = image === undefined ? new this.sql.Database() : new this.sql.Database(image);
-    db.exec('PRAGMA journal_mode=MEMORY; PRAGMA locking_mode=EXCLUSIVE; PRAGMA temp_store=MEMORY;');
+    db.exec(pragmas);
     if (image !== undefined) return db;
     db.exec(schemaSql);
+    // sql.js's export() reopens the connection, which drops the pragmas.
     schemaImages.set(schemaSql, db.export());
+    db.exec(pragmas);
     return db;
   }
 
   private handle(owner: Incarnation, engine: Engine): SqlDatabase {
     return {
       path: engine.path,
-      query: (sql, params) => this.later(owner, () => engine.query(sql, params)),
+      query: (sql, params) => this.later(owner, () => engine.cachedQuery(sql, params)),
       run: (sql, params) =>
         this.later(owner, () => {
           this.busyCheck(engine.path);
+          const versionBefore = engine.currentVersion;
+          engine.changing();
           const result = engine.run(sql, params);
+          engine.unchanged(sql, result.changes, versionBefore);
           this.recordWrite(owner, engine.path, sql, result.changes);
           return result;
         }),
@@ -165,6 +292,7 @@ export class SimSqlite {
 
   private atomically<T>(owner: Incarnation, engine: Engine, body: (tx: SqlTransaction) => T): T {
     const before = engine.totalChanges();
+    engine.changing();
     engine.db.exec('BEGIN');
     let result: T;
     try {
