@@ -222,10 +222,14 @@ export class SimSqlite {
     return [...this.engines.keys()].sort();
   }
 
-  /** Read committed state directly (checkers, tests, artifacts). */
+  /**
+   * Read committed state directly (checkers, tests, artifacts). A test may also write through it, as another writer
+   * would, so the read cache is invalidated: whatever ran here, no read cached before it is answered again.
+   */
   inspect(path: string, sql: string, params: SqlParams = []): SqlRow[] {
     const engine = this.engines.get(path);
     assert(engine !== undefined, `no database at ${path}`);
+    engine.changing();
     return engine.query(sql, params);
   }
 

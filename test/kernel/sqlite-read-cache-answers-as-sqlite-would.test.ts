@@ -73,4 +73,20 @@ describe('the read cache answers as SQLite would', () => {
     expect(sim.sqlite.stats.cachedReads - before.cachedReads).toBe(2);
     sim.dispose();
   });
+
+  it('a write made through inspect (another writer, as a test sabotage is) is seen by the next read', async () => {
+    const sim = makeSim(sql, 'read-cache-inspect');
+    const seen: number[] = [];
+    sim.spawn('p', async (ctx) => {
+      const db = await ctx.sqlite.open('/db/cache.db', schema);
+      await db.run("INSERT INTO rows(status, n) VALUES ('pending', 1)");
+      seen.push((await db.query(pending)).length);
+      sim.sqlite.inspect('/db/cache.db', "INSERT INTO rows(status, n) VALUES ('pending', 2)");
+      seen.push((await db.query(pending)).length);
+    });
+    await sim.run();
+    sim.dispose();
+    expect(seen).toEqual([1, 2]);
+  });
 });
+
