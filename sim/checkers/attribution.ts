@@ -122,11 +122,15 @@ function assignCanned(o: Observations, session: string, answers: readonly Logica
     const carrying = requests.filter((request) => carries(request.prompt, subject));
     return carrying.length === 0 || carrying.every((request) => request.outcome !== 'answer') || carrying.at(-1)?.outcome === 'error';
   };
+  const lastFailed = (subject: Subject): boolean => requests.filter((request) => carries(request.prompt, subject)).at(-1)?.outcome === 'error';
   const cannedFor = new Map<string, ShownFact>();
   for (const fact of shown) {
     const clear = normalized(fact.text) === normalized(cannedReplies[1]);
-    const open = subjects.filter((subject) => isClear(subject) === clear && sentAt(subject) <= fact.atMs && !cannedFor.has(subjectKey(subject)) && !covered.has(subjectKey(subject)));
-    const subject = open.find(gaveUpOn) ?? open[0];
+    const candidates = subjects.filter((subject) => isClear(subject) === clear && sentAt(subject) <= fact.atMs && !cannedFor.has(subjectKey(subject)));
+    const open = candidates.filter((subject) => !covered.has(subjectKey(subject)));
+    // A message whose answer was shown whole may still get the error reply when the system gave up on it afterwards
+    // (killed before it finished, then every retry failed): its last request carrying it failed.
+    const subject = open.find(gaveUpOn) ?? open[0] ?? (clear ? undefined : candidates.find((candidate) => covered.has(subjectKey(candidate)) && lastFailed(candidate)));
     if (subject === undefined) unexplained.push({ shown: fact, reason: 'shown-again', repeats: undefined });
     else cannedFor.set(subjectKey(subject), fact);
   }
