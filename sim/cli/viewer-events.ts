@@ -119,9 +119,6 @@ export class FaultLabeller {
         return f.reason === 'writeback' ? 'background writeback' : undefined;
       case 'sql.busy':
         return 'database is locked';
-      case 'model.model-call':
-        if (f.error === true) return 'model error';
-        return Number(f.latencyMs) > 3_000 ? `slow model (${String(f.latencyMs)} ms)` : undefined;
       case 'net.resend':
         this.resent.add(Number(f.id));
         return undefined;

@@ -94,9 +94,9 @@ export class FaultRecorder {
         return Number(fields.tornBytes) > 0 ? 'disk-tear' : undefined;
       case 'disk.sync':
         return fields.reason === 'writeback' ? 'disk-writeback' : undefined;
-      case 'model.model-call':
-        if (fields.error === true) return 'model-error';
-        return Number(fields.latencyMs) > 3_000 ? 'model-slow' : undefined;
+      case 'fault':
+        // The LLM API (the world) marks the slow responses and transient errors it injects.
+        return fields.kind === 'model-error' || fields.kind === 'model-slow' ? fields.kind : undefined;
       default:
         return undefined;
     }

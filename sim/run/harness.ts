@@ -73,6 +73,7 @@ export async function runSpec(spec: RunSpec, options: RunOptions): Promise<RunRe
     configGeneration: config.knobs.configGeneration,
     randomFor: (key) => sim.prng.fork(key) as Random,
     nowMs: () => sim.clock.nowMs(),
+    recordFault: (fields) => sim.trace.record('fault', fields),
   });
   const sessionManagerFactory = options.sessionManager === 'pi' ? await piFactory(sim) : undefined;
   const components = { ...findScenario(spec.scenario)?.components, ...options.components };

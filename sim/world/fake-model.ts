@@ -67,6 +67,8 @@ export class FakeModelApi implements LlmApi {
     private readonly randomFor: (key: string) => Random,
     private readonly ledger: Ledger,
     private readonly nowMs: () => number,
+    /** Where the world marks the faults it injects (a slow response, a transient error) on the trace. */
+    private readonly recordFault: (fields: Record<string, string | number>) => void = () => {},
   ) {}
 
   async complete(request: LlmRequest, timers: Timers): Promise<LlmAnswer> {
@@ -82,6 +84,8 @@ export class FakeModelApi implements LlmApi {
     const slowMs = slow ? random.int(b.latencyMsMax, b.slowLatencyMsMax) : 0;
     const latencyMs = slow ? Math.min(slowMs, Math.max(normalMs, this.faultsEndAtMs - this.nowMs() + normalMs)) : normalMs;
     const transientError = this.faultsActive && random.chance(b.transientErrorPer1000, 1000);
+    if (slow) this.recordFault({ kind: 'model-slow', session: request.sessionKey, latencyMs });
+    if (transientError) this.recordFault({ kind: 'model-error', session: request.sessionKey });
     await timers.sleep(latencyMs);
     if (transientError) {
       this.ledger.requestFailed(fact);

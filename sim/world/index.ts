@@ -21,12 +21,14 @@ export function buildWorld(options: {
   configGeneration: number;
   randomFor: (key: string) => Random;
   nowMs: () => number;
+  /** Marks a fault the world injects (the LLM's slow responses and transient errors) on the run's trace. */
+  recordFault?: (fields: Record<string, string | number>) => void;
 }): World {
   const ledger = new Ledger();
   return {
     ledger,
     platform: new Platform(options.timers, options.gatewayName, ledger),
-    modelApi: new FakeModelApi((key) => options.randomFor(`model/${key}`), ledger, options.nowMs),
+    modelApi: new FakeModelApi((key) => options.randomFor(`model/${key}`), ledger, options.nowMs, options.recordFault),
     deployed: { configGeneration: options.configGeneration },
   };
 }
