@@ -52,12 +52,17 @@ export function readDurableState(sim: Simulation, sessions: readonly string[], v
           toolCallIds: toolCallIdsOf(row.tool_calls),
         }))
     : [];
+  return { rows, transcripts: readTranscripts(sim, sessions, view) };
+}
+
+/** The sessions' JSONL files as pi would reload them: what is synced (a crash's view) or what is written now. */
+export function readTranscripts(sim: Simulation, sessions: readonly string[], view: 'synced' | 'current'): Map<string, Transcript> {
   const transcripts = new Map<string, Transcript>();
   for (const session of sessions) {
     const text = view === 'synced' ? sim.disk.peekSynced(transcriptPath(session)) : sim.disk.peek(transcriptPath(session));
     if (text !== undefined) transcripts.set(session, parsePiTranscript(text));
   }
-  return { rows, transcripts };
+  return transcripts;
 }
 
 /** Hermes' tool_calls column: a JSON list of `{id, type, function: {name, arguments}}`. */

@@ -6,7 +6,7 @@
 //   known by what they carry (the closing text, or the API-issued tool-call ids), not by their entry ids, so a
 //   rewrite that re-ids an entry does not count as a loss and one that drops it does.
 import type { Simulation } from '../kernel/simulation.ts';
-import { activeBranch, type JsonlEntry, readDurableState } from './durable.ts';
+import { activeBranch, type JsonlEntry, readTranscripts } from './durable.ts';
 import type { Observations } from './observations.ts';
 import { classOf, type Violation } from './violation.ts';
 
@@ -27,8 +27,7 @@ export class TranscriptMonitor {
 
   /** Check every session's file now; `step` and `timeMs` place a violation on the timeline. */
   check(step: number, timeMs: number): void {
-    const current = readDurableState(this.sim, this.sessions, 'current');
-    for (const [session, transcript] of current.transcripts) {
+    for (const [session, transcript] of readTranscripts(this.sim, this.sessions, 'current')) {
       if (this.reported.has(session)) continue;
       const onBranch = new Set(activeBranch(transcript.entries).map((entry) => entry.id));
       const off = transcript.entries.filter((entry) => !onBranch.has(entry.id));
@@ -42,8 +41,7 @@ export class TranscriptMonitor {
         class: classOf('transcript-consistent'),
       });
     }
-    const durable = readDurableState(this.sim, this.sessions, 'synced');
-    for (const [session, transcript] of durable.transcripts) {
+    for (const [session, transcript] of readTranscripts(this.sim, this.sessions, 'synced')) {
       const seen = this.durableAssistants.get(session) ?? new Map<string, number>();
       for (const entry of activeBranch(transcript.entries)) if (entry.role === 'assistant' && !seen.has(identity(entry))) seen.set(identity(entry), step);
       this.durableAssistants.set(session, seen);

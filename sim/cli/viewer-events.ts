@@ -3,6 +3,7 @@
 // simulated time with long idle gaps cut short (a 2-hour quiet stretch would otherwise squeeze the interesting
 // second into one pixel); each cut is drawn as a break labelled with the time it hides.
 import type { TraceEvent } from '../kernel/trace.ts';
+import { ReorderDetector } from '../run/coverage.ts';
 import { assert } from '../kernel/assert.ts';
 
 export const lanes = [
@@ -90,11 +91,10 @@ export function laneOf(event: TraceEvent): LaneId {
 
 /**
  * Labels faults as they landed. Stateful because a reorder is only visible against the deliveries before it (the
- * same rule as sim/run/coverage.ts: a delivery overtaken on its link, not counting resends after a reconnect).
+ * coverage report's ReorderDetector: a delivery overtaken on its link, not counting resends after a reconnect).
  */
 export class FaultLabeller {
-  private readonly lastDeliveredId = new Map<string, number>();
-  private readonly resent = new Set<number>();
+  private readonly reorders = new ReorderDetector();
 
   label(event: TraceEvent): string | undefined {
     const f = event.fields;
@@ -120,22 +120,13 @@ export class FaultLabeller {
       case 'sql.busy':
         return 'database is locked';
       case 'net.resend':
-        this.resent.add(Number(f.id));
+        this.reorders.resent(event);
         return undefined;
       case 'net.deliver':
-        return this.reordered(event) ? 'reordered delivery' : undefined;
+        return this.reorders.reordered(event) ? 'reordered delivery' : undefined;
       default:
         return undefined;
     }
-  }
-
-  private reordered(event: TraceEvent): boolean {
-    const link = `${String(event.fields.from)}->${String(event.fields.to)}`;
-    const id = Number(event.fields.id);
-    if (this.resent.has(id)) return false;
-    const last = this.lastDeliveredId.get(link) ?? 0;
-    this.lastDeliveredId.set(link, Math.max(last, id));
-    return id < last;
   }
 }
 

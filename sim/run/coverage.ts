@@ -26,8 +26,7 @@ export function addCoverage(into: FaultCoverage, from: FaultCoverage): void {
 export class FaultRecorder {
   readonly coverage = emptyCoverage();
   private phase: Phase | 'idle' = 'idle';
-  private readonly lastDeliveredId = new Map<string, number>();
-  private readonly resent = new Set<number>();
+  private readonly reorders = new ReorderDetector();
 
   constructor(private readonly sim: Simulation) {
     sim.trace.onEvent((event) => this.observe(event));
@@ -74,7 +73,7 @@ export class FaultRecorder {
       case 'proc.kill':
         return killType(String(fields.name));
       case 'net.resend':
-        this.resent.add(Number(fields.id));
+        this.reorders.resent(event);
         return undefined;
       case 'net.partition':
         return 'partition';
@@ -87,7 +86,7 @@ export class FaultRecorder {
       case 'net.drop':
         return fields.reason === 'fault' ? 'drop' : undefined;
       case 'net.deliver':
-        return this.reordered(event) ? 'reorder' : undefined;
+        return this.reorders.reordered(event) ? 'reorder' : undefined;
       case 'sql.busy':
         return 'sql-busy';
       case 'disk.crash':
@@ -100,16 +99,6 @@ export class FaultRecorder {
       default:
         return undefined;
     }
-  }
-
-  /** A delivery overtaken by a later message on its link; a resend after a reconnect is not a reorder. */
-  private reordered(event: TraceEvent): boolean {
-    const link = `${String(event.fields.from)}->${String(event.fields.to)}`;
-    const id = Number(event.fields.id);
-    if (this.resent.has(id)) return false;
-    const last = this.lastDeliveredId.get(link) ?? 0;
-    this.lastDeliveredId.set(link, Math.max(last, id));
-    return id < last;
   }
 }
 
@@ -125,5 +114,29 @@ function killType(process: string): FaultType | undefined {
       return 'kill-node-host';
     default:
       return undefined;
+  }
+}
+
+/**
+ * A delivery overtaken by a later message on its link; a resend after a reconnect is not a reorder. Shared by the
+ * coverage report and the trace viewer, so both count the same reorders. Feed it the trace in order.
+ */
+export class ReorderDetector {
+  private readonly lastDeliveredId = new Map<string, number>();
+  private readonly resentIds = new Set<number>();
+
+  /** A `net.resend` event: that message's later deliveries are resends, not reorders. */
+  resent(event: TraceEvent): void {
+    this.resentIds.add(Number(event.fields.id));
+  }
+
+  /** A `net.deliver` event: whether it arrived after a later message of its link. */
+  reordered(event: TraceEvent): boolean {
+    const link = `${String(event.fields.from)}->${String(event.fields.to)}`;
+    const id = Number(event.fields.id);
+    if (this.resentIds.has(id)) return false;
+    const last = this.lastDeliveredId.get(link) ?? 0;
+    this.lastDeliveredId.set(link, Math.max(last, id));
+    return id < last;
   }
 }
