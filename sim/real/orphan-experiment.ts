@@ -3,8 +3,9 @@
 // but the active transcript no longer has, and runs of consecutive user entries? One simulated runner does turns on
 // one session file as OpenClaw's run attempt does (open; repair a file with malformed lines with a backup; merge an
 // orphaned trailing user leaf for user-triggered runs; persist the prompt; the model call; on a transient error one
-// full retry after 2,500 ms, which opens and prompts again; persist the answer), while SIGKILLs land at random, the
-// OS writes the page cache back at random and a kill may tear the oldest unsynced append.
+// full retry after 2,500 ms, which opens and prompts again; persist the answer), while power losses land at random
+// (the machine dies; only what was written back survives), the OS writes the page cache back at random and a power
+// loss may tear the oldest unsynced append.
 import type { ProcessContext } from '../../src/ports.ts';
 import { contentText } from '../../src/pi-format.ts';
 import { activeBranchOf, parseTranscript } from '../../src/session-manager.ts';
@@ -147,7 +148,8 @@ export async function runOrphanExperiment(
   const faults = sim.prng.fork('experiment-faults');
   for (let kill = 0; kill < 10; kill++) {
     sim.at(faults.int(1_000, 150_000), () => {
-      if (sim.kill('runner')) sim.restart('runner', faults.int(100, 3_000));
+      const restartAfterMs = faults.int(100, 3_000);
+      for (const name of sim.powerLoss(mirror ? ['runner', 'gateway'] : ['runner'])) sim.restart(name, restartAfterMs);
     });
   }
   const summary = await sim.run();
