@@ -110,6 +110,7 @@ export class SimDisk {
       assert(file !== undefined, `rename of a missing file ${from}`);
       this.files.delete(from);
       this.files.set(to, file);
+      assert(from === to || (!this.files.has(from) && this.files.get(to) === file), `rename ${from} -> ${to} did not move the file`);
       this.trace.record('disk.rename', { from, to });
     }
     return this.complete(owner, this.latency(), undefined);
@@ -155,6 +156,7 @@ export class SimDisk {
         tornBytes = this.prng.int(0, first.data.length - 1);
         file.synced += first.data.slice(0, tornBytes);
       }
+      assert(file.pending.reduce(applyOp, file.synced.slice(0, file.synced.length - tornBytes)) === file.current, `${path}: the page cache is not its synced content plus its pending writes`);
       const lostBytes = file.current.length - file.synced.length;
       file.pending = [];
       file.current = file.synced;
@@ -169,8 +171,11 @@ export class SimDisk {
       this.files.set(path, file);
     }
     const op: PendingOp = { kind, data, atMs: this.scheduler.clock.nowMs() };
+    const before = file.current.length;
     file.pending.push(op);
     file.current = applyOp(file.current, op);
+    // Paired with the read back: an append grows the file by exactly its data, a write replaces it.
+    assert(kind === 'write' ? file.current === data : file.current.length === before + data.length, `${kind} of ${path} left the wrong content`);
     this.trace.record(kind === 'write' ? 'disk.write' : 'disk.append', { path, bytes: data.length });
     if (this.prng.chance(this.faults.backgroundSyncPer1000, 1000)) {
       const delayMs = this.prng.int(1, this.faults.backgroundSyncDelayMsMax);
@@ -181,6 +186,7 @@ export class SimDisk {
   private sync(path: string, reason: 'fsync' | 'writeback'): void {
     const file = this.files.get(path);
     if (file === undefined || file.pending.length === 0) return;
+    assert(file.pending.reduce(applyOp, file.synced) === file.current, `${path}: the page cache is not its synced content plus its pending writes`);
     file.synced = file.current;
     file.pending = [];
     this.trace.record('disk.sync', { path, reason, bytes: file.synced.length });
@@ -198,6 +204,8 @@ export class SimDisk {
       if (tickMs > now) return;
       let written = 0;
       while (written < file.pending.length && (file.pending[written] as PendingOp).atMs <= tickMs) written++;
+      // The oldest dirty write is at most the tick, so each pass writes at least one back.
+      assert(written > 0, 'a writeback tick before the oldest dirty write');
       file.synced = file.pending.slice(0, written).reduce(applyOp, file.synced);
       file.pending = file.pending.slice(written);
     }

@@ -123,7 +123,10 @@ export class SimNetwork {
       seq = ++link.nextSeq;
     }
     const envelope: Envelope = { from: sender.name, to, payload, seq, messageId };
-    if (seq > 0) link.unacked.set(seq, envelope);
+    if (seq > 0) {
+      assert(!link.unacked.has(seq), `sequence ${seq} reused on ${link.from}->${link.to}`);
+      link.unacked.set(seq, envelope);
+    }
     this.trace.record('net.send', { from: sender.name, to, id: messageId, seq, kind: payloadKind(payload) });
     this.transmit(link, envelope);
   }
@@ -190,6 +193,7 @@ export class SimNetwork {
   }
 
   private scheduleReconnect(link: LinkState): void {
+    assert(link.config.reconnecting, `reconnect of a link that is not a connection: ${link.from}->${link.to}`);
     if (link.reconnectPending) return;
     link.reconnectPending = true;
     this.scheduler.schedule(link.config.reconnectDelayMs, () => {
@@ -229,8 +233,11 @@ export class SimNetwork {
     }
     const now = this.scheduler.clock.nowMs();
     let deliverAtMs = now + this.prng.skewed(config.delayMsMin, config.delayMsMax);
+    assert(deliverAtMs >= now + config.delayMsMin && deliverAtMs <= now + config.delayMsMax, 'link delay outside its range');
     if (!config.reorder) deliverAtMs = Math.max(deliverAtMs, link.lastDeliverAtMs);
     link.lastDeliverAtMs = Math.max(link.lastDeliverAtMs, deliverAtMs);
+    // FIFO: without reorder, nothing sent later is delivered earlier.
+    assert(config.reorder || deliverAtMs === link.lastDeliverAtMs, 'a FIFO link would deliver out of order');
     const epoch = link.epoch;
     this.scheduler.scheduleAt(deliverAtMs, () => {
       if (!this.arrive(link, envelope, epoch, false)) return;
@@ -252,6 +259,7 @@ export class SimNetwork {
       this.trace.record('net.drop', { id: envelope.messageId, reason: 'partition' });
       return false;
     }
+    assert(envelope.from === link.from && envelope.to === link.to, 'an envelope arrived on another link');
     const mailbox = this.mailboxes.get(envelope.to);
     if (mailbox === undefined || !mailbox.incarnation.alive) {
       this.trace.record('net.drop', { id: envelope.messageId, reason: 'not-running' });
@@ -269,8 +277,11 @@ export class SimNetwork {
       ack: () => this.ack(link, envelope, mailbox.incarnation),
     };
     const waiter = mailbox.waiting.shift();
-    if (waiter !== undefined) waiter(delivery);
-    else mailbox.queue.push(delivery);
+    if (waiter !== undefined) {
+      // A receiver waits only on an empty mailbox.
+      assert(mailbox.queue.length === 0, 'a receiver waited while deliveries were queued');
+      waiter(delivery);
+    } else mailbox.queue.push(delivery);
     return true;
   }
 

@@ -107,6 +107,7 @@ export class Scheduler {
     const seq = this.sequence++;
     this.slotOwner[slot] = owner;
     this.slotWake[slot] = wake;
+    assert(this.slotFn[slot] === undefined, `event slot ${slot} allocated while in use`);
     this.slotFn[slot] = fn;
     this.push(timeMs, seq, slot);
     return seq;
@@ -134,7 +135,8 @@ export class Scheduler {
     if (timeMs > this.limits.simTimeMsMax) return this.halt('time-cap');
     const slot = this.heapSlot[0] as number;
     this.pop();
-    const fn = this.slotFn[slot] as EventCallback;
+    const fn = this.slotFn[slot];
+    assert(fn !== undefined, `event slot ${slot} popped twice`);
     const owner = this.slotOwner[slot] as number;
     this.slotFn[slot] = undefined;
     this.freeSlots.push(slot);
