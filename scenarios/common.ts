@@ -137,6 +137,15 @@ export function powerLoss(faultPhaseMs: number, phase: fc.Arbitrary<Phase> = pha
   );
 }
 
+/** The LLM API down for 10 s to 15 min. */
+export function modelOutage(faultPhaseMs: number): fc.Arbitrary<FaultStep> {
+  return fc.record({
+    kind: fc.constant('model-outage' as const),
+    atMs: fc.integer({ min: 0, max: faultPhaseMs - 1 }),
+    durationMs: fc.oneof(fc.integer({ min: 10_000, max: 120_000 }), fc.integer({ min: 120_000, max: 15 * 60_000 })),
+  });
+}
+
 const linkIndex = fc.integer({ min: 0, max: linkPairs.length - 1 });
 
 /** A partition (healed later), a hold (released later) or a connection reset on one link. */
@@ -164,6 +173,7 @@ export function resetAtPhase(phase: fc.Arbitrary<Phase>, link: fc.Arbitrary<numb
 export function modelKnobs(overrides: Partial<Record<keyof ModelKnobsPlan, fc.Arbitrary<number>>> = {}): fc.Arbitrary<ModelKnobsPlan> {
   return fc.record({
     toolCallPer1000: overrides.toolCallPer1000 ?? fc.integer({ min: 0, max: 1000 }),
+    toolCallsMax: overrides.toolCallsMax ?? fc.integer({ min: 1, max: 4 }),
     repeatPer1000: overrides.repeatPer1000 ?? fc.integer({ min: 0, max: 1000 }),
     repeatOnlyPer1000: overrides.repeatOnlyPer1000 ?? fc.integer({ min: 0, max: 1000 }),
     stockAnswerPer1000: overrides.stockAnswerPer1000 ?? fc.integer({ min: 0, max: 1000 }),
@@ -183,6 +193,7 @@ export function swarmFaultKnobs(): fc.Arbitrary<FaultKnobs> {
     diskWritebackPer1000: maybe(1000),
     sqlBusyPer1000: maybe(100),
     modelErrorPer1000: maybe(300),
+    modelErrorStreakMax: maybe(6),
     modelSlowPer1000: maybe(200),
   });
 }

@@ -11,7 +11,8 @@
 // An answer stands unless it was superseded (a later answer in the session was asked a prompt carrying every user
 // message and command of its prompt, as happens when a message is merged into a later turn) or given up (every
 // message of its prompt got the system's error reply, shown after it and after the prompt was last asked). Each
-// canned reply answers exactly one message (assignCanned).
+// canned reply answers one message or /clear, and an error reply also every other one its turn's failed request
+// carried (assignCanned).
 import { parseMessageBlocks } from '../../src/index.ts';
 import type { LlmToolCall } from '../../src/ports.ts';
 import type { CommandFact, LlmAnswerFact, ShownFact, UserMessageFact } from '../world/ledger.ts';
@@ -106,10 +107,11 @@ function isClear(subject: Subject): boolean {
 }
 
 /**
- * Each canned reply answers exactly one message: `Session cleared.` the earliest /clear before it not yet answered,
- * the error reply the earliest message (or command) before it that no wholly shown answer covers, preferring one the
- * system gave up on (no LLM answer carrying it ever came back, or the last request carrying it failed). A canned
- * reply left over is shown again.
+ * Each canned reply answers one message: `Session cleared.` the earliest /clear before it not yet answered, the error
+ * reply the earliest message (or command) before it that no wholly shown answer covers, preferring one the system
+ * gave up on (no LLM answer carrying it ever came back, or the last request carrying it failed); the error reply also
+ * answers every other open message the last failed request carrying that one carried (one turn, one error reply). A
+ * canned reply left over is shown again.
  */
 function assignCanned(o: Observations, session: string, answers: readonly LogicalAnswer[], shown: readonly ShownFact[], unexplained: Unexplained[]): Map<string, ShownFact> {
   const subjects: Subject[] = [...o.ledger.userMessages.filter((message) => message.sessionKey === session), ...commandsOf(o, session).filter((command) => takenUp(o, session, command))];
@@ -131,8 +133,17 @@ function assignCanned(o: Observations, session: string, answers: readonly Logica
     // A message whose answer was shown whole may still get the error reply when the system gave up on it afterwards
     // (killed before it finished, then every retry failed): its last request carrying it failed.
     const subject = open.find(gaveUpOn) ?? open[0] ?? (clear ? undefined : candidates.find((candidate) => covered.has(subjectKey(candidate)) && lastFailed(candidate)));
-    if (subject === undefined) unexplained.push({ shown: fact, reason: 'shown-again', repeats: undefined });
-    else cannedFor.set(subjectKey(subject), fact);
+    if (subject === undefined) {
+      unexplained.push({ shown: fact, reason: 'shown-again', repeats: undefined });
+      continue;
+    }
+    cannedFor.set(subjectKey(subject), fact);
+    if (clear) continue;
+    // The error reply ends a turn: it answers every message and command that the turn's last failed request carried
+    // (a turn may carry several, merged or batched), not only the one it was assigned to.
+    const gaveUpRequest = requests.filter((request) => request.atMs <= fact.atMs && request.outcome === 'error' && carries(request.prompt, subject)).at(-1);
+    if (gaveUpRequest === undefined) continue;
+    for (const other of open) if (other !== subject && carries(gaveUpRequest.prompt, other)) cannedFor.set(subjectKey(other), fact);
   }
   return cannedFor;
 }

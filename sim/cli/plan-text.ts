@@ -47,6 +47,8 @@ function faultText(fault: FaultStep): string {
       return `power loss at ${fault.phase} #${fault.nth + 1} +${formatMs(fault.delayMs)} (boot +${formatMs(fault.restartAfterMs)})`;
     case 'power-loss-at-append':
       return `power loss after transcript append #${fault.nth + 1} (boot +${formatMs(fault.restartAfterMs)})`;
+    case 'model-outage':
+      return `${formatMs(fault.atMs)} LLM outage for ${formatMs(fault.durationMs)}`;
     case 'kill-at-phase':
       return `kill ${fault.process} at ${fault.phase} #${fault.nth + 1} +${formatMs(fault.delayMs)} (restart +${formatMs(fault.restartAfterMs)})`;
     case 'partition':
@@ -65,10 +67,13 @@ function knobText(plan: Plan): string[] {
   for (const [name, value] of Object.entries(plan.faultKnobs)) {
     if (name === 'delayMsMax') out.push(`delay <= ${formatMs(value as number)}`);
     else if (value === true) out.push(name);
-    else if (typeof value === 'number' && value > 0) out.push(`${name.replace(/Per1000$/, '')} ${value}‰`);
+    else if (name === 'modelErrorStreakMax') {
+      if ((value as number) > 0) out.push(`model error streaks <= ${value as number}`);
+    } else if (typeof value === 'number' && value > 0) out.push(`${name.replace(/Per1000$/, '')} ${value}‰`);
   }
   for (const [name, value] of Object.entries(plan.model)) {
     if (name === 'agentCacheSize') out.push(`agent cache ${value}`);
+    else if (name === 'toolCallsMax') out.push(`tool calls <= ${value}`);
     else if (value > 0) out.push(`${name.replace(/Per1000$/, '')} ${value}‰`);
   }
   return out;

@@ -4,6 +4,7 @@
 // tables of its runs.
 import { type FaultType, faultTypes, hostProcesses, type KillableProcess, linkPairs, type Phase, phaseOfTrace, phases } from './plan.ts';
 import type { Simulation } from '../kernel/simulation.ts';
+import type { FakeModelApi } from '../world/fake-model.ts';
 import type { TraceEvent } from '../kernel/trace.ts';
 
 const gatewayProcess: (typeof hostProcesses)[number] = 'gateway';
@@ -31,7 +32,10 @@ export class FaultRecorder {
   private inPowerLoss = false;
   private readonly reorders = new ReorderDetector();
 
-  constructor(private readonly sim: Simulation) {
+  constructor(
+    private readonly sim: Simulation,
+    private readonly modelApi?: FakeModelApi,
+  ) {
     sim.trace.onEvent((event) => this.observe(event));
   }
 
@@ -51,6 +55,13 @@ export class FaultRecorder {
     this.sim.powerLoss(hostProcesses);
     this.inPowerLoss = false;
     this.sim.restart(gatewayProcess, restartAfterMs);
+  }
+
+  /** The LLM API (the world) goes down for durationMs: every request fails. */
+  modelOutage(durationMs: number): void {
+    if (!this.active || this.modelApi === undefined) return;
+    this.modelApi.outageUntilMs = Math.max(this.modelApi.outageUntilMs, this.sim.clock.nowMs() + durationMs);
+    this.sim.trace.record('fault', { kind: 'model-outage', durationMs });
   }
 
   linkFault(kind: 'partition' | 'hold' | 'reset', link: number, undoAfterMs: number): void {
@@ -108,7 +119,8 @@ export class FaultRecorder {
         return fields.reason === 'writeback' ? 'disk-writeback' : undefined;
       case 'fault':
         // The LLM API (the world) marks the slow responses and transient errors it injects.
-        return fields.kind === 'model-error' || fields.kind === 'model-slow' || fields.kind === 'power-loss' ? fields.kind : undefined;
+        if (fields.kind === 'model-error') return fields.cause === 'outage' ? undefined : 'model-error';
+        return fields.kind === 'model-slow' || fields.kind === 'power-loss' || fields.kind === 'model-outage' ? fields.kind : undefined;
       default:
         return undefined;
     }

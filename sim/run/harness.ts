@@ -86,7 +86,7 @@ export async function runSpec(spec: RunSpec, options: RunOptions): Promise<RunRe
     },
     components,
   );
-  const recorder = new FaultRecorder(sim);
+  const recorder = new FaultRecorder(sim, world.modelApi);
   const monitor = new TranscriptMonitor(sim, sessions);
   // The model's note of a completed turn triggers the transcript check; the check itself reads only the files.
   sim.trace.onEvent((event) => {
@@ -155,6 +155,8 @@ function configureWorld(sim: Simulation, model: BuiltModel, world: World, spec: 
     repeatOnlyPer1000: knobs.repeatOnlyPer1000,
     stockAnswerPer1000: knobs.stockAnswerPer1000,
     transientErrorPer1000: faultKnobs.modelErrorPer1000,
+    errorStreakMax: faultKnobs.modelErrorStreakMax,
+    toolCallsMax: knobs.toolCallsMax,
     slowPer1000: faultKnobs.modelSlowPer1000,
   };
 }
@@ -217,6 +219,9 @@ function scheduleFault(sim: Simulation, recorder: FaultRecorder, fault: FaultSte
       });
       break;
     }
+    case 'model-outage':
+      sim.at(fault.atMs, () => recorder.modelOutage(fault.durationMs));
+      break;
     case 'partition':
       sim.at(fault.atMs, () => recorder.linkFault('partition', fault.link, fault.healAfterMs));
       break;

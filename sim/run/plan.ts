@@ -48,9 +48,11 @@ export type FaultStep =
   /** A power loss when the nth event of `phase` happens (0-based), after delayMs. */
   | { kind: 'power-loss-at-phase'; phase: Phase; nth: number; delayMs: number; restartAfterMs: number }
   /** A power loss right after the nth append to a JSONL transcript (0-based), before any fsync of it can complete. */
-  | { kind: 'power-loss-at-append'; nth: number; restartAfterMs: number };
+  | { kind: 'power-loss-at-append'; nth: number; restartAfterMs: number }
+  /** The LLM API is down: every request fails for durationMs. */
+  | { kind: 'model-outage'; atMs: number; durationMs: number };
 
-export const faultTypes = ['kill-gateway', 'kill-runner', 'kill-tool-server', 'kill-node-host', 'power-loss', 'partition', 'hold', 'reset', 'drop', 'duplicate', 'reorder', 'disk-tear', 'disk-writeback', 'sql-busy', 'model-error', 'model-slow'] as const;
+export const faultTypes = ['kill-gateway', 'kill-runner', 'kill-tool-server', 'kill-node-host', 'power-loss', 'partition', 'hold', 'reset', 'drop', 'duplicate', 'reorder', 'disk-tear', 'disk-writeback', 'sql-busy', 'model-error', 'model-slow', 'model-outage'] as const;
 export type FaultType = (typeof faultTypes)[number];
 
 /** Fault rates for the whole fault phase: network, disk, SQLite and LLM faults (per 1000). */
@@ -63,12 +65,16 @@ export interface FaultKnobs {
   diskWritebackPer1000: number;
   sqlBusyPer1000: number;
   modelErrorPer1000: number;
+  /** After a model error, the same prompt fails on up to this many more requests. */
+  modelErrorStreakMax: number;
   modelSlowPer1000: number;
 }
 
 /** The fake LLM's behaviour (per 1000) and the agent cache size of a run. */
 export interface ModelKnobsPlan {
   toolCallPer1000: number;
+  /** A turn that calls tools makes 1 to this many calls. */
+  toolCallsMax: number;
   repeatPer1000: number;
   repeatOnlyPer1000: number;
   stockAnswerPer1000: number;
@@ -105,6 +111,7 @@ export const noFaults: FaultKnobs = {
   diskWritebackPer1000: 0,
   sqlBusyPer1000: 0,
   modelErrorPer1000: 0,
+  modelErrorStreakMax: 0,
   modelSlowPer1000: 0,
 };
 

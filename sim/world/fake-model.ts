@@ -4,15 +4,18 @@
 // the run's seed, the session and the prompt, so a retried run that sends the same prompt gets the same answer
 // (with the same API-issued tool-call ids). Every answer ends with a line outside its message blocks naming it
 // (`(reply <tag>)`), so a durable assistant row can be traced to exactly one answer, while the visible blocks may
-// be stock phrases that other answers also use. Latency, transient errors and slow responses are drawn per request
-// and only while the fault phase lasts. Tests may script answers per request.
+// be stock phrases that other answers also use. An answer makes 0 to toolCallsMax tool calls of mixed kinds. Latency,
+// transient errors (alone, in streaks on one prompt, or for every request during an outage) and slow responses are
+// drawn per request and only while the fault phase lasts. Tests may script answers per request.
 import { type LlmAnswer, type LlmApi, type LlmRequest, LlmTransientError, type Random, type Timers, type ToolName } from '../../src/ports.ts';
 import { contentHash } from '../../src/text.ts';
 import type { Ledger } from './ledger.ts';
 
 export interface ModelBehaviour {
-  /** Chance (per 1000) that a turn calls a tool mid-turn. */
+  /** Chance (per 1000) that a turn calls tools mid-turn. */
   toolCallPer1000: number;
+  /** How many tool calls such a turn makes, at most (1 to this many, of mixed kinds). */
+  toolCallsMax: number;
   /** Chance that the closing text repeats a sent payload (verbatim or with other whitespace). */
   repeatPer1000: number;
   /** Chance that the closing text is only the repeat (no new answer). */
@@ -20,6 +23,8 @@ export interface ModelBehaviour {
   /** Chance that the answer is a stock phrase (so it may equal another turn's interim payload). */
   stockAnswerPer1000: number;
   transientErrorPer1000: number;
+  /** After a transient error, the same prompt fails again on up to this many more requests (an error streak). */
+  errorStreakMax: number;
   slowPer1000: number;
   slowLatencyMsMax: number;
   latencyMsMax: number;
@@ -27,10 +32,12 @@ export interface ModelBehaviour {
 
 export const defaultModelBehaviour: ModelBehaviour = {
   toolCallPer1000: 400,
+  toolCallsMax: 1,
   repeatPer1000: 400,
   repeatOnlyPer1000: 200,
   stockAnswerPer1000: 150,
   transientErrorPer1000: 0,
+  errorStreakMax: 0,
   slowPer1000: 0,
   slowLatencyMsMax: 90_000,
   latencyMsMax: 3_000,
@@ -61,7 +68,11 @@ export class FakeModelApi implements LlmApi {
   faultsEndAtMs = Number.MAX_SAFE_INTEGER;
   script: AnswerScript | undefined;
   calls = 0;
+  /** An outage: every request that arrives before this instant fails (a fault of the plan, set by the harness). */
+  outageUntilMs = 0;
   private readonly requestsPerPrompt = new Map<string, number>();
+  /** Prompts in an error streak: how many more requests fail. */
+  private readonly streaks = new Map<string, number>();
 
   constructor(
     private readonly randomFor: (key: string) => Random,
@@ -83,9 +94,13 @@ export class FakeModelApi implements LlmApi {
     const normalMs = random.int(200, b.latencyMsMax);
     const slowMs = slow ? random.int(b.latencyMsMax, b.slowLatencyMsMax) : 0;
     const latencyMs = slow ? Math.min(slowMs, Math.max(normalMs, this.faultsEndAtMs - this.nowMs() + normalMs)) : normalMs;
-    const transientError = this.faultsActive && random.chance(b.transientErrorPer1000, 1000);
+    const outage = this.faultsActive && this.nowMs() < this.outageUntilMs;
+    const streak = this.streaks.get(tag) ?? 0;
+    const transientError = this.faultsActive && (outage || streak > 0 || random.chance(b.transientErrorPer1000, 1000));
+    if (streak > 0) this.streaks.set(tag, streak - 1);
+    else if (transientError && !outage && b.errorStreakMax > 0) this.streaks.set(tag, random.int(0, b.errorStreakMax));
     if (slow) this.recordFault({ kind: 'model-slow', session: request.sessionKey, latencyMs });
-    if (transientError) this.recordFault({ kind: 'model-error', session: request.sessionKey });
+    if (transientError) this.recordFault({ kind: 'model-error', session: request.sessionKey, cause: outage ? 'outage' : streak > 0 ? 'streak' : 'chance' });
     await timers.sleep(latencyMs);
     if (transientError) {
       this.ledger.requestFailed(fact);
@@ -110,14 +125,19 @@ export class FakeModelApi implements LlmApi {
     const b = this.behaviour;
     const toolCalls: ScriptedAnswer['toolCalls'] = [];
     if (random.chance(b.toolCallPer1000, 1000)) {
-      const kind = random.int(0, 9);
-      if (kind < 7) toolCalls.push({ name: 'send_message', text: random.pick(interimPhrases) });
-      else if (kind < 9) toolCalls.push({ name: 'send_file', text: `report-${random.int(1, 3)}.pdf` });
-      else toolCalls.push({ name: 'add_reaction', text: '👍' });
+      const count = random.int(1, Math.max(1, b.toolCallsMax));
+      for (let call = 0; call < count; call++) {
+        const kind = random.int(0, 9);
+        const next: ScriptedAnswer['toolCalls'][number] =
+          kind < 7 ? { name: 'send_message', text: random.pick(interimPhrases) } : kind < 9 ? { name: 'send_file', text: `report-${random.int(1, 3)}.pdf` } : { name: 'add_reaction', text: '👍' };
+        // One answer does not send the same thing twice.
+        if (!toolCalls.some((earlier) => earlier.name === next.name && earlier.text === next.text)) toolCalls.push(next);
+      }
     }
     const answer = random.chance(b.stockAnswerPer1000, 1000) ? random.pick(stockAnswers) : `answer ${random.int(1, 9999)} [a${tag}]`;
     const blocks: string[] = [];
-    const sent = toolCalls.find((call) => call.name !== 'add_reaction');
+    const payloads = toolCalls.filter((call) => call.name !== 'add_reaction');
+    const sent = payloads.length === 0 ? undefined : random.pick(payloads);
     if (sent !== undefined && random.chance(b.repeatPer1000, 1000)) {
       blocks.push(random.chance(1, 2) ? sent.text : sent.text.replace(/ /g, '  \n'));
       if (!random.chance(b.repeatOnlyPer1000, 1000)) blocks.push(answer);

@@ -1,12 +1,12 @@
-// The system's own error reply ("Sorry, something went wrong...") answers exactly one message, the one the system
-// gave up on: it neither excuses another message's lost reply nor may be shown twice for one message. Both cases
-// were misses of the first version of the ground-truth checkers (error replies matched session-wide), found by a
-// review; they now fire.
+// The system's own error reply ("Sorry, something went wrong...") answers the turn the system gave up on: the message
+// it was assigned to and every other one that turn's failed request carried. It neither excuses another message's
+// lost reply nor may be shown twice for one message. Both cases were misses of the first version of the ground-truth
+// checkers (error replies matched session-wide), found by a review; they now fire.
 import { describe, expect, it } from 'vitest';
 import { errorReply, LlmTransientError, outboundPath } from '../../src/index.ts';
 import type { OutboundSend } from '../../src/protocol.ts';
 import { loadSqlJs } from '../../sim/kernel/sqlite.ts';
-import { invariants, marker, session0, withRun } from '../model/support.ts';
+import { handPlan, invariants, marker, session0, user, withRun } from '../model/support.ts';
 import { both, firstReply, input, type Prepare, shown, sqlAt, tamperNetwork } from './support.ts';
 
 const sql = await loadSqlJs();
@@ -49,6 +49,25 @@ describe('each canned reply answers one message', () => {
       expect(shown(result)).toEqual([firstReply, errorReply, errorReply]);
       // One error reply for m1, the one it was given up with; the second answers nobody.
       expect(invariants(result)).toEqual(['no-duplicate-visible-reply']);
+    });
+  });
+
+  it('one error reply answers both messages of a turn that carried them, and nothing fires', async () => {
+    // Two messages 100 ms apart: the first turn carries both; the LLM API is down for the whole fault phase (its own
+    // outage, so the ledger records each failed request), and the turn gives up once.
+    const burst = handPlan([user(1_000, 'hello there'), user(1_100, 'are you there?')]);
+    const outage: Prepare = (_sim, _model, world) => {
+      world.modelApi.outageUntilMs = burst.faultPhaseMs;
+    };
+    await withRun(sql, input(outage, burst), (result) => {
+      const prompts = result.ledger.requests.map((request) => request.prompt);
+      expect(prompts.length).toBeGreaterThan(1);
+      // The turn's last (given up) request carries both messages.
+      expect(prompts.at(-1)).toContain(marker(0));
+      expect(prompts.at(-1)).toContain(marker(1));
+      expect(result.ledger.requests.every((request) => request.outcome === 'error')).toBe(true);
+      expect(shown(result)).toEqual([errorReply]);
+      expect(result.violations).toEqual([]);
     });
   });
 });

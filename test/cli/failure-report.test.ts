@@ -7,7 +7,7 @@ import { cli } from './support.ts';
 const escape = String.fromCharCode(27);
 
 describe('the failure report', () => {
-  const args = ['run', 'send-mid-turn', '--seed', '5', '--bugs', 'send-flag'];
+  const args = ['run', 'send-mid-turn', '--seed', '4', '--bugs', 'send-flag'];
   const text = cli(args);
   const json = JSON.parse(cli([...args, '--json']).stdout) as { steps: number; violations: { step: number; invariant: string }[] };
 

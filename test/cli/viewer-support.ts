@@ -22,7 +22,7 @@ export async function runWithHostileText(sql: SqlJsStatic): Promise<RunResult> {
     workload: [{ kind: 'user', atMs: 500, session: 0, text: hostileText }],
     faults: [],
     faultKnobs: noFaults,
-    model: { toolCallPer1000: 0, repeatPer1000: 0, repeatOnlyPer1000: 0, stockAnswerPer1000: 0, agentCacheSize: 8 },
+    model: { toolCallPer1000: 0, toolCallsMax: 1, repeatPer1000: 0, repeatOnlyPer1000: 0, stockAnswerPer1000: 0, agentCacheSize: 8 },
     faultPhaseMs: 60_000,
     settleMs: 60_000,
   };

@@ -18,7 +18,7 @@ export function handPlan(workload: WorkloadStep[], faults: FaultStep[] = []): Pl
     faults,
     faultKnobs: noFaults,
     // Unscripted turns (exec-replay's) answer plainly: no tool calls, no repeats, no stock phrases.
-    model: { toolCallPer1000: 0, repeatPer1000: 0, repeatOnlyPer1000: 0, stockAnswerPer1000: 0, agentCacheSize: 8 },
+    model: { toolCallPer1000: 0, toolCallsMax: 1, repeatPer1000: 0, repeatOnlyPer1000: 0, stockAnswerPer1000: 0, agentCacheSize: 8 },
     faultPhaseMs: 120_000,
     settleMs: 120_000,
   };
