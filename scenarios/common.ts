@@ -137,6 +137,16 @@ export function powerLoss(faultPhaseMs: number, phase: fc.Arbitrary<Phase> = pha
   );
 }
 
+/** A process stalls (SIGSTOP) for 1 s to 3 min, then goes on: long enough to outlast the sweep's 60 s claim rule. */
+export function stall(faultPhaseMs: number, processes: readonly (typeof killableProcesses)[number][] = killableProcesses): fc.Arbitrary<FaultStep> {
+  return fc.record({
+    kind: fc.constant('stall' as const),
+    atMs: fc.integer({ min: 0, max: faultPhaseMs - 1 }),
+    process: fc.constantFrom(...processes),
+    durationMs: fc.oneof(fc.integer({ min: 1_000, max: 30_000 }), fc.integer({ min: 30_000, max: 180_000 })),
+  });
+}
+
 /** The LLM API down for 10 s to 15 min. */
 export function modelOutage(faultPhaseMs: number): fc.Arbitrary<FaultStep> {
   return fc.record({

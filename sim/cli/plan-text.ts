@@ -47,6 +47,8 @@ function faultText(fault: FaultStep): string {
       return `power loss at ${fault.phase} #${fault.nth + 1} +${formatMs(fault.delayMs)} (boot +${formatMs(fault.restartAfterMs)})`;
     case 'power-loss-at-append':
       return `power loss after transcript append #${fault.nth + 1} (boot +${formatMs(fault.restartAfterMs)})`;
+    case 'stall':
+      return `${formatMs(fault.atMs)} stall ${fault.process} for ${formatMs(fault.durationMs)}`;
     case 'model-outage':
       return `${formatMs(fault.atMs)} LLM outage for ${formatMs(fault.durationMs)}`;
     case 'kill-at-phase':

@@ -2,8 +2,9 @@
 // SIGKILL ends the incarnation at once: it is fenced, so its timers and pending events are skipped by the
 // scheduler, its pending awaits are never resumed, and a continuation that was already queued when it died finds
 // every primitive inert (no send, no write, no timer). Its memory is gone because the next incarnation runs main
-// again from scratch; what it synced to disk and committed to SQLite stays. Kill hooks let the network drop its
-// mailbox and resend buffers and the disk drop its volatile writes.
+// again from scratch; what it wrote to disk and committed to SQLite stays. Kill hooks let the network drop its
+// mailbox and resend buffers. A SIGSTOP freezes an incarnation (its events and resumptions wait) until SIGCONT: a
+// slow process, not a dead one.
 import type { ProcessMain } from '../../src/ports.ts';
 import { assert } from './assert.ts';
 import type { Fence, Scheduler } from './scheduler.ts';
@@ -19,6 +20,9 @@ function never(): void {}
 
 export class Incarnation {
   alive = true;
+  /** SIGSTOP: a stopped incarnation runs nothing; what would resume it waits in `deferred` until SIGCONT. */
+  stopped = false;
+  readonly deferred: (() => void)[] = [];
   private readonly killHooks: (() => void)[] = [];
 
   constructor(
@@ -37,6 +41,8 @@ export class Incarnation {
   die(): void {
     assert(this.alive, `incarnation ${this.name}#${this.id} killed twice`);
     this.alive = false;
+    this.stopped = false;
+    this.deferred.length = 0;
     for (const hook of this.killHooks) hook();
     this.killHooks.length = 0;
   }
@@ -72,20 +78,27 @@ export class Incarnation {
     scheduler.activity++;
     if (!this.alive) return new Promise<T>(() => {});
     return new Promise<T>((resolve, reject) => {
-      register(
-        (value) => {
-          if (!this.alive) return;
-          scheduler.resumed++;
-          scheduler.activity++;
-          resolve(value);
-        },
-        (error) => {
-          if (!this.alive) return;
-          scheduler.resumed++;
-          scheduler.activity++;
-          reject(error);
-        },
-      );
+      const resume = (value: T): void => {
+        if (!this.alive) return;
+        if (this.stopped) {
+          this.deferred.push(() => resume(value));
+          return;
+        }
+        scheduler.resumed++;
+        scheduler.activity++;
+        resolve(value);
+      };
+      const fail = (error: Error): void => {
+        if (!this.alive) return;
+        if (this.stopped) {
+          this.deferred.push(() => fail(error));
+          return;
+        }
+        scheduler.resumed++;
+        scheduler.activity++;
+        reject(error);
+      };
+      register(resume, fail);
     });
   }
 }
@@ -112,6 +125,14 @@ export class ProcessTable implements Fence {
 
   isAlive(owner: number): boolean {
     return this.byId[owner]?.alive === true;
+  }
+
+  /** If `owner` is stopped, keep `resume` until it continues and return true. */
+  deferIfStopped(owner: number, resume: () => void): boolean {
+    const incarnation = this.byId[owner];
+    if (incarnation?.stopped !== true) return false;
+    incarnation.deferred.push(resume);
+    return true;
   }
 
   /** The incarnation with this id, alive or dead. */
@@ -158,6 +179,27 @@ export class ProcessTable implements Fence {
     this.trace.record('proc.kill', { name, incarnation: incarnation.id });
     incarnation.die();
     return true;
+  }
+
+  /** SIGSTOP: the running incarnation of `name` stops making progress until cont(). Returns false if none runs. */
+  stop(name: string): boolean {
+    const incarnation = this.live.get(name);
+    if (incarnation === undefined || incarnation.stopped) return false;
+    incarnation.stopped = true;
+    this.trace.record('proc.stop', { name, incarnation: incarnation.id });
+    return true;
+  }
+
+  /** SIGCONT: a stopped incarnation goes on; what it missed while stopped resumes now, in order. */
+  cont(name: string): void {
+    const incarnation = this.live.get(name);
+    if (incarnation === undefined || !incarnation.stopped) return;
+    incarnation.stopped = false;
+    const deferred = incarnation.deferred.splice(0);
+    this.trace.record('proc.cont', { name, incarnation: incarnation.id, deferred: deferred.length });
+    this.scheduler.schedule(0, () => {
+      for (const resume of deferred) resume();
+    }, incarnation.id);
   }
 
   /** Start `name` again after delayMs unless it is already running by then. */

@@ -33,6 +33,8 @@ export type StopReason = 'idle' | 'steps-cap' | 'time-cap' | 'stopped';
 /** Tells the scheduler whether an owner (a process incarnation) may still run. */
 export interface Fence {
   isAlive(owner: number): boolean;
+  /** If `owner` is stopped (SIGSTOP), keep `resume` until it continues and return true. */
+  deferIfStopped(owner: number, resume: () => void): boolean;
 }
 
 const INITIAL_CAPACITY = 1024;
@@ -142,16 +144,24 @@ export class Scheduler {
     this.freeSlots.push(slot);
     this.clock.advanceTo(timeMs);
     this.steps++;
-    if (owner !== 0 && !this.fence.isAlive(owner)) {
-      this.fencedSteps++;
-      return true;
+    const wake = this.slotWake[slot] === 1;
+    if (owner !== 0) {
+      if (!this.fence.isAlive(owner)) {
+        this.fencedSteps++;
+        return true;
+      }
+      if (this.fence.deferIfStopped(owner, () => this.resume(fn, wake))) return true;
     }
-    if (this.slotWake[slot] === 1) {
+    this.resume(fn, wake);
+    return true;
+  }
+
+  private resume(fn: EventCallback, wake: boolean): void {
+    if (wake) {
       this.resumed++;
       this.activity++;
     }
     fn();
-    return true;
   }
 
   /** One event, then its continuations settle. */

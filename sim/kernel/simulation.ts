@@ -44,7 +44,7 @@ export class Simulation {
   constructor(options: SimulationOptions) {
     this.prng = new Prng(options.seed);
     this.trace = new Trace(() => this.clock.nowMs(), options.keepTrace ?? true);
-    const fence = { isAlive: (owner: number) => this.processes.isAlive(owner) };
+    const fence = { isAlive: (owner: number) => this.processes.isAlive(owner), deferIfStopped: (owner: number, resume: () => void) => this.processes.deferIfStopped(owner, resume) };
     this.scheduler = new Scheduler(
       this.clock,
       {
@@ -81,6 +81,16 @@ export class Simulation {
     const killed = processes.filter((name) => this.processes.kill(name));
     this.disk.powerLoss();
     return killed;
+  }
+
+  /** SIGSTOP `name` now (a stall): it makes no progress until cont(). */
+  stop(name: string): boolean {
+    return this.processes.stop(name);
+  }
+
+  /** SIGCONT `name` now. */
+  cont(name: string): void {
+    this.processes.cont(name);
   }
 
   restart(name: string, delayMs: number): void {

@@ -30,6 +30,8 @@ export type KernelTraceKind =
   | 'sql.busy'
   | 'proc.spawn'
   | 'proc.kill'
+  | 'proc.stop'
+  | 'proc.cont'
   | 'proc.restart'
   | 'proc.exit'
   | 'fault';

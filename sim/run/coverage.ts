@@ -57,6 +57,16 @@ export class FaultRecorder {
     this.sim.restart(gatewayProcess, restartAfterMs);
   }
 
+  /** `process` stalls for durationMs (the same incarnation goes on afterwards, unless it was killed meanwhile). */
+  stall(process: KillableProcess, durationMs: number): void {
+    if (!this.active) return;
+    const incarnation = this.sim.processes.current(process);
+    if (incarnation === undefined || !this.sim.stop(process)) return;
+    this.sim.scheduler.schedule(durationMs, () => {
+      if (this.sim.processes.current(process) === incarnation) this.sim.cont(process);
+    });
+  }
+
   /** The LLM API (the world) goes down for durationMs: every request fails. */
   modelOutage(durationMs: number): void {
     if (!this.active || this.modelApi === undefined) return;
@@ -113,6 +123,8 @@ export class FaultRecorder {
         return this.reorders.reordered(event) ? 'reorder' : undefined;
       case 'sql.busy':
         return 'sql-busy';
+      case 'proc.stop':
+        return 'stall';
       case 'disk.crash':
         return Number(fields.tornBytes) > 0 ? 'disk-tear' : undefined;
       case 'disk.sync':

@@ -219,6 +219,9 @@ function scheduleFault(sim: Simulation, recorder: FaultRecorder, fault: FaultSte
       });
       break;
     }
+    case 'stall':
+      sim.at(fault.atMs, () => recorder.stall(fault.process, fault.durationMs));
+      break;
     case 'model-outage':
       sim.at(fault.atMs, () => recorder.modelOutage(fault.durationMs));
       break;
@@ -264,7 +267,8 @@ function endFaultPhase(sim: Simulation, world: World): void {
   sim.disk.faults = { ...sim.disk.faults, tearPer1000: 0 };
   sim.sqlite.faults = { ...sim.sqlite.faults, busyPer1000: 0 };
   world.modelApi.faultsActive = false;
-  // Anything still down comes back (the gateway supervises the runner and tool server itself).
+  // A stalled process goes on; anything still down comes back (the gateway supervises the runner and tool server).
+  for (const name of sim.processes.names()) sim.cont(name);
   for (const name of [gatewayName, nodeHostName, runnerName]) {
     if (!sim.processes.isRunning(name)) sim.restart(name, 0);
   }

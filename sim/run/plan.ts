@@ -49,10 +49,12 @@ export type FaultStep =
   | { kind: 'power-loss-at-phase'; phase: Phase; nth: number; delayMs: number; restartAfterMs: number }
   /** A power loss right after the nth append to a JSONL transcript (0-based), before any fsync of it can complete. */
   | { kind: 'power-loss-at-append'; nth: number; restartAfterMs: number }
+  /** `process` stalls (SIGSTOP) for durationMs, then goes on (SIGCONT): slow, not dead. */
+  | { kind: 'stall'; atMs: number; process: KillableProcess; durationMs: number }
   /** The LLM API is down: every request fails for durationMs. */
   | { kind: 'model-outage'; atMs: number; durationMs: number };
 
-export const faultTypes = ['kill-gateway', 'kill-runner', 'kill-tool-server', 'kill-node-host', 'power-loss', 'partition', 'hold', 'reset', 'drop', 'duplicate', 'reorder', 'disk-tear', 'disk-writeback', 'sql-busy', 'model-error', 'model-slow', 'model-outage'] as const;
+export const faultTypes = ['kill-gateway', 'kill-runner', 'kill-tool-server', 'kill-node-host', 'power-loss', 'partition', 'hold', 'reset', 'drop', 'duplicate', 'reorder', 'disk-tear', 'disk-writeback', 'sql-busy', 'model-error', 'model-slow', 'model-outage', 'stall'] as const;
 export type FaultType = (typeof faultTypes)[number];
 
 /** Fault rates for the whole fault phase: network, disk, SQLite and LLM faults (per 1000). */

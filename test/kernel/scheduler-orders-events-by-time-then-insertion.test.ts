@@ -6,7 +6,7 @@ import { AssertionError } from '../../sim/kernel/assert.ts';
 import { SimClock } from '../../sim/kernel/clock.ts';
 import { Scheduler } from '../../sim/kernel/scheduler.ts';
 
-const everyoneAlive = { isAlive: () => true };
+const everyoneAlive = { isAlive: () => true, deferIfStopped: () => false };
 
 function makeScheduler(stepsMax = 1_000_000, simTimeMsMax = 1_000_000_000): Scheduler {
   return new Scheduler(new SimClock(), { stepsMax, simTimeMsMax }, everyoneAlive);
