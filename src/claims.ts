@@ -49,9 +49,11 @@ function placeholders(count: number): string {
 }
 
 /**
- * The next batch, or undefined when no due row has trigger=1. A due row that an unfinished turn claimed brings that
- * turn back with every message it claimed. Otherwise the batch is the due rows up to the first command (a /clear is
- * a turn of its own, as nanoclaw's poll loop handles commands apart from the query).
+ * The next batch, or undefined when no due row has trigger=1. The due rows up to the first command form the batch (a
+ * /clear is a turn of its own, as nanoclaw's poll loop handles commands apart from the query). A due row that an
+ * unfinished turn claimed brings that turn back with every message it claimed, and the batch's other due rows join
+ * it: nanoclaw fetches whatever is pending again after a SIGKILL (the turn's runTurn releases them if its answer is
+ * already durable).
  */
 export async function fetchBatch(inbound: SqlDatabase, outbound: SqlDatabase, nowMs: number): Promise<Batch | undefined> {
   // The time test is done here, not in SQL: the query then has no parameter that changes every poll, so while the
@@ -65,22 +67,37 @@ export async function fetchBatch(inbound: SqlDatabase, outbound: SqlDatabase, no
     .reverse()
     .map(toRow);
   if (!due.some((row) => row.trigger === 1)) return undefined;
-  const claimed = due.length === 0 ? [] : await outbound.query(`SELECT message_id, turn_id FROM turn_claims WHERE message_id IN (${placeholders(due.length)})`, due.map((row) => row.id));
-  const resumed = due.map((row) => claimed.find((claim) => claim.message_id === row.id)?.turn_id as string | undefined).find((turnId) => turnId !== undefined);
-  if (resumed !== undefined) return reformed(inbound, outbound, resumed);
-  const command = due.findIndex((row) => row.kind === 'command');
-  const before = command < 0 ? due : due.slice(0, command);
-  const members = before.some((row) => row.trigger === 1) ? before : due.slice(command, command + 1);
-  const head = members.find((row) => row.trigger === 1) as InboundRow;
+  const claims = await outbound.query(`SELECT message_id, turn_id FROM turn_claims WHERE message_id IN (${placeholders(due.length)})`, due.map((row) => row.id));
+  const turnOf = (row: InboundRow) => claims.find((claim) => claim.message_id === row.id)?.turn_id as string | undefined;
+  const fresh = due.filter((row) => turnOf(row) === undefined);
+  const command = fresh.findIndex((row) => row.kind === 'command');
+  const before = command < 0 ? fresh : fresh.slice(0, command);
+  const resumed = due.map(turnOf).find((turnId) => turnId !== undefined);
+  if (resumed !== undefined) return reformed(inbound, outbound, resumed, before);
+  const members = before.some((row) => row.trigger === 1) ? before : fresh.slice(command, command + 1);
+  const head = members.find((row) => row.trigger === 1);
+  if (head === undefined) return undefined;
   return { turnId: head.id, kind: head.kind, members: members.map((row) => ({ ...row, merged: false })) };
 }
 
-/** An interrupted turn, as it claimed its messages (those the host has not given up on). */
-async function reformed(inbound: SqlDatabase, outbound: SqlDatabase, turnId: string): Promise<Batch | undefined> {
-  const members = await turnMembers(inbound, outbound, turnId, "AND m.status = 'pending'");
-  const head = members.find((row) => row.id === turnId) ?? members.find((row) => row.trigger === 1);
+/** An interrupted turn, as it claimed its messages (those the host has not given up on), with the rows joining it. */
+async function reformed(inbound: SqlDatabase, outbound: SqlDatabase, turnId: string, joining: readonly InboundRow[]): Promise<Batch | undefined> {
+  const claimed = await turnMembers(inbound, outbound, turnId, "AND m.status = 'pending'");
+  const head = claimed.find((row) => row.id === turnId) ?? claimed.find((row) => row.trigger === 1);
   if (head === undefined) return undefined;
+  const members = [...claimed, ...joining.map((row) => ({ ...row, merged: false }))].sort((a, b) => a.seq - b.seq);
   return { turnId, kind: head.kind, members };
+}
+
+/** Give back messages a turn claimed but will not answer (its answer was decided before they came): due again. */
+export async function releaseMembers(outbound: SqlDatabase, ids: readonly string[]): Promise<void> {
+  if (ids.length === 0) return;
+  await outbound.transaction((tx) => {
+    for (const id of ids) {
+      tx.run('DELETE FROM turn_claims WHERE message_id = ?', [id]);
+      tx.run('DELETE FROM processing_ack WHERE message_id = ?', [id]);
+    }
+  });
 }
 
 /** The messages a turn claimed, oldest first (its batch and what it took over), with their inbound rows. */

@@ -96,7 +96,7 @@ async function runBatch(deps: TurnDeps, sessionKey: string, outbound: SqlDatabas
   const turnId = batch.turnId;
   deps.heartbeat.enterTurn();
   try {
-    await deps.heartbeat.touch();
+    // No touch here: the heartbeat moves only with the turn's progress, so a turn silent since its claim is stuck.
     let branch: string[] = [];
     for (let attempt = 1; ; attempt++) {
       try {

@@ -5,7 +5,7 @@
 // state.db or the transcript are recognised. The fixed runner writes an assistant row before the reply it carries
 // leaves the process (write-ahead), so a kill between the two cannot leave a visible reply without its row.
 import { AiAgent, type AgentCache, type AgentMessage, type CacheLookup } from './agent.ts';
-import { type Batch, type BatchMember, claimOf, mergeTurn, turnMembers, writeErrorReplies } from './claims.ts';
+import { type Batch, type BatchMember, claimOf, mergeTurn, releaseMembers, turnMembers, writeErrorReplies } from './claims.ts';
 import type { ModelConfig } from './config.ts';
 import type { ModelEnvironment } from './model.ts';
 import type { LlmAnswer, ProcessContext, SqlDatabase, ToolName } from './ports.ts';
@@ -88,9 +88,19 @@ async function runTurnWithAgent(deps: TurnDeps, sessionKey: string, batch: Batch
   // that never saw it) and leaves another message's trailing entry to that message's own turn.
   const durableFinal = built.own.find((message) => message.role === 'assistant' && message.toolCalls === null);
   const resuming = durableFinal !== undefined;
-  const content = batchText(batch);
+  const ownTexts = built.own.filter((message) => message.role === 'user').map((message) => message.content);
+  // Messages that joined the batch after the turn's prompt was persisted (they arrived while it was interrupted).
+  const joined = ownTexts.length === 0 ? [] : batch.members.filter((member) => !member.merged && missingFrom(ownTexts, [member.content]).length > 0);
+  if (resuming && joined.length > 0) {
+    // Its answer is decided and never saw them: they go back to wait for the next batch.
+    await releaseMembers(outbound, joined.map((member) => member.id));
+    ctx.note('members-released', { session: sessionKey, turn: turnId, released: joined.map((member) => member.id).join(',') });
+  }
+  const own = resuming ? { ...batch, members: batch.members.filter((member) => !joined.includes(member)) } : batch;
+  if (!resuming && joined.length > 0) await forgetEarlierAnswer(deps, outbound, sessionKey, turnId);
+  const content = batchText(own);
   // Resuming, it claims nothing new, but the messages it claimed before still belong in its prompt entries.
-  const { folded, members } = await foldUnanswered(deps, inbound, outbound, sessionKey, batch, batch.kind === 'command' || resuming ? [] : [...built.trailingUsers, ...orphan]);
+  const { folded, members } = await foldUnanswered(deps, inbound, outbound, sessionKey, own, batch.kind === 'command' || resuming ? [] : [...built.trailingUsers, ...orphan]);
   if (!resuming) await repairOrphanedTrailingUser(deps, session, sessionKey, turnId);
   const agent = lookup.agent;
   if (lookup.reused) initCachedAgentForTurn(agent, built.history.length, config, ctx.clock.nowMs());
@@ -100,10 +110,13 @@ async function runTurnWithAgent(deps: TurnDeps, sessionKey: string, batch: Batch
   const userRows = rows.filter((message) => message.role === 'user' && message.turnId !== turnId).map((message) => message.content);
   const userEntries = session.activeBranch().filter((entry) => entry.message.role === 'user' && entry.turnId !== turnId).map((entry) => entry.message.content);
   const prompt = withFolded(folded, content);
+  const memberTexts = own.members.filter((member) => !member.merged).map((member) => member.content);
+  const dbFolded = missingFrom(userRows, folded);
+  const jsonlFolded = missingFrom(userEntries, folded);
   await persistPrompt(
     state,
-    withFolded(folded.filter((text) => !userRows.some((row) => row.includes(text))), content),
-    withFolded(folded.filter((text) => !userEntries.some((entry) => entry.includes(text))), content),
+    { prompt: withFolded(dbFolded, content), texts: [...dbFolded, ...memberTexts] },
+    { prompt: withFolded(jsonlFolded, content), texts: [...jsonlFolded, ...memberTexts] },
   );
   ctx.note('prompt-persisted', {
     session: sessionKey,
@@ -125,6 +138,17 @@ async function runTurnWithAgent(deps: TurnDeps, sessionKey: string, batch: Batch
   await persistFinal(state, answer.result);
   await dispatchResult(state, answer.result);
   return session.activeBranch().map((entry) => entry.id);
+}
+
+/**
+ * The turn's batch grew since its prompt was persisted, so the LLM is asked a new prompt and gives a new answer: the
+ * payloads the earlier answer's tools sent no longer make a repeat of this answer's text (the fixed record is the
+ * turn's own; seed 001's shared row, in its variants, is left to its own boundaries).
+ */
+async function forgetEarlierAnswer(deps: TurnDeps, outbound: SqlDatabase, sessionKey: string, turnId: string): Promise<void> {
+  if (sharedPayloadRow(deps.config.bugs)) return;
+  await outbound.run('DELETE FROM session_state WHERE key = ?', [turnSentPayloadsKeyFor(turnId, false)]);
+  deps.ctx.note('payloads-forgotten', { session: sessionKey, turn: turnId });
 }
 
 /** The batch's own messages, oldest first, one per line (what it took over from other turns is folded apart). */
@@ -231,21 +255,31 @@ function initCachedAgentForTurn(agent: AiAgent, historyLength: number, config: M
   agent.lastFlushedDbIndex = historyLength;
 }
 
-async function persistPrompt(state: TurnState, dbPrompt: string, jsonlPrompt: string): Promise<void> {
-  const user: AgentMessage = {
-    role: 'user',
-    content: dbPrompt,
-    toolCallId: null,
-    toolCalls: null,
-    toolName: null,
-    turnId: state.turnId,
-    persisted: true,
-  };
+/**
+ * The turn's user row and user entry. A turn that persisted its prompt before (a retry) writes nothing again, except
+ * the texts its batch gained since (messages that arrived while it was interrupted): one more user row or entry.
+ */
+async function persistPrompt(state: TurnState, db: { prompt: string; texts: string[] }, jsonl: { prompt: string; texts: string[] }): Promise<void> {
+  const nowMs = state.deps.ctx.clock.nowMs();
+  const message = (content: string): AgentMessage => ({ role: 'user', content, toolCallId: null, toolCalls: null, toolName: null, turnId: state.turnId, persisted: true });
+  const user = message(db.prompt);
   state.agent.beginTurn(state.history, user);
-  if (!state.own.some((row) => row.role === 'user')) {
-    await state.deps.sessionDb.appendMessage(state.sessionKey, user, state.deps.ctx.clock.nowMs());
-  }
-  await appendEntry(state, { role: 'user', content: jsonlPrompt }, (entry) => entry.message.role === 'user');
+  const ownRows = state.own.filter((row) => row.role === 'user').map((row) => row.content);
+  const dbMissing = missingFrom(ownRows, db.texts);
+  if (ownRows.length === 0) await state.deps.sessionDb.appendMessage(state.sessionKey, user, nowMs);
+  else if (dbMissing.length > 0) await state.deps.sessionDb.appendMessage(state.sessionKey, message(dbMissing.join('\n')), nowMs);
+  const ownEntries = state.session
+    .activeBranch()
+    .filter((entry) => entry.turnId === state.turnId && entry.message.role === 'user')
+    .map((entry) => entry.message.content);
+  const jsonlMissing = missingFrom(ownEntries, jsonl.texts);
+  if (ownEntries.length === 0) await state.session.appendMessage({ role: 'user', content: jsonl.prompt }, state.turnId);
+  else if (jsonlMissing.length > 0) await state.session.appendMessage({ role: 'user', content: jsonlMissing.join('\n') }, state.turnId);
+}
+
+/** The texts none of `held` contains. */
+function missingFrom(held: readonly string[], texts: readonly string[]): string[] {
+  return texts.filter((text) => !held.some((content) => content.includes(text)));
 }
 
 async function callModel(state: TurnState, kind: string, attempt: number, prompt: string, giveUp: boolean): Promise<LlmAnswer> {

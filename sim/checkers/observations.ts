@@ -80,6 +80,12 @@ export function carries(text: string, subject: UserMessageFact | CommandFact): b
   return 'marker' in subject ? text.includes(subject.marker) : mentionsRun(text, subject.runId);
 }
 
+/** How many times a text carries a user message (its marker) or a command (its `Exec finished (node=… id=<runId>…` line). */
+export function occurrences(text: string, subject: UserMessageFact | CommandFact): number {
+  if ('marker' in subject) return text.split(subject.marker).length - 1;
+  return [...text.matchAll(new RegExp(`Exec finished \\(node=[^\\s)]* id=${escapeRegExp(subject.runId)}[,)]`, 'g'))].length;
+}
+
 export function commandsOf(o: Observations, session: string): CommandFact[] {
   return o.ledger.commands.filter((command) => command.sessionKey === session);
 }
