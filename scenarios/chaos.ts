@@ -1,5 +1,5 @@
-// chaos: every part and every fault type, tuned to no bug. Several sessions, chat, exec completions, /clear and
-// config changes over simulated hours; swarm testing switches a random subset of the fault knobs on per run, and
+// chaos: every part and every fault type, tuned to no bug. Several sessions, chat (some group messages that do not
+// mention the agent), exec completions, /clear and config changes over simulated hours; swarm testing switches a random subset of the fault knobs on per run, and
 // kills, partitions, holds and resets land at random times and at random turn phases.
 import fc from 'fast-check';
 import {
@@ -7,6 +7,7 @@ import {
   clearStep,
   configBump,
   execStep,
+  groupUserStep,
   killAtPhase,
   linkFault,
   modelKnobs,
@@ -15,7 +16,6 @@ import {
   settleMs,
   swarmFaultKnobs,
   timedKill,
-  userStep,
   phaseArb,
 } from './common.ts';
 
@@ -30,7 +30,7 @@ export const chaos: Scenario = {
       sessions: fc.integer({ min: 1, max: 4 }),
       workload: fc
         .tuple(
-          fc.array(userStep(faultPhaseMs, 4), { minLength: 1, maxLength: 24 }),
+          fc.array(groupUserStep(faultPhaseMs, 4), { minLength: 1, maxLength: 24 }),
           fc.array(execStep(faultPhaseMs, 4), { maxLength: 8 }),
           fc.array(fc.oneof(clearStep(faultPhaseMs, 4), configBump(faultPhaseMs)), { maxLength: 2 }),
         )

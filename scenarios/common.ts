@@ -43,6 +43,14 @@ export function userStep(faultPhaseMs: number, sessions: number): fc.Arbitrary<W
 }
 
 /**
+ * A user message in a group chat: one in five does not mention the agent (nanoclaw's router stores it as context,
+ * trigger=0, for the next message that does). Drawn with the plan, so it shrinks: a shrunk step mentions the agent.
+ */
+export function groupUserStep(faultPhaseMs: number, sessions: number): fc.Arbitrary<WorkloadStep> {
+  return fc.tuple(userStep(faultPhaseMs, sessions), fc.integer({ min: 0, max: 4 })).map(([step, draw]) => (draw < 4 || step.kind !== 'user' ? step : { ...step, mentions: false }));
+}
+
+/**
  * A user message and up to two follow-ups 1-15 s after it in the same session (people send bursts): a follow-up
  * often arrives while the first message's turn runs, or while a killed turn waits for its retry.
  */

@@ -25,6 +25,8 @@ export interface InboundRow {
   content: string;
   /** 1 wakes the agent; 0 is context stored by the router. */
   trigger: number;
+  /** messages_in status: pending, or failed once the host gave up on it. */
+  status: string;
 }
 
 export interface BatchMember extends InboundRow {
@@ -38,10 +40,12 @@ export interface Batch {
   kind: string;
   /** Oldest first. */
   members: BatchMember[];
+  /** The host gave up on the turn's messages (failed at claimTriesMax): the turn only closes with the error reply. */
+  failed: boolean;
 }
 
 function toRow(row: SqlRow): InboundRow {
-  return { id: row.id as string, seq: Number(row.seq), kind: row.kind as string, content: row.content as string, trigger: Number(row.trigger) };
+  return { id: row.id as string, seq: Number(row.seq), kind: row.kind as string, content: row.content as string, trigger: Number(row.trigger), status: (row.status as string | undefined) ?? 'pending' };
 }
 
 function placeholders(count: number): string {
@@ -58,9 +62,10 @@ function placeholders(count: number): string {
 export async function fetchBatch(inbound: SqlDatabase, outbound: SqlDatabase, nowMs: number): Promise<Batch | undefined> {
   // The time test is done here, not in SQL: the query then has no parameter that changes every poll, so while the
   // table is unchanged an idle poll is answered from the SQLite adapter's read cache.
-  const pending = await inbound.query("SELECT id, seq, kind, content, trigger, process_after FROM messages_in WHERE status = 'pending' ORDER BY seq DESC");
+  const pending = await inbound.query("SELECT id, seq, kind, content, trigger, status, process_after FROM messages_in WHERE status IN ('pending', 'failed') ORDER BY seq DESC");
   if (pending.length === 0) return undefined;
   const acked = new Set((await outbound.query('SELECT message_id FROM processing_ack')).map((row) => row.message_id as string));
+  // A failed row (the host gave up on it) is not due for nanoclaw; the fixed runner still closes its turn (reformed).
   const due = pending
     .filter((row) => Number(row.process_after) <= nowMs && !acked.has(row.id as string))
     .slice(0, maxMessagesPerPrompt)
@@ -69,7 +74,7 @@ export async function fetchBatch(inbound: SqlDatabase, outbound: SqlDatabase, no
   if (!due.some((row) => row.trigger === 1)) return undefined;
   const claims = await outbound.query(`SELECT message_id, turn_id FROM turn_claims WHERE message_id IN (${placeholders(due.length)})`, due.map((row) => row.id));
   const turnOf = (row: InboundRow) => claims.find((claim) => claim.message_id === row.id)?.turn_id as string | undefined;
-  const fresh = due.filter((row) => turnOf(row) === undefined);
+  const fresh = due.filter((row) => turnOf(row) === undefined && row.status === 'pending');
   const command = fresh.findIndex((row) => row.kind === 'command');
   const before = command < 0 ? fresh : fresh.slice(0, command);
   const resumed = due.map(turnOf).find((turnId) => turnId !== undefined);
@@ -77,16 +82,20 @@ export async function fetchBatch(inbound: SqlDatabase, outbound: SqlDatabase, no
   const members = before.some((row) => row.trigger === 1) ? before : fresh.slice(command, command + 1);
   const head = members.find((row) => row.trigger === 1);
   if (head === undefined) return undefined;
-  return { turnId: head.id, kind: head.kind, members: members.map((row) => ({ ...row, merged: false })) };
+  return { turnId: head.id, kind: head.kind, members: members.map((row) => ({ ...row, merged: false })), failed: false };
 }
 
-/** An interrupted turn, as it claimed its messages (those the host has not given up on), with the rows joining it. */
+/**
+ * An interrupted turn, as it claimed its messages, with the rows joining it. A turn the host gave up on takes no
+ * new rows: it only closes with the error reply (the fixed runner's; nanoclaw leaves a failed row alone).
+ */
 async function reformed(inbound: SqlDatabase, outbound: SqlDatabase, turnId: string, joining: readonly InboundRow[]): Promise<Batch | undefined> {
-  const claimed = await turnMembers(inbound, outbound, turnId, "AND m.status = 'pending'");
+  const claimed = await turnMembers(inbound, outbound, turnId, "AND m.status IN ('pending', 'failed')");
   const head = claimed.find((row) => row.id === turnId) ?? claimed.find((row) => row.trigger === 1);
   if (head === undefined) return undefined;
-  const members = [...claimed, ...joining.map((row) => ({ ...row, merged: false }))].sort((a, b) => a.seq - b.seq);
-  return { turnId, kind: head.kind, members };
+  const failed = claimed.some((row) => row.status === 'failed');
+  const members = [...claimed, ...(failed ? [] : joining.map((row) => ({ ...row, merged: false })))].sort((a, b) => a.seq - b.seq);
+  return { turnId, kind: head.kind, members, failed };
 }
 
 /** Give back messages a turn claimed but will not answer (its answer was decided before they came): due again. */
@@ -105,7 +114,7 @@ export async function turnMembers(inbound: SqlDatabase, outbound: SqlDatabase, t
   const claims = await outbound.query('SELECT message_id, merged FROM turn_claims WHERE turn_id = ?', [turnId]);
   if (claims.length === 0) return [];
   const rows = await inbound.query(
-    `SELECT m.id, m.seq, m.kind, m.content, m.trigger FROM messages_in m WHERE m.id IN (${placeholders(claims.length)}) ${filter} ORDER BY m.seq`,
+    `SELECT m.id, m.seq, m.kind, m.content, m.trigger, m.status FROM messages_in m WHERE m.id IN (${placeholders(claims.length)}) ${filter} ORDER BY m.seq`,
     claims.map((claim) => claim.message_id as string),
   );
   return rows.map((row) => ({ ...toRow(row), merged: Number(claims.find((claim) => claim.message_id === row.id)?.merged) === 1 }));

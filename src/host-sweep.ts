@@ -9,15 +9,15 @@
 // at claimTriesMax the row is marked `failed`; a row already rescheduled for the future is left alone; then the
 // orphan processing acks are deleted, so the next sweep does not take them for a stuck successor.
 //
-// nanoclaw marks a row failed and logs it; the user is never told. The fixed host goes further: it gives up on the
-// whole turn the row belongs to (every message that turn claimed) and sends the error reply to each message that
-// woke the agent, as nanoclaw's runner does on a query error, so no accepted message goes unanswered.
-import { claimOf, type InboundRow, turnMembers, writeErrorReplies } from './claims.ts';
+// nanoclaw marks a row failed and logs it; the user is never told. The fixed model goes further: the host gives up
+// on the whole turn the row belongs to (every message that turn claimed), and the runner closes that turn with the
+// error reply (written to both transcripts, sent to each message that woke the agent), as nanoclaw's runner does on
+// a query error, so no accepted message goes unanswered.
+import { claimOf, turnMembers } from './claims.ts';
 import type { ModelConfig } from './config.ts';
 import type { ProcessContext, SqlDatabase } from './ports.ts';
 import { ignoreBusy, retryBusy } from './busy.ts';
 import { runnerHeartbeatPath, type SessionDbs } from './session-dbs.ts';
-import { errorReply } from './turn.ts';
 
 /** nanoclaw MAX_TRIES: a claim reset this many times is given up. */
 export const claimTriesMax = 5;
@@ -97,7 +97,7 @@ export class HostSweep {
     const outbound = await this.dbs.outboundDb(session);
     const done = (await outbound.query("SELECT message_id FROM processing_ack WHERE status IN ('completed', 'failed')")).map((row) => row.message_id as string);
     if (done.length === 0) return;
-    const open = new Set((await inbound.query("SELECT id FROM messages_in WHERE status = 'pending'")).map((row) => row.id as string));
+    const open = new Set((await inbound.query("SELECT id FROM messages_in WHERE status != 'completed'")).map((row) => row.id as string));
     const changed = done.filter((id) => open.has(id));
     if (changed.length === 0) return;
     await ignoreBusy(
@@ -118,7 +118,7 @@ export class HostSweep {
       if (row === undefined || Number(row.process_after) > nowMs) continue;
       const tries = Number(row.tries);
       if (tries >= claimTriesMax) {
-        await this.giveUp(session, inbound, outbound, id, nowMs);
+        await this.giveUp(session, inbound, outbound, id);
         continue;
       }
       const backoffMs = backoffBaseMs * 2 ** tries;
@@ -129,25 +129,17 @@ export class HostSweep {
     if (cleared !== undefined && cleared.changes > 0) this.ctx.note('claims-cleared', { session, cleared: cleared.changes, reason });
   }
 
-  /** The row reached claimTriesMax: every message of its turn is failed, and each that woke the agent is told. */
-  private async giveUp(session: string, inbound: SqlDatabase, outbound: SqlDatabase, messageId: string, nowMs: number): Promise<void> {
+  /** The row reached claimTriesMax: every message of its turn is marked failed (the runner closes the turn). */
+  private async giveUp(session: string, inbound: SqlDatabase, outbound: SqlDatabase, messageId: string): Promise<void> {
     const { turnId } = await claimOf(outbound, messageId);
-    const members: InboundRow[] = turnId === null ? [] : await turnMembers(inbound, outbound, turnId, "AND m.status = 'pending'");
-    const failed = members.length > 0 ? members : (await inbound.query('SELECT id, seq, kind, content, trigger FROM messages_in WHERE id = ?', [messageId])).map((row) => ({
-      id: row.id as string,
-      seq: Number(row.seq),
-      kind: row.kind as string,
-      content: row.content as string,
-      trigger: Number(row.trigger),
-    }));
-    // The replies first: they are idempotent by id, so a sweep that dies here tells the user again, never not at all.
-    const told = await retryBusy(this.ctx, () => writeErrorReplies(outbound, failed, errorReply, 'host', nowMs));
+    const members = turnId === null ? [] : (await turnMembers(inbound, outbound, turnId, "AND m.status = 'pending'")).map((member) => member.id);
+    const failed = members.length > 0 ? members : [messageId];
     await retryBusy(this.ctx, () =>
       inbound.transaction((tx) => {
-        for (const member of failed) tx.run("UPDATE messages_in SET status = 'failed' WHERE id = ? AND status = 'pending'", [member.id]);
+        for (const id of failed) tx.run("UPDATE messages_in SET status = 'failed' WHERE id = ? AND status = 'pending'", [id]);
       }),
     );
-    this.ctx.note('claim-failed', { session, message: messageId, turn: turnId, failed: failed.map((member) => member.id).join(','), told });
+    this.ctx.note('claim-failed', { session, message: messageId, turn: turnId, failed: failed.join(',') });
   }
 }
 

@@ -101,7 +101,8 @@ async function runBatch(deps: TurnDeps, sessionKey: string, outbound: SqlDatabas
     for (let attempt = 1; ; attempt++) {
       try {
         // Past turnTriesMax failed attempts, the turn ends with an error reply (unless its reply is already durable).
-        branch = await runTurn(deps, sessionKey, batch, { attempt, giveUp: attempt > config.knobs.turnTriesMax });
+        // A turn the host gave up on (failed at claimTriesMax) closes with the error reply at once.
+        branch = await runTurn(deps, sessionKey, batch, { attempt, giveUp: batch.failed || attempt > config.knobs.turnTriesMax });
         break;
       } catch (error) {
         if (!(error instanceof LlmTransientError) && !isBusy(error)) throw error;

@@ -4,10 +4,11 @@
 //   anywhere in its session's JSONL file (a dead-end copy off the active branch is still a durable second turn),
 //   and once in it (a prompt carrying one message twice ingested it twice);
 // - no-lost-user-message: every message the gateway accepted (acknowledged to the platform) is, at the end, in a
-//   user row of state.db and in a user entry on the JSONL active branch (its own, or the prompt it was merged into).
+//   user row of state.db and in a user entry on the JSONL active branch (its own, or the prompt it was merged into);
+//   a context message (it did not mention the agent) only once it is due there (observations.ts contextDue).
 import type { CommandFact, UserMessageFact } from '../world/ledger.ts';
 import { activeBranch } from './durable.ts';
-import { acceptedMessages, carries, commandsOf, type Observations, occurrences, stepAt } from './observations.ts';
+import { acceptedMessages, carries, commandsOf, contextDue, type Observations, occurrences, stepAt } from './observations.ts';
 import { classOf, type InvariantName, type Violation } from './violation.ts';
 
 function violation(o: Observations, invariant: InvariantName, message: string, atMs: number): Violation {
@@ -47,11 +48,13 @@ function ingested(texts: readonly string[], subject: UserMessageFact | CommandFa
 
 function checkUserMessages(o: Observations, out: Violation[]): void {
   for (const message of acceptedMessages(o)) {
+    if (!message.mentions && !contextDue(o, message)) continue;
     const inDb = o.durable.rows.some((row) => row.sessionId === message.sessionKey && row.role === 'user' && carries(row.content, message));
     const branch = activeBranch(o.durable.transcripts.get(message.sessionKey)?.entries ?? []);
     const inJsonl = branch.some((entry) => entry.role === 'user' && carries(entry.text, message));
     if (inDb && inJsonl) continue;
     const where = !inDb ? 'state.db' : 'the JSONL active branch';
-    out.push(violation(o, 'no-lost-user-message', `${message.sessionKey}: ${describe(message)} was accepted but never reached ${where}`, o.endMs));
+    const context = message.mentions ? '' : ' (context for a later message)';
+    out.push(violation(o, 'no-lost-user-message', `${message.sessionKey}: ${describe(message)}${context} was accepted but never reached ${where}`, o.endMs));
   }
 }

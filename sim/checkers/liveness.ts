@@ -1,6 +1,7 @@
 // Liveness, after the faults stop (the run then goes on fault-free for settleMs):
-// - every-inbound-answered: by the end, every accepted user message and every command the system took up (its run
-//   is in an LLM prompt or a durable transcript) is answered: a reply the user saw belongs to an answer whose prompt
+// - every-inbound-answered: by the end, every accepted user message that addressed the agent (a group message that
+//   does not mention it is context, owed no reply) and every command the system took up (its run is in an LLM
+//   prompt or a durable transcript) is answered: a reply the user saw belongs to an answer whose prompt
 //   carried it, or one of the system's own replies was assigned to it (`Session cleared.` for a /clear, the error
 //   reply after giving up; each canned reply answers one message, see attribution.ts);
 // - quiescent-after-heal: once the faults have stopped and a stated grace has passed (quiescenceGraceMs, 15 s: the
@@ -9,14 +10,14 @@
 //   crashes, not the model's notes): no crash loop, no supervisor killing a healthy successor.
 import type { CommandFact, UserMessageFact } from '../world/ledger.ts';
 import { type Attribution, subjectKey } from './attribution.ts';
-import { acceptedMessages, carries, commandsOf, type Observations, takenUp } from './observations.ts';
+import { addressedMessages, carries, commandsOf, type Observations, takenUp } from './observations.ts';
 import { classOf, type Violation } from './violation.ts';
 
 export function checkLiveness(o: Observations, attributions: Map<string, Attribution>, out: Violation[]): void {
   for (const session of o.sessions) {
     const attribution = attributions.get(session);
     if (attribution === undefined) continue;
-    const subjects: (UserMessageFact | CommandFact)[] = [...acceptedMessages(o, session), ...commandsOf(o, session).filter((command) => takenUp(o, session, command))];
+    const subjects: (UserMessageFact | CommandFact)[] = [...addressedMessages(o, session), ...commandsOf(o, session).filter((command) => takenUp(o, session, command))];
     for (const subject of subjects) {
       if (answered(attribution, subject)) continue;
       const what = 'marker' in subject ? `message ${subject.marker} (delivery ${subject.deliveryId})` : `command ${subject.runId}`;
