@@ -102,8 +102,15 @@ export function configBump(faultPhaseMs: number): fc.Arbitrary<WorkloadStep> {
 /** Any phase of a turn. */
 export const phaseArb: fc.Arbitrary<Phase> = fc.constantFrom(...phases);
 
-/** A SIGKILL of one of `processes` when the nth event of a turn phase happens (then a restart). */
-export function killAtPhase(processes: readonly (typeof killableProcesses)[number][], phase: fc.Arbitrary<Phase> = phaseArb): fc.Arbitrary<FaultStep> {
+/**
+ * A SIGKILL of one of `processes` when the nth event of a turn phase happens (then a restart after `restartAfterMs`,
+ * 0-10 s unless given).
+ */
+export function killAtPhase(
+  processes: readonly (typeof killableProcesses)[number][],
+  phase: fc.Arbitrary<Phase> = phaseArb,
+  restartAfterMs: fc.Arbitrary<number> = fc.integer({ min: 0, max: 10_000 }),
+): fc.Arbitrary<FaultStep> {
   return fc.record({
     kind: fc.constant('kill-at-phase' as const),
     phase,
@@ -111,7 +118,7 @@ export function killAtPhase(processes: readonly (typeof killableProcesses)[numbe
     // Mostly within a few milliseconds of the phase (inside an fsync or a transaction), sometimes later.
     delayMs: fc.oneof(fc.integer({ min: 0, max: 10 }), fc.integer({ min: 0, max: 400 })),
     process: fc.constantFrom(...processes),
-    restartAfterMs: fc.integer({ min: 0, max: 10_000 }),
+    restartAfterMs,
   });
 }
 
