@@ -1,12 +1,14 @@
-// chaos: every part and every fault type, tuned to no bug. Several sessions, chat, exec completions, /clear and
-// config changes over simulated hours; swarm testing switches a random subset of the fault knobs on per run, and
-// kills, power losses, partitions, holds and resets land at random times and at random turn phases.
+// chaos: every part and every fault type, tuned to no bug. Several sessions, chat (some group messages that do not
+// mention the agent), exec completions, /clear and config changes over simulated hours; swarm testing switches a
+// random subset of the fault knobs on per run, and kills, power losses, stalls, LLM outages, partitions, holds and
+// resets land at random times and at random turn phases.
 import fc from 'fast-check';
 import {
   byTime,
   clearStep,
   configBump,
   execStep,
+  groupUserStep,
   killAtPhase,
   linkFault,
   modelKnobs,
@@ -18,7 +20,6 @@ import {
   stall,
   swarmFaultKnobs,
   timedKill,
-  userStep,
   phaseArb,
 } from './common.ts';
 
@@ -33,7 +34,7 @@ export const chaos: Scenario = {
       sessions: fc.integer({ min: 1, max: 4 }),
       workload: fc
         .tuple(
-          fc.array(userStep(faultPhaseMs, 4), { minLength: 1, maxLength: 24 }),
+          fc.array(groupUserStep(faultPhaseMs, 4), { minLength: 1, maxLength: 24 }),
           fc.array(execStep(faultPhaseMs, 4), { maxLength: 8 }),
           fc.array(fc.oneof(clearStep(faultPhaseMs, 4), configBump(faultPhaseMs)), { maxLength: 2 }),
         )

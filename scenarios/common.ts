@@ -43,6 +43,14 @@ export function userStep(faultPhaseMs: number, sessions: number): fc.Arbitrary<W
 }
 
 /**
+ * A user message in a group chat: one in five does not mention the agent (nanoclaw's router stores it as context,
+ * trigger=0, for the next message that does). Drawn with the plan, so it shrinks: a shrunk step mentions the agent.
+ */
+export function groupUserStep(faultPhaseMs: number, sessions: number): fc.Arbitrary<WorkloadStep> {
+  return fc.tuple(userStep(faultPhaseMs, sessions), fc.integer({ min: 0, max: 4 })).map(([step, draw]) => (draw < 4 || step.kind !== 'user' ? step : { ...step, mentions: false }));
+}
+
+/**
  * A user message and up to two follow-ups 1-15 s after it in the same session (people send bursts): a follow-up
  * often arrives while the first message's turn runs, or while a killed turn waits for its retry.
  */
@@ -94,8 +102,15 @@ export function configBump(faultPhaseMs: number): fc.Arbitrary<WorkloadStep> {
 /** Any phase of a turn. */
 export const phaseArb: fc.Arbitrary<Phase> = fc.constantFrom(...phases);
 
-/** A SIGKILL of one of `processes` when the nth event of a turn phase happens (then a restart). */
-export function killAtPhase(processes: readonly (typeof killableProcesses)[number][], phase: fc.Arbitrary<Phase> = phaseArb): fc.Arbitrary<FaultStep> {
+/**
+ * A SIGKILL of one of `processes` when the nth event of a turn phase happens (then a restart after `restartAfterMs`,
+ * 0-10 s unless given).
+ */
+export function killAtPhase(
+  processes: readonly (typeof killableProcesses)[number][],
+  phase: fc.Arbitrary<Phase> = phaseArb,
+  restartAfterMs: fc.Arbitrary<number> = fc.integer({ min: 0, max: 10_000 }),
+): fc.Arbitrary<FaultStep> {
   return fc.record({
     kind: fc.constant('kill-at-phase' as const),
     phase,
@@ -103,7 +118,7 @@ export function killAtPhase(processes: readonly (typeof killableProcesses)[numbe
     // Mostly within a few milliseconds of the phase (inside an fsync or a transaction), sometimes later.
     delayMs: fc.oneof(fc.integer({ min: 0, max: 10 }), fc.integer({ min: 0, max: 400 })),
     process: fc.constantFrom(...processes),
-    restartAfterMs: fc.integer({ min: 0, max: 10_000 }),
+    restartAfterMs,
   });
 }
 

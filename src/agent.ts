@@ -1,16 +1,33 @@
 // The Hermes agent and the agent cache. An agent holds the turn's message list and the SessionDB flush cursor
-// `lastFlushedDbIndex`. A flush starts at max(len(conversation history), cursor), appends every message from there
-// that is not durable yet and sets the cursor to len(messages). A write error (a busy database) propagates before
-// the cursor moves, and the runner retries the whole turn.
+// `lastFlushedDbIndex`. A flush starts at max(len(conversation history), cursor) and appends the messages from there
+// that are not durable yet, one row per commit (Hermes' append_message). Two flushes exist:
+// - the fixed one (Hermes' later fix) marks each message durable and advances the cursor as soon as its row is
+//   committed, so a write error (a busy database) in the middle leaves the cursor just past the last committed row;
+//   the error propagates and the runner retries the whole turn, which recognises the rows already written;
+// - the flush seed 004 describes (`run_agent.py` _flush_messages_to_session_db before the fix) moves the cursor to
+//   len(messages) only after the whole loop, and a write error is logged, not raised: the rows committed before it
+//   stay unmarked, so the next flush of the turn writes them again.
 //
-// The cache is keyed by session with a config signature; it reuses an agent only when the signature matches and
-// evicts the least recently used past its capacity. Reuse resets the activity fields and the API call count;
-// seed 004's bug is that it does not realign the flush cursor to the history of the new turn.
+// The cache is keyed by session with a config signature; it reuses an agent only when the signature matches and no
+// other writer appended to the session since the agent last flushed (the entry remembers the session's message
+// count), and evicts the least recently used past its capacity, never an agent whose turn is running (the cache
+// stays over capacity instead). Reuse resets the activity fields and the API call count; seed 004's bug is that it
+// does not realign the flush cursor to the history of the new turn.
+import { assert } from './assert.ts';
+import { isBusy } from './busy.ts';
 import type { SessionDb, DbMessage } from './session-db.ts';
 
 export interface AgentMessage extends DbMessage {
-  /** Already durable (the turn's user row, written when the prompt was persisted). */
+  /** Already durable (the turn's user row, written when the prompt was persisted, or a row a flush committed). */
   persisted: boolean;
+}
+
+/** How a flush went: how many rows it committed, where it started, and the write error it logged (Hermes' flush). */
+export interface FlushOutcome {
+  written: number;
+  from: number;
+  /** The error the seed-004 flush logged instead of raising; null when every write committed. */
+  error: string | null;
 }
 
 export class AiAgent {
@@ -30,54 +47,106 @@ export class AiAgent {
     this.messages = [...history, user];
   }
 
-  /** Hermes _flush_messages_to_session_db. Returns how many rows were written. */
-  async flushMessagesToSessionDb(db: SessionDb, historyLength: number, nowMs: number): Promise<{ written: number; from: number }> {
+  /**
+   * Hermes _flush_messages_to_session_db. `cursorAfterLoop` is the flush seed 004 describes (cursor moved after the
+   * whole loop, a write error logged); otherwise the later fix (cursor and durable mark per message, errors raised).
+   */
+  async flushMessagesToSessionDb(db: SessionDb, historyLength: number, nowMs: number, cursorAfterLoop = false): Promise<FlushOutcome> {
     const from = Math.max(historyLength, this.lastFlushedDbIndex);
-    const pending = this.messages.slice(from).filter((message) => !message.persisted);
-    await db.appendMessages(this.sessionKey, pending, nowMs);
+    let written = 0;
+    for (let index = from; index < this.messages.length; index++) {
+      const message = this.messages[index] as AgentMessage;
+      if (message.persisted) {
+        if (!cursorAfterLoop) this.lastFlushedDbIndex = index + 1;
+        continue;
+      }
+      try {
+        await db.appendMessage(this.sessionKey, message, nowMs);
+      } catch (error) {
+        // seed 004's flush: the error is logged, the cursor stays where the flush started.
+        if (cursorAfterLoop && isBusy(error)) return { written, from, error: (error as Error).message };
+        throw error;
+      }
+      written++;
+      if (cursorAfterLoop) continue;
+      message.persisted = true;
+      this.lastFlushedDbIndex = index + 1;
+    }
     for (const message of this.messages.slice(from)) message.persisted = true;
-    this.lastFlushedDbIndex = this.messages.length;
-    return { written: pending.length, from };
+    this.lastFlushedDbIndex = Math.max(this.lastFlushedDbIndex, this.messages.length);
+    return { written, from, error: null };
   }
 }
 
 export interface CacheLookup {
   agent: AiAgent;
   reused: boolean;
-  evicted: string | null;
+  /** Why a cached agent was not reused: its signature differs, or another writer appended to the session. */
+  rebuilt: 'signature' | 'another-writer' | null;
+  /** The sessions whose agents were evicted to make room (never one whose turn is running). */
+  evicted: string[];
+}
+
+interface CacheEntry {
+  agent: AiAgent;
+  /** The session's message count (state.db's sessions.message_count) when the agent last finished a turn. */
+  messageCount: number;
 }
 
 export class AgentCache {
-  private readonly agents = new Map<string, AiAgent>();
+  private readonly entries = new Map<string, CacheEntry>();
+  private readonly running = new Set<string>();
 
-  constructor(private readonly capacity: number) {}
-
-  get size(): number {
-    return this.agents.size;
+  constructor(private readonly capacity: number) {
+    assert(capacity >= 1, 'an agent cache holds at least one agent');
   }
 
-  getOrCreate(sessionKey: string, signature: string, create: () => AiAgent): CacheLookup {
-    const cached = this.agents.get(sessionKey);
-    let evicted: string | null = null;
-    if (cached !== undefined && cached.signature === signature) {
+  get size(): number {
+    return this.entries.size;
+  }
+
+  /** The cached agent for the session if its signature matches and nobody else appended since; else a new one. */
+  getOrCreate(sessionKey: string, signature: string, messageCount: number, create: () => AiAgent): CacheLookup {
+    const cached = this.entries.get(sessionKey);
+    if (cached !== undefined && cached.agent.signature === signature && cached.messageCount === messageCount) {
       // LRU: move to the end.
-      this.agents.delete(sessionKey);
-      this.agents.set(sessionKey, cached);
-      return { agent: cached, reused: true, evicted };
+      this.entries.delete(sessionKey);
+      this.entries.set(sessionKey, cached);
+      return { agent: cached.agent, reused: true, rebuilt: null, evicted: [] };
     }
-    if (cached !== undefined) this.agents.delete(sessionKey);
+    const rebuilt = cached === undefined ? null : cached.agent.signature !== signature ? 'signature' : 'another-writer';
+    this.entries.delete(sessionKey);
     const agent = create();
-    this.agents.set(sessionKey, agent);
-    if (this.agents.size > this.capacity) {
-      const oldest = this.agents.keys().next().value as string;
-      this.agents.delete(oldest);
-      evicted = oldest;
-    }
-    return { agent, reused: false, evicted };
+    this.entries.set(sessionKey, { agent, messageCount });
+    return { agent, reused: false, rebuilt, evicted: this.enforceCapacity() };
+  }
+
+  /** A turn of the session's agent starts: until it ends, the agent is never evicted. */
+  begin(sessionKey: string): void {
+    this.running.add(sessionKey);
+  }
+
+  /** The turn ended: the entry remembers the session's message count the agent's own writes left. */
+  end(sessionKey: string, messageCount: number): void {
+    this.running.delete(sessionKey);
+    const entry = this.entries.get(sessionKey);
+    if (entry !== undefined) entry.messageCount = messageCount;
   }
 
   /** Session reset (/clear) or an explicit eviction. */
   evict(sessionKey: string): boolean {
-    return this.agents.delete(sessionKey);
+    return this.entries.delete(sessionKey);
+  }
+
+  /**
+   * Hermes _enforce_agent_cache_cap: only the first (size - capacity) entries in LRU order are candidates, and a
+   * candidate whose turn is running is skipped rather than evicting a newer entry; the cache may stay over capacity.
+   */
+  private enforceCapacity(): string[] {
+    const excess = this.entries.size - this.capacity;
+    if (excess <= 0) return [];
+    const candidates = [...this.entries.keys()].slice(0, excess).filter((key) => !this.running.has(key));
+    for (const key of candidates) this.entries.delete(key);
+    return candidates;
   }
 }

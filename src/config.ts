@@ -3,7 +3,7 @@
 import { assert } from './assert.ts';
 
 /** The seed bugs and the seeds' own fixes as proposed that can be switched on (all off by default). */
-export const bugIds = ['exec-replay', 'send-dup', 'send-flag', 'send-stale', 'orphan-leaf', 'flush-cursor', 'exec-dedupe-memory', 'sent-payloads-pr2531', 'orphan-rewrite-inplace'] as const;
+export const bugIds = ['exec-replay', 'send-dup', 'send-flag', 'send-stale', 'orphan-leaf', 'flush-cursor', 'exec-dedupe-memory', 'sent-payloads-pr2531', 'orphan-rewrite-inplace', 'cursor-realign-gateway'] as const;
 /** A seed bug (or seed fix) id. */
 export type BugId = (typeof bugIds)[number];
 
@@ -18,6 +18,7 @@ export const bugDescriptions: Record<BugId, string> = {
   'exec-dedupe-memory': "seed 000's proposed fix: exec.finished deduped by (sessionKey, runId) in memory for 10 min (2,000 keys), waking only when queued",
   'sent-payloads-pr2531': "seed 001's fix as merged (PR #2531): one shared turn_sent_payloads row, per-payload suppression, cleared at four boundaries",
   'orphan-rewrite-inplace': "seed 003's fix direction: the orphan removed from the file-backed entries and the file rewritten through pi's rewrite hook (in place, no backup, no fsync)",
+  'cursor-realign-gateway': "seed 004's proposed fix: the cached agent's cursor realigned to the turn's history in the gateway path, over Hermes' flush (a commit per row, the cursor moved after the loop, a write error logged)",
 };
 
 export class UnknownBugError extends Error {

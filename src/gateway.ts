@@ -11,7 +11,9 @@ import { HeartbeatWakes, type Wake, type WakeOutcome } from './heartbeat-wake.ts
 import type { Delivery, ProcessContext } from './ports.ts';
 import { gatewayName, type InboundAck, type InboundMessage, messageType, type NodeEvent, platformName, runnerName, type SendAck, toolServerName } from './protocol.ts';
 import { ignoreBusy, isBusy, retryBusy } from './busy.ts';
-import { runnerHeartbeatPath, SessionDbs } from './session-dbs.ts';
+import { laneBusy } from './claims.ts';
+import { HostSweep } from './host-sweep.ts';
+import { SessionDbs } from './session-dbs.ts';
 import { formatSystemEvents, type SystemEvent, SystemEventQueue } from './system-events.ts';
 
 export const execOutputCharsMax = 180;
@@ -81,8 +83,10 @@ class Gateway {
       inbound.transaction((tx) => {
         const seq = Number(tx.query('SELECT COALESCE(MAX(seq), 0) + 1 AS next FROM messages_in')[0]?.next ?? 1);
         return tx.run(
-          'INSERT OR IGNORE INTO messages_in(id, seq, kind, content, created_at) VALUES (?, ?, ?, ?, ?)',
-          [`in:${message.deliveryId}`, seq, kind, message.text, nowMs],
+          'INSERT OR IGNORE INTO messages_in(id, seq, kind, content, trigger, created_at) VALUES (?, ?, ?, ?, ?, ?)',
+          // nanoclaw's router: a message that does not engage the agent (in a group, no mention) is stored as
+          // context (trigger=0) under ignored_message_policy 'accumulate'; a command always engages.
+          [`in:${message.deliveryId}`, seq, kind, message.text, message.mention || kind === 'command' ? 1 : 0, nowMs],
         ).changes;
       }),
     );
@@ -153,9 +157,8 @@ class Gateway {
 
   /** The heartbeat runner: skip while the lane is busy, else drain system events into a prompt row. */
   private async runHeartbeat(wake: Wake): Promise<WakeOutcome> {
-    const inbound = await this.dbs.inboundDb(wake.sessionKey);
-    const busy = await inbound.query("SELECT 1 AS busy FROM messages_in WHERE status IN ('pending', 'processing') LIMIT 1");
-    if (busy.length > 0) {
+    const busy = await laneBusy(await this.dbs.inboundDb(wake.sessionKey), await this.dbs.outboundDb(wake.sessionKey));
+    if (busy) {
       this.ctx.note('heartbeat-skip', { session: wake.sessionKey, reason: 'requests-in-flight' });
       return 'skipped-busy';
     }
@@ -195,25 +198,17 @@ class Gateway {
     this.ctx.note('exec-ingest', { session: sessionKey, row: runIds.length > 0 ? rowId : null, runs: runIds.join(',') });
   }
 
-  /** Every sweepEveryMs: kill a stuck runner, restart what is down, forget old exec keys. */
+  /** Every sweepEveryMs: nanoclaw's host sweep (host-sweep.ts), restart what is down, forget old exec keys. */
   async sweepLoop(): Promise<void> {
     const timers = this.config.timers;
+    const sweep = new HostSweep(this.ctx, this.config, this.dbs, runnerName);
     for (;;) {
       await this.ctx.timers.sleep(timers.sweepEveryMs);
-      const nowMs = this.ctx.clock.nowMs();
-      if (this.ctx.supervisor.isRunning(runnerName)) {
-        const record = parseHeartbeat(await this.ctx.disk.read(runnerHeartbeatPath));
-        const heartbeatStale = record !== undefined && nowMs - record.heartbeatAtMs > timers.heartbeatStaleMs;
-        const claimStale = record?.claim != null && nowMs - record.claim.sinceMs > timers.claimStaleMs;
-        if (heartbeatStale || claimStale) {
-          this.ctx.note('sweep-kill', { reason: heartbeatStale ? 'heartbeat' : 'claim', turn: record?.claim?.turnId ?? null });
-          this.ctx.supervisor.kill(runnerName);
-        }
-      }
+      await sweep.sweep();
       for (const name of [runnerName, toolServerName]) {
         if (!this.ctx.supervisor.isRunning(name)) this.ctx.supervisor.start(name, timers.runnerRestartDelayMs);
       }
-      await this.pruneExecKeys(nowMs);
+      await this.pruneExecKeys(this.ctx.clock.nowMs());
     }
   }
 
@@ -239,20 +234,4 @@ export function execEventText(event: NodeEvent): string | undefined {
   const cut = output.length > execOutputCharsMax ? `${output.slice(0, execOutputCharsMax)}…` : output;
   const status = event.timedOut ? 'timeout' : `code ${event.exitCode}`;
   return `Exec finished (node=${event.nodeId} id=${event.runId}, ${status})${cut.length > 0 ? `\n${cut}` : ''}`;
-}
-
-interface HeartbeatRecord {
-  heartbeatAtMs: number;
-  claim: { turnId: string; sinceMs: number } | null;
-}
-
-/** The runner's heartbeat file; a crash may leave it empty or torn, which reads as no record. */
-function parseHeartbeat(text: string | undefined): HeartbeatRecord | undefined {
-  if (text === undefined) return undefined;
-  try {
-    const record = JSON.parse(text) as HeartbeatRecord;
-    return typeof record.heartbeatAtMs === 'number' ? record : undefined;
-  } catch {
-    return undefined;
-  }
 }

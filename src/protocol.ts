@@ -16,6 +16,8 @@ export interface InboundMessage {
   deliveryId: string;
   sessionKey: string;
   text: string;
+  /** The platform's isMention: false for a group message that does not address the agent. */
+  mention: boolean;
 }
 
 export interface InboundAck {

@@ -1,10 +1,11 @@
 // The runner: nanoclaw's agent runner plus Hermes' agent cache, as one process. At poll-loop start it recovers
-// from a SIGKILL: rows left in `processing` go back to `pending` with the host's backoff, and turn_sent_payloads is
-// cleared (seed 001's cold-start boundary). Then one lane per session polls `messages_in` for the oldest due row
-// (idle 1 s, active 500 ms) and runs a turn for it. A transient model error sends the row back with the full-run
-// retry delay; after turnTriesMax tries the turn ends with an error reply. A heartbeat file records progress so
-// the gateway's sweep can kill a runner that is stuck.
+// from a SIGKILL: the previous incarnation's processing acks are cleared (nanoclaw clearStaleProcessingAcks) and so
+// is turn_sent_payloads (seed 001's cold-start boundary). Then one lane per session polls for a batch of due rows
+// (claims.ts; idle 1 s, active 500 ms), claims it and runs one turn for it. A transient model error runs the turn
+// again after the full-run retry delay; after turnTriesMax attempts the turn ends with an error reply. A heartbeat
+// file records progress so the gateway's sweep can kill a runner that is stuck (host-sweep.ts).
 import { AgentCache } from './agent.ts';
+import { type Batch, claimBatch, clearStaleProcessingAcks, completeTurn, fetchBatch, unfinishedTurns } from './claims.ts';
 import type { ModelConfig } from './config.ts';
 import { LlmTransientError, type ProcessContext, type SqlDatabase } from './ports.ts';
 import { SessionDb } from './session-db.ts';
@@ -14,7 +15,7 @@ import { ignoreBusy, isBusy, retryBusy } from './busy.ts';
 import { toolServerName } from './protocol.ts';
 import { ReplyWaiter } from './reply-waiter.ts';
 import { isToolResult, type ToolRpc } from './tool-rpc.ts';
-import { runTurn, type InboundRow, type TurnDeps } from './turn.ts';
+import { runTurn, type TurnDeps } from './turn.ts';
 import type { ModelEnvironment } from './model.ts';
 
 export { runnerName } from './protocol.ts';
@@ -27,13 +28,14 @@ export async function runnerMain(ctx: ProcessContext, config: ModelConfig, env: 
   const heartbeat = new HeartbeatFile(ctx);
   ctx.spawnTask('rpc-replies', () => rpc.receiveLoop());
   for (const sessionKey of config.sessions) await recoverSession(ctx, config, dbs, sessionKey);
-  await heartbeat.beat(null);
+  await heartbeat.touch();
   // nanoclaw's runner writes its heartbeat while idle as well as during a turn; without it the host's sweep would
-  // kill a healthy idle runner every heartbeatStaleMs.
+  // kill a healthy idle runner every heartbeatStaleMs. While a turn runs only its progress moves the heartbeat, so a
+  // turn that went silent after its claim still looks stuck to the sweep.
   ctx.spawnTask('heartbeat', async () => {
     for (;;) {
       await ctx.timers.sleep(config.timers.heartbeatIdleMs);
-      await heartbeat.touch();
+      await heartbeat.touchIfIdle();
     }
   });
   ctx.note('runner-ready', { incarnation: ctx.incarnation });
@@ -42,32 +44,20 @@ export async function runnerMain(ctx: ProcessContext, config: ModelConfig, env: 
   for (const sessionKey of config.sessions) ctx.spawnTask(`lane:${sessionKey}`, () => lane(deps, sessionKey));
 }
 
-/** Poll-loop start after a (re)start: requeue interrupted rows and clear turn_sent_payloads. */
+/** Poll-loop start after a (re)start: drop the previous incarnation's claims and clear turn_sent_payloads. */
 async function recoverSession(ctx: ProcessContext, config: ModelConfig, dbs: SessionDbs, sessionKey: string): Promise<void> {
-  const inbound = await dbs.inboundDb(sessionKey);
   const outbound = await dbs.outboundDb(sessionKey);
-  const nowMs = ctx.clock.nowMs();
-  await retryBusy(ctx, () =>
-    inbound.transaction((tx) => {
-      const stale = tx.query("SELECT id, tries FROM messages_in WHERE status = 'processing'");
-      for (const row of stale) {
-        const tries = Number(row.tries);
-        const backoffMs = 5_000 * 2 ** Math.min(tries, 4);
-        tx.run("UPDATE messages_in SET status = 'pending', process_after = ? WHERE id = ?", [nowMs + backoffMs, row.id as string]);
-      }
-      return stale.length;
-    }),
-  );
+  // nanoclaw clearStaleProcessingAcks: the claimed rows are due again at once (the host's sweep may have reset them).
+  const cleared = await retryBusy(ctx, () => clearStaleProcessingAcks(outbound));
+  if (cleared > 0) ctx.note('claims-cleared', { session: sessionKey, cleared, reason: 'runner-start' });
   if (config.bugs.has('send-stale')) {
     // seed 001 (send-stale): no cold-start clear, so a SIGKILLed turn's payloads leak into the next turn.
     return;
   }
   // PR #2531's first boundary (sent-payloads-pr2531): the top of runPollLoop clears the shared row below, with
   // every other record that no pending turn owns.
-  // Keep the payload records of turns that will be retried (their repeats must still be suppressed); drop the rest.
-  const pending = new Set(
-    (await inbound.query("SELECT id FROM messages_in WHERE status = 'pending'")).map((row) => turnSentPayloadsKeyFor(row.id as string, false)),
-  );
+  // Keep the payload records of turns that will run again (their repeats must still be suppressed); drop the rest.
+  const pending = new Set([...(await unfinishedTurns(outbound))].map((turnId) => turnSentPayloadsKeyFor(turnId, false)));
   const stale = (await outbound.query("SELECT key FROM session_state WHERE key LIKE 'turn_sent_payloads%'"))
     .map((row) => row.key as string)
     .filter((key) => !pending.has(key));
@@ -82,65 +72,67 @@ async function recoverSession(ctx: ProcessContext, config: ModelConfig, dbs: Ses
 async function lane(deps: TurnDeps, sessionKey: string): Promise<void> {
   const { ctx, config, dbs } = deps;
   const inbound = await dbs.inboundDb(sessionKey);
+  const outbound = await dbs.outboundDb(sessionKey);
   for (;;) {
-    const row = await nextDueRow(ctx, inbound);
-    if (row === undefined) {
+    const batch = await fetchBatch(inbound, outbound, ctx.clock.nowMs());
+    if (batch === undefined) {
       await ctx.timers.sleep(config.timers.pollIdleMs);
       continue;
     }
-    await runRow(deps, sessionKey, inbound, row);
+    await runBatch(deps, sessionKey, outbound, batch);
     await ctx.timers.sleep(config.timers.pollActiveMs);
   }
 }
 
 /**
- * The oldest due row: nanoclaw's `status = 'pending' AND process_after <= now ... ORDER BY seq LIMIT 1`, with the
- * time test done here instead of in SQL. The query then has no parameter that changes every poll, so while the
- * table is unchanged an idle poll is answered from the SQLite adapter's read cache; the row is the same one.
+ * Claims the batch (nanoclaw markProcessing) and runs its turn. A transient model error or a busy database makes
+ * the turn run again, as OpenClaw's run loop retries (2,500 ms, then nanoclaw's backoff); past turnTriesMax
+ * attempts the turn ends with the error reply. The claim stays while the turn runs; a SIGKILL leaves it to the host.
  */
-async function nextDueRow(ctx: ProcessContext, inbound: SqlDatabase): Promise<InboundRow | undefined> {
-  const nowMs = ctx.clock.nowMs();
-  const pending = await inbound.query("SELECT id, kind, content, tries, process_after FROM messages_in WHERE status = 'pending' AND trigger = 1 ORDER BY seq");
-  const row = pending.find((candidate) => Number(candidate.process_after) <= nowMs);
-  if (row === undefined) return undefined;
-  return { id: row.id as string, kind: row.kind as string, content: row.content as string, tries: Number(row.tries) };
+async function runBatch(deps: TurnDeps, sessionKey: string, outbound: SqlDatabase, batch: Batch): Promise<void> {
+  const { ctx, config } = deps;
+  const claimed = await ignoreBusy(claimBatch(outbound, batch, ctx.clock.nowMs()).then(() => true));
+  if (claimed === undefined) return;
+  const turnId = batch.turnId;
+  deps.heartbeat.enterTurn();
+  try {
+    // No touch here: the heartbeat moves only with the turn's progress, so a turn silent since its claim is stuck.
+    let branch: string[] = [];
+    for (let attempt = 1; ; attempt++) {
+      try {
+        // Past turnTriesMax failed attempts, the turn ends with an error reply (unless its reply is already durable).
+        // A turn the host gave up on (failed at claimTriesMax) closes with the error reply at once.
+        branch = await runTurn(deps, sessionKey, batch, { attempt, giveUp: batch.failed || attempt > config.knobs.turnTriesMax });
+        break;
+      } catch (error) {
+        if (!(error instanceof LlmTransientError) && !isBusy(error)) throw error;
+        ctx.note('turn-transient', { session: sessionKey, turn: turnId, attempt, error: (error as Error).message });
+      }
+      // PR #2531's second boundary (sent-payloads-pr2531): the retry path does not inherit suppression.
+      if (config.bugs.has('sent-payloads-pr2531')) await clearSharedPayloads(deps, sessionKey);
+      const retryMs = attempt <= 1 ? config.timers.transientRetryMs : 5_000 * 2 ** Math.min(attempt - 1, 4);
+      ctx.note('turn-retry', { session: sessionKey, turn: turnId, attempt, retryMs });
+      await waitAlive(deps, retryMs);
+    }
+    await retryBusy(ctx, () => completeTurn(outbound, turnId, ctx.clock.nowMs()));
+    // PR #2531's fourth boundary, the outer finally of the turn; send-stale (seed 001's bug) keeps only this one.
+    if (config.bugs.has('sent-payloads-pr2531') || config.bugs.has('send-stale')) await clearSharedPayloads(deps, sessionKey);
+    // Boundary: the turn is over; its payload record is no longer needed (a leftover is dropped at the next start).
+    else await ignoreBusy(outbound.run('DELETE FROM session_state WHERE key = ?', [turnSentPayloadsKeyFor(turnId, false)]));
+    ctx.note('turn-completed', { session: sessionKey, turn: turnId, members: batch.members.map((member) => member.id).join(','), branch: branch.join(',') });
+  } finally {
+    deps.heartbeat.leaveTurn();
+  }
+  await deps.heartbeat.touch();
 }
 
-async function runRow(deps: TurnDeps, sessionKey: string, inbound: SqlDatabase, row: InboundRow): Promise<void> {
-  const { ctx, config } = deps;
-  const claimed = await ignoreBusy(inbound.run("UPDATE messages_in SET status = 'processing', tries = tries + 1 WHERE id = ? AND status = 'pending'", [row.id]));
-  if (claimed === undefined || claimed.changes === 0) return;
-  const tries = row.tries + 1;
-  await deps.heartbeat.beat(row.id);
-  let outcome: 'completed' | 'retry' = 'completed';
-  let branch: string[] = [];
-  try {
-    // Past turnTriesMax failed tries, the turn ends with an error reply (unless its reply is already durable).
-    branch = await runTurn(deps, sessionKey, { ...row, tries }, { giveUp: tries > config.knobs.turnTriesMax });
-  } catch (error) {
-    if (!(error instanceof LlmTransientError) && !isBusy(error)) throw error;
-    ctx.note('turn-transient', { session: sessionKey, turn: row.id, tries, error: (error as Error).message });
-    outcome = 'retry';
+/** Sleep before a retry, touching the heartbeat at least every claimStaleMs / 2: waiting to retry is progress. */
+async function waitAlive(deps: TurnDeps, delayMs: number): Promise<void> {
+  const sliceMs = Math.max(1, Math.floor(deps.config.timers.claimStaleMs / 2));
+  for (let leftMs = delayMs; leftMs > 0; leftMs -= sliceMs) {
+    await deps.ctx.timers.sleep(Math.min(sliceMs, leftMs));
+    await deps.heartbeat.touch();
   }
-  const nowMs = ctx.clock.nowMs();
-  const retryAtMs = nowMs + (tries <= 1 ? config.timers.transientRetryMs : 5_000 * 2 ** Math.min(tries - 1, 4));
-  await retryBusy(ctx, () =>
-    outcome === 'completed'
-      ? inbound.run("UPDATE messages_in SET status = 'completed' WHERE id = ?", [row.id])
-      : inbound.run("UPDATE messages_in SET status = 'pending', process_after = ? WHERE id = ?", [retryAtMs, row.id]),
-  );
-  // PR #2531's second boundary (sent-payloads-pr2531): the retry path does not inherit suppression.
-  if (outcome === 'retry' && config.bugs.has('sent-payloads-pr2531')) await clearSharedPayloads(deps, sessionKey);
-  // PR #2531's fourth boundary, the outer finally of the turn; send-stale (seed 001's bug) keeps only this one.
-  if (outcome === 'completed' && (config.bugs.has('sent-payloads-pr2531') || config.bugs.has('send-stale'))) await clearSharedPayloads(deps, sessionKey);
-  else if (outcome === 'completed') {
-    // Boundary: the turn is over; its payload record is no longer needed (a leftover is dropped at the next start).
-    const outbound = await deps.dbs.outboundDb(sessionKey);
-    await ignoreBusy(outbound.run('DELETE FROM session_state WHERE key = ?', [turnSentPayloadsKeyFor(row.id, false)]));
-  }
-  if (outcome === 'completed') ctx.note('turn-completed', { session: sessionKey, turn: row.id, tries, branch: branch.join(',') });
-  else ctx.note('turn-retry', { session: sessionKey, turn: row.id, tries });
-  await deps.heartbeat.beat(null);
 }
 
 async function clearSharedPayloads(deps: TurnDeps, sessionKey: string): Promise<void> {
@@ -148,26 +140,29 @@ async function clearSharedPayloads(deps: TurnDeps, sessionKey: string): Promise<
   await ignoreBusy(outbound.run('DELETE FROM session_state WHERE key = ?', [turnSentPayloadsKey]));
 }
 
-/** The runner's progress record, read by the gateway's sweep. */
+/**
+ * The runner's heartbeat file, read by the host's sweep (its time plays nanoclaw's heartbeat mtime). Touched on every
+ * step of a turn, and by the idle task only while no turn runs.
+ */
 export class HeartbeatFile {
-  private claim: { turnId: string; sinceMs: number } | null = null;
+  private turnsRunning = 0;
 
   constructor(private readonly ctx: ProcessContext) {}
 
-  /** Liveness only: the heartbeat time moves, the claim (and how long it has made no progress) does not. */
+  enterTurn(): void {
+    this.turnsRunning++;
+  }
+
+  leaveTurn(): void {
+    this.turnsRunning--;
+  }
+
+  async touchIfIdle(): Promise<void> {
+    if (this.turnsRunning === 0) await this.touch();
+  }
+
   async touch(): Promise<void> {
-    await this.write(this.ctx.clock.nowMs());
-  }
-
-  async beat(turnId: string | null | undefined): Promise<void> {
-    const nowMs = this.ctx.clock.nowMs();
-    if (turnId !== undefined) this.claim = turnId === null ? null : { turnId, sinceMs: nowMs };
-    else if (this.claim !== null) this.claim.sinceMs = nowMs;
-    await this.write(nowMs);
-  }
-
-  private async write(nowMs: number): Promise<void> {
-    await this.ctx.disk.write(runnerHeartbeatPath, JSON.stringify({ heartbeatAtMs: nowMs, claim: this.claim }));
+    await this.ctx.disk.write(runnerHeartbeatPath, JSON.stringify({ heartbeatAtMs: this.ctx.clock.nowMs() }));
   }
 }
 

@@ -1,4 +1,5 @@
-// Hermes' SessionDB (`state.db`): a `messages` table and a `sessions` table. Reads order by timestamp, then id.
+// Hermes' SessionDB (`state.db`): a `messages` table and a `sessions` table. Reads order by timestamp, then id;
+// append_message commits one row at a time and counts it in sessions.message_count.
 // gatesim adds one column, `turn_id`, naming the turn (its inbound row id) a row belongs to: the checkers map rows
 // to turns with it, and a retried turn recognises the rows it already wrote.
 import type { SqlDatabase, Sqlite, SqlRow } from './ports.ts';
@@ -52,19 +53,22 @@ export class SessionDb {
     return rows.map(rowToMessage);
   }
 
-  /** Append messages in one transaction (Hermes' append_message, batched). */
-  async appendMessages(sessionId: string, messages: readonly DbMessage[], timestampMs: number): Promise<void> {
-    if (messages.length === 0) return;
+  /** Hermes' append_message: one row, in a transaction of its own (the sessions row counts it). */
+  async appendMessage(sessionId: string, message: DbMessage, timestampMs: number): Promise<void> {
     await this.db.transaction((tx) => {
       tx.run('INSERT OR IGNORE INTO sessions(id, started_at) VALUES (?, ?)', [sessionId, timestampMs]);
-      for (const message of messages) {
-        tx.run(
-          'INSERT INTO messages(session_id, role, content, tool_call_id, tool_calls, tool_name, timestamp, turn_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
-          [sessionId, message.role, message.content, message.toolCallId, message.toolCalls, message.toolName, timestampMs, message.turnId],
-        );
-      }
-      tx.run('UPDATE sessions SET message_count = message_count + ? WHERE id = ?', [messages.length, sessionId]);
+      tx.run(
+        'INSERT INTO messages(session_id, role, content, tool_call_id, tool_calls, tool_name, timestamp, turn_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+        [sessionId, message.role, message.content, message.toolCallId, message.toolCalls, message.toolName, timestampMs, message.turnId],
+      );
+      tx.run('UPDATE sessions SET message_count = message_count + 1 WHERE id = ?', [sessionId]);
     });
+  }
+
+  /** The session's message count as Hermes keeps it (sessions.message_count; 0 before the first row). */
+  async messageCount(sessionId: string): Promise<number> {
+    const rows = await this.db.query('SELECT message_count FROM sessions WHERE id = ?', [sessionId]);
+    return Number(rows[0]?.message_count ?? 0);
   }
 }
 

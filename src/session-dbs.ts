@@ -1,7 +1,9 @@
-// nanoclaw's two SQLite files per session. `inbound.db` is written by the host (gateway) and read by the runner:
-// `messages_in` (id, seq, kind, status, process_after, tries, trigger, content, ...) plus gatesim's durable
+// nanoclaw's two SQLite files per session. `inbound.db` is written by the host (gateway) and only read by the
+// runner: `messages_in` (id, seq, kind, status, process_after, tries, trigger, content, ...) plus gatesim's durable
 // `exec_seen` dedupe keys. `outbound.db` is written by the runner and the tool server: `messages_out` (id, seq,
-// in_reply_to, kind, content as {"text": ...}, delivered, attempts) and `session_state(key, value, updated_at)`.
+// in_reply_to, kind, content as {"text": ...}, delivered, attempts), `session_state(key, value, updated_at)`, the
+// runner's claims `processing_ack(message_id, status, status_changed)` and the fixed runner's own `turn_claims`
+// (claims.ts); the host writes outbound.db only to drop orphan claims and to send its own error reply.
 import type { SqlDatabase, Sqlite } from './ports.ts';
 
 export const inboundSchema = `
@@ -14,8 +16,7 @@ CREATE TABLE messages_in (
   tries INTEGER NOT NULL DEFAULT 0,
   trigger INTEGER NOT NULL DEFAULT 1,
   content TEXT NOT NULL,
-  created_at INTEGER NOT NULL,
-  merged_into TEXT
+  created_at INTEGER NOT NULL
 );
 CREATE INDEX messages_in_due ON messages_in(status, process_after);
 CREATE TABLE exec_seen (
@@ -43,6 +44,18 @@ CREATE TABLE session_state (
   value TEXT NOT NULL,
   updated_at INTEGER NOT NULL
 );
+CREATE TABLE processing_ack (
+  message_id TEXT PRIMARY KEY,
+  status TEXT NOT NULL,
+  status_changed INTEGER NOT NULL
+);
+CREATE TABLE turn_claims (
+  message_id TEXT PRIMARY KEY,
+  turn_id TEXT NOT NULL,
+  merged INTEGER NOT NULL DEFAULT 0,
+  claimed_at INTEGER NOT NULL
+);
+CREATE INDEX turn_claims_turn ON turn_claims(turn_id);
 `;
 
 /** Where a session's inbound.db lives on the simulated disk. */

@@ -4,7 +4,8 @@
 // on every attempt, tool and result rows have ids derived from the turn and their content, and rows already in
 // state.db or the transcript are recognised. The fixed runner writes an assistant row before the reply it carries
 // leaves the process (write-ahead), so a kill between the two cannot leave a visible reply without its row.
-import { AiAgent, type AgentCache, type AgentMessage } from './agent.ts';
+import { AiAgent, type AgentCache, type AgentMessage, type CacheLookup } from './agent.ts';
+import { type Batch, type BatchMember, claimOf, mergeTurn, releaseMembers, turnMembers, writeErrorReplies } from './claims.ts';
 import type { ModelConfig } from './config.ts';
 import type { ModelEnvironment } from './model.ts';
 import type { LlmAnswer, ProcessContext, SqlDatabase, ToolName } from './ports.ts';
@@ -16,13 +17,6 @@ import type { SessionManagerFactory, SessionManagerPort } from './session-manage
 import { contentHash, isVerbatimDuplicate, normalizeWhitespace, parseMessageBlocks } from './text.ts';
 import type { ToolRpc } from './tool-rpc.ts';
 import type { ToolCallMessage } from './tool-server.ts';
-
-export interface InboundRow {
-  id: string;
-  kind: string;
-  content: string;
-  tries: number;
-}
 
 export interface TurnDeps {
   ctx: ProcessContext;
@@ -40,6 +34,8 @@ export interface TurnDeps {
 export const queuedPrefix = '[Queued user message that arrived while the previous turn was still active]';
 export const errorReply = 'Sorry, something went wrong. Please try again.';
 export const clearedReply = 'Session cleared.';
+/** The closing text of a turn that gave up: the error reply, sent to each message of the turn that woke the agent. */
+const errorResult = `<message to="user">${errorReply}</message>`;
 export const toolCallAttemptsMax = 30;
 
 interface TurnState {
@@ -53,17 +49,31 @@ interface TurnState {
   session: SessionManagerPort;
   inbound: SqlDatabase;
   outbound: SqlDatabase;
+  /** Every message the turn claimed (its batch and what it took over), oldest first. */
+  members: BatchMember[];
 }
 
-/** Runs the turn; returns the ids of the transcript's active branch as this process holds it in memory. */
-export async function runTurn(deps: TurnDeps, sessionKey: string, row: InboundRow, options: { giveUp?: boolean } = {}): Promise<string[]> {
-  const { ctx, config } = deps;
-  const turnId = row.id;
-  ctx.note('turn-start', { session: sessionKey, turn: turnId, kind: row.kind, attempt: row.tries });
-  if (row.kind === 'command') deps.cache.evict(sessionKey);
+/** Runs the turn for a batch; returns the ids of the transcript's active branch as this process holds it in memory. */
+export async function runTurn(deps: TurnDeps, sessionKey: string, batch: Batch, options: { attempt: number; giveUp?: boolean }): Promise<string[]> {
+  const { ctx } = deps;
+  const turnId = batch.turnId;
+  ctx.note('turn-start', { session: sessionKey, turn: turnId, kind: batch.kind, attempt: options.attempt, members: batch.members.length });
+  if (batch.kind === 'command') deps.cache.evict(sessionKey);
   const signature = `model-v${deps.env.configGeneration()}`;
-  const lookup = deps.cache.getOrCreate(sessionKey, signature, () => new AiAgent(sessionKey, signature, 'main'));
-  if (lookup.evicted !== null) ctx.note('agent-evicted', { session: lookup.evicted });
+  const lookup = deps.cache.getOrCreate(sessionKey, signature, await deps.sessionDb.messageCount(sessionKey), () => new AiAgent(sessionKey, signature, 'main'));
+  for (const evicted of lookup.evicted) ctx.note('agent-evicted', { session: evicted });
+  if (lookup.rebuilt === 'another-writer') ctx.note('agent-rebuilt', { session: sessionKey, reason: lookup.rebuilt });
+  deps.cache.begin(sessionKey);
+  try {
+    return await runTurnWithAgent(deps, sessionKey, batch, lookup, options);
+  } finally {
+    deps.cache.end(sessionKey, await deps.sessionDb.messageCount(sessionKey));
+  }
+}
+
+async function runTurnWithAgent(deps: TurnDeps, sessionKey: string, batch: Batch, lookup: CacheLookup, options: { attempt: number; giveUp?: boolean }): Promise<string[]> {
+  const { ctx, config } = deps;
+  const turnId = batch.turnId;
   const inbound = await deps.dbs.inboundDb(sessionKey);
   const outbound = await deps.dbs.outboundDb(sessionKey);
   const rows = await deps.sessionDb.messages(sessionKey);
@@ -78,21 +88,35 @@ export async function runTurn(deps: TurnDeps, sessionKey: string, row: InboundRo
   // that never saw it) and leaves another message's trailing entry to that message's own turn.
   const durableFinal = built.own.find((message) => message.role === 'assistant' && message.toolCalls === null);
   const resuming = durableFinal !== undefined;
+  const ownTexts = built.own.filter((message) => message.role === 'user').map((message) => message.content);
+  // Messages that joined the batch after the turn's prompt was persisted (they arrived while it was interrupted).
+  const joined = ownTexts.length === 0 ? [] : batch.members.filter((member) => !member.merged && missingFrom(ownTexts, [member.content]).length > 0);
+  if (resuming && joined.length > 0) {
+    // Its answer is decided and never saw them: they go back to wait for the next batch.
+    await releaseMembers(outbound, joined.map((member) => member.id));
+    ctx.note('members-released', { session: sessionKey, turn: turnId, released: joined.map((member) => member.id).join(',') });
+  }
+  const own = resuming ? { ...batch, members: batch.members.filter((member) => !joined.includes(member)) } : batch;
+  if (!resuming && joined.length > 0) await forgetEarlierAnswer(deps, outbound, sessionKey, turnId);
+  const content = batchText(own);
   // Resuming, it claims nothing new, but the messages it claimed before still belong in its prompt entries.
-  const folded = row.kind === 'command' ? [] : await foldUnanswered(deps, inbound, sessionKey, row, resuming ? [] : [...built.trailingUsers, ...orphan]);
+  const { folded, members } = await foldUnanswered(deps, inbound, outbound, sessionKey, own, batch.kind === 'command' || resuming ? [] : [...built.trailingUsers, ...orphan]);
   if (!resuming) await repairOrphanedTrailingUser(deps, session, sessionKey, turnId);
   const agent = lookup.agent;
   if (lookup.reused) initCachedAgentForTurn(agent, built.history.length, config, ctx.clock.nowMs());
-  const state: TurnState = { deps, sessionKey, turnId, agent, history: built.history, historyLength: built.history.length, own: built.own, session, inbound, outbound };
+  const state: TurnState = { deps, sessionKey, turnId, agent, history: built.history, historyLength: built.history.length, own: built.own, session, inbound, outbound, members };
   // Each transcript records a folded message once: the prompt written to it leaves out what it already holds as a
   // user message of its own (Hermes keeps consecutive user rows; OpenClaw's repaired JSONL no longer has the orphan).
   const userRows = rows.filter((message) => message.role === 'user' && message.turnId !== turnId).map((message) => message.content);
   const userEntries = session.activeBranch().filter((entry) => entry.message.role === 'user' && entry.turnId !== turnId).map((entry) => entry.message.content);
-  const prompt = withFolded(folded, row.content);
+  const prompt = withFolded(folded, content);
+  const memberTexts = own.members.filter((member) => !member.merged).map((member) => member.content);
+  const dbFolded = missingFrom(userRows, folded);
+  const jsonlFolded = missingFrom(userEntries, folded);
   await persistPrompt(
     state,
-    withFolded(folded.filter((text) => !userRows.some((content) => content.includes(text))), row.content),
-    withFolded(folded.filter((text) => !userEntries.some((content) => content.includes(text))), row.content),
+    { prompt: withFolded(dbFolded, content), texts: [...dbFolded, ...memberTexts] },
+    { prompt: withFolded(jsonlFolded, content), texts: [...jsonlFolded, ...memberTexts] },
   );
   ctx.note('prompt-persisted', {
     session: sessionKey,
@@ -104,13 +128,35 @@ export async function runTurn(deps: TurnDeps, sessionKey: string, row: InboundRo
   // Resuming: the reply the durable final row carries is the one to dispatch, not a new answer or an error.
   // Its durable tool calls are replayed first: each is idempotent (keyed by its call id, so nothing is sent twice)
   // and re-records its payload, as a retry that asked the LLM again would, so the closing text is judged against it.
-  const answer = durableFinal !== undefined ? { toolCalls: durableToolCalls(built.own), result: durableFinal.content } : await callModel(state, row, prompt, options.giveUp === true);
+  const answer =
+    durableFinal !== undefined
+      ? { toolCalls: durableToolCalls(built.own), result: durableFinal.content }
+      : await callModel(state, batch.kind, options.attempt, prompt, options.giveUp === true);
   // What this turn is about to say, before any of it is written: the trace's record of what was produced.
   ctx.note('answer', { session: sessionKey, turn: turnId, toolCalls: answer.toolCalls.length, resumed: durableFinal !== undefined });
   for (let index = 0; index < answer.toolCalls.length; index++) await toolSend(state, answer, index);
   await persistFinal(state, answer.result);
   await dispatchResult(state, answer.result);
   return session.activeBranch().map((entry) => entry.id);
+}
+
+/**
+ * The turn's batch grew since its prompt was persisted, so the LLM is asked a new prompt and gives a new answer: the
+ * payloads the earlier answer's tools sent no longer make a repeat of this answer's text (the fixed record is the
+ * turn's own; seed 001's shared row, in its variants, is left to its own boundaries).
+ */
+async function forgetEarlierAnswer(deps: TurnDeps, outbound: SqlDatabase, sessionKey: string, turnId: string): Promise<void> {
+  if (sharedPayloadRow(deps.config.bugs)) return;
+  await outbound.run('DELETE FROM session_state WHERE key = ?', [turnSentPayloadsKeyFor(turnId, false)]);
+  deps.ctx.note('payloads-forgotten', { session: sessionKey, turn: turnId });
+}
+
+/** The batch's own messages, oldest first, one per line (what it took over from other turns is folded apart). */
+function batchText(batch: Batch): string {
+  return batch.members
+    .filter((member) => !member.merged)
+    .map((member) => member.content)
+    .join('\n');
 }
 
 /** Hermes builds the turn's history from the stored transcript: no tool or empty rows; this turn's rows apart. */
@@ -128,37 +174,39 @@ function buildHistory(rows: readonly DbMessage[], turnId: string): { history: Ag
 /**
  * The unanswered messages before this turn (user rows with no reply after them, and an orphaned trailing user entry
  * in the transcript) are folded into its prompt, as OpenClaw's orphan repair and Hermes' consecutive-user repair do.
- * A message still pending is claimed durably (`merged_into`), so it is answered once, by this turn; the fold then
- * takes the text of every message claimed for this turn from inbound.db, so a retry that died before persisting
- * its prompt claims nothing twice and loses nothing. An answered turn whose reply is missing from the history
- * (only in a world with a persistence bug) is folded from the history, as Hermes does.
+ * One that belongs to an unfinished turn (interrupted, waiting to run again) is taken over durably (claims.ts
+ * mergeTurn), so it is answered once, by this turn; the fold then takes the text of every message this turn took
+ * over from inbound.db, so a retry that died before persisting its prompt takes nothing twice and loses nothing. An
+ * answered turn whose reply is missing from the history (only in a world with a persistence bug) is folded from the
+ * history, as Hermes does; a message the host gave up on (its error reply was sent) is not folded again.
  */
 async function foldUnanswered(
   deps: TurnDeps,
   inbound: SqlDatabase,
+  outbound: SqlDatabase,
   sessionKey: string,
-  row: InboundRow,
+  batch: Batch,
   candidates: readonly { turnId: string; content: string }[],
-): Promise<string[]> {
-  const turnId = row.id;
+): Promise<{ folded: string[]; members: BatchMember[] }> {
+  const turnId = batch.turnId;
   const repaired: string[] = [];
   for (const candidate of candidates) {
     if (candidate.turnId === turnId || candidate.content.length < 4) continue;
-    const state = (await inbound.query('SELECT status, merged_into FROM messages_in WHERE id = ?', [candidate.turnId]))[0];
-    if (state?.status === 'pending') {
-      await inbound.run("UPDATE messages_in SET status = 'completed', merged_into = ? WHERE id = ? AND status = 'pending'", [turnId, candidate.turnId]);
+    const claim = await claimOf(outbound, candidate.turnId);
+    const given = (await inbound.query('SELECT status FROM messages_in WHERE id = ?', [candidate.turnId]))[0]?.status === 'failed';
+    if (given || (claim.turnId !== null && claim.turnId !== candidate.turnId)) continue;
+    if (claim.turnId !== null && claim.status !== 'completed') {
+      await mergeTurn(outbound, candidate.turnId, turnId, deps.ctx.clock.nowMs());
       deps.ctx.note('merge', { session: sessionKey, turn: turnId, merged: candidate.turnId });
-    } else if (state === undefined || (state.status === 'completed' && state.merged_into === null)) {
+    } else {
       repaired.push(candidate.content);
       deps.ctx.note('history-repair', { session: sessionKey, turn: turnId, folded: candidate.turnId });
     }
   }
-  // Claims are transitive: a message merged into a turn that was itself merged into this one is answered here too.
-  const claimed = await inbound.query(
-    'WITH RECURSIVE claimed(id, content, seq) AS (SELECT id, content, seq FROM messages_in WHERE merged_into = ? UNION SELECT m.id, m.content, m.seq FROM messages_in m JOIN claimed c ON m.merged_into = c.id) SELECT content FROM claimed ORDER BY seq',
-    [turnId],
-  );
-  return [...new Set([...claimed.map((claim) => claim.content as string), ...repaired])].filter((text) => !row.content.includes(text));
+  const members = await turnMembers(inbound, outbound, turnId);
+  const content = batchText(batch);
+  const merged = members.filter((member) => member.merged).map((member) => member.content);
+  return { folded: [...new Set([...merged, ...repaired])].filter((text) => !content.includes(text)), members: members.length > 0 ? members : batch.members };
 }
 
 /** OpenClaw's merged prompt: the queued messages first, under their prefix, then the message itself. */
@@ -207,33 +255,43 @@ function initCachedAgentForTurn(agent: AiAgent, historyLength: number, config: M
   agent.lastFlushedDbIndex = historyLength;
 }
 
-async function persistPrompt(state: TurnState, dbPrompt: string, jsonlPrompt: string): Promise<void> {
-  const user: AgentMessage = {
-    role: 'user',
-    content: dbPrompt,
-    toolCallId: null,
-    toolCalls: null,
-    toolName: null,
-    turnId: state.turnId,
-    persisted: true,
-  };
+/**
+ * The turn's user row and user entry. A turn that persisted its prompt before (a retry) writes nothing again, except
+ * the texts its batch gained since (messages that arrived while it was interrupted): one more user row or entry.
+ */
+async function persistPrompt(state: TurnState, db: { prompt: string; texts: string[] }, jsonl: { prompt: string; texts: string[] }): Promise<void> {
+  const nowMs = state.deps.ctx.clock.nowMs();
+  const message = (content: string): AgentMessage => ({ role: 'user', content, toolCallId: null, toolCalls: null, toolName: null, turnId: state.turnId, persisted: true });
+  const user = message(db.prompt);
   state.agent.beginTurn(state.history, user);
-  if (!state.own.some((row) => row.role === 'user')) {
-    await state.deps.sessionDb.appendMessages(state.sessionKey, [user], state.deps.ctx.clock.nowMs());
-  }
-  await appendEntry(state, { role: 'user', content: jsonlPrompt }, (entry) => entry.message.role === 'user');
+  const ownRows = state.own.filter((row) => row.role === 'user').map((row) => row.content);
+  const dbMissing = missingFrom(ownRows, db.texts);
+  if (ownRows.length === 0) await state.deps.sessionDb.appendMessage(state.sessionKey, user, nowMs);
+  else if (dbMissing.length > 0) await state.deps.sessionDb.appendMessage(state.sessionKey, message(dbMissing.join('\n')), nowMs);
+  const ownEntries = state.session
+    .activeBranch()
+    .filter((entry) => entry.turnId === state.turnId && entry.message.role === 'user')
+    .map((entry) => entry.message.content);
+  const jsonlMissing = missingFrom(ownEntries, jsonl.texts);
+  if (ownEntries.length === 0) await state.session.appendMessage({ role: 'user', content: jsonl.prompt }, state.turnId);
+  else if (jsonlMissing.length > 0) await state.session.appendMessage({ role: 'user', content: jsonlMissing.join('\n') }, state.turnId);
 }
 
-async function callModel(state: TurnState, row: InboundRow, prompt: string, giveUp: boolean): Promise<LlmAnswer> {
+/** The texts none of `held` contains. */
+function missingFrom(held: readonly string[], texts: readonly string[]): string[] {
+  return texts.filter((text) => !held.some((content) => content.includes(text)));
+}
+
+async function callModel(state: TurnState, kind: string, attempt: number, prompt: string, giveUp: boolean): Promise<LlmAnswer> {
   const { ctx, env } = state.deps;
-  if (giveUp) return { toolCalls: [], result: `<message to="user">${errorReply}</message>` };
-  if (row.kind === 'command') return { toolCalls: [], result: `<message to="user">${clearedReply}</message>` };
-  ctx.note('model-call', { session: state.sessionKey, turn: state.turnId, attempt: row.tries });
+  if (giveUp) return { toolCalls: [], result: errorResult };
+  if (kind === 'command') return { toolCalls: [], result: `<message to="user">${clearedReply}</message>` };
+  ctx.note('model-call', { session: state.sessionKey, turn: state.turnId, attempt });
   state.agent.apiCallCount++;
   try {
     return await env.llm.complete({ sessionKey: state.sessionKey, prompt }, ctx.timers);
   } finally {
-    await state.deps.heartbeat.beat(undefined);
+    await state.deps.heartbeat.touch();
   }
 }
 
@@ -292,7 +350,7 @@ async function toolSend(state: TurnState, answer: LlmAnswer, index: number): Pro
 async function callUntilAnswered(state: TurnState, message: ToolCallMessage): Promise<boolean> {
   for (let attempt = 1; attempt <= toolCallAttemptsMax; attempt++) {
     const ok = await state.deps.rpc.call(message);
-    await state.deps.heartbeat.beat(undefined);
+    await state.deps.heartbeat.touch();
     if (ok) return true;
     state.deps.ctx.note('tool-call-retry', { session: state.sessionKey, turn: state.turnId, call: message.callId, attempt });
   }
@@ -314,8 +372,10 @@ async function persistFinal(state: TurnState, result: string): Promise<void> {
 }
 
 async function flush(state: TurnState): Promise<void> {
-  const { written, from } = await state.agent.flushMessagesToSessionDb(state.deps.sessionDb, state.historyLength, state.deps.ctx.clock.nowMs());
-  state.deps.ctx.note('flush', { session: state.sessionKey, turn: state.turnId, from, written, cursor: state.agent.lastFlushedDbIndex });
+  // cursor-realign-gateway (seed 004's fix as proposed) runs over Hermes' flush as the seed describes it.
+  const cursorAfterLoop = state.deps.config.bugs.has('cursor-realign-gateway');
+  const { written, from, error } = await state.agent.flushMessagesToSessionDb(state.deps.sessionDb, state.historyLength, state.deps.ctx.clock.nowMs(), cursorAfterLoop);
+  state.deps.ctx.note('flush', { session: state.sessionKey, turn: state.turnId, from, written, cursor: state.agent.lastFlushedDbIndex, error });
 }
 
 /** Append to the transcript unless this turn's entry is already on the active branch (a resumed turn). */
@@ -329,9 +389,12 @@ async function dispatchResult(state: TurnState, result: string): Promise<void> {
   const blocks = parseMessageBlocks(result);
   const forUser = blocks.filter((block) => block.to === 'user').map((block) => block.body);
   const suppressed = await suppressedBlocks(state, forUser);
-  // A block that repeats an earlier block of the same result (after whitespace normalisation) is one message.
-  const kept = [...new Map(forUser.filter((_, index) => !suppressed.has(index)).map((body) => [normalizeWhitespace(body), body])).values()];
   const nowMs = ctx.clock.nowMs();
+  // A turn that gave up tells each message that woke the agent (rows keyed by the message, as the host's are).
+  const gaveUp = result === errorResult;
+  if (gaveUp) await writeErrorReplies(state.outbound, state.members, errorReply, 'runner', nowMs);
+  // A block that repeats an earlier block of the same result (after whitespace normalisation) is one message.
+  const kept = gaveUp ? [] : [...new Map(forUser.filter((_, index) => !suppressed.has(index)).map((body) => [normalizeWhitespace(body), body])).values()];
   // PR #2531's third boundary (after each result event) clears the shared row; send-stale, the seed's bug, is the
   // shared row that only a completed turn clears (no cold-start clear, no result boundary).
   const seedClears = sharedPayloadRow(config.bugs) && !config.bugs.has('send-stale');

@@ -1,7 +1,8 @@
 // The oracle is black-box (DESIGN.md section 5): no checker decides a verdict from what the system under test says
 // about itself. This tidy test scans every file under sim/checkers/ (comments stripped) for the model's own ids and
 // bookkeeping: the `turn_id` column, the `turnId` field, inbound row ids (`in:<delivery>`, `sys:`), the model's
-// inbound/outbound tables, and its trace notes (`model.<kind>` events, the `notes(` reader). Trace notes may trigger a
+// inbound/outbound tables, the runner's claims (a message the system says it failed or took as context is judged by
+// what the user saw, never by the system's word), and its trace notes (`model.<kind>` events, the `notes(` reader). Trace notes may trigger a
 // check, which the harness (sim/run) does; the checkers never read them. The checkers may read the kernel's own
 // events (proc.kill, proc.exit) and place violations on the timeline by trace index.
 import { readdirSync, readFileSync } from 'node:fs';
@@ -17,6 +18,7 @@ const banned: { name: string; pattern: RegExp }[] = [
   { name: 'an inbound row id', pattern: /['"`](?:in|sys):/ },
   { name: "the model's inbound table", pattern: /\bmessages_in\b|\bmerged_into\b|\binboundPath\b/ },
   { name: "the model's outbound table", pattern: /\bmessages_out\b|\boutboundPath\b|\bin_reply_to\b/ },
+  { name: "the runner's claims", pattern: /\bprocessing_ack\b|\bturn_claims\b|\btrigger\s*=/ },
   { name: 'a model trace note', pattern: /['"`]model\.|\bnotes\s*\(/ },
   { name: "the model's objects", pattern: /\bBuiltModel\b|\bprocesses\s*:/ },
 ];
@@ -47,6 +49,7 @@ describe('the oracle is black-box', () => {
     expect(findLeaks("const id = `in:${deliveryId}`;")).toEqual(['an inbound row id']);
     expect(findLeaks("inspect(inboundPath(session), 'SELECT merged_into FROM messages_in')")).toEqual(["the model's inbound table"]);
     expect(findLeaks("events.filter((event) => event.kind === 'model.answer')")).toEqual(['a model trace note']);
+    expect(findLeaks("inspect(path, \"SELECT message_id FROM processing_ack WHERE status = 'failed'\")")).toEqual(["the runner's claims"]);
     expect(findLeaks('// a comment may say turnId and model.answer\nconst x = 1;')).toEqual([]);
   });
 });

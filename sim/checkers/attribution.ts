@@ -114,7 +114,8 @@ function isClear(subject: Subject): boolean {
  * canned reply left over is shown again.
  */
 function assignCanned(o: Observations, session: string, answers: readonly LogicalAnswer[], shown: readonly ShownFact[], unexplained: Unexplained[]): Map<string, ShownFact> {
-  const subjects: Subject[] = [...o.ledger.userMessages.filter((message) => message.sessionKey === session), ...commandsOf(o, session).filter((command) => takenUp(o, session, command))];
+  // A context message (it did not mention the agent) is owed no reply, so no canned reply answers it.
+  const subjects: Subject[] = [...o.ledger.userMessages.filter((message) => message.sessionKey === session && message.mentions), ...commandsOf(o, session).filter((command) => takenUp(o, session, command))];
   // A message is fully answered when some answer carrying it was shown whole; a partly shown answer (its tool message
   // went out, then the run was given up) still leaves the message open for the error reply.
   const covered = new Set<string>();

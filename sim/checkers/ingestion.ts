@@ -1,12 +1,14 @@
 // Ingestion invariants over the ledger and the final durable state, whatever internal ids the system used:
 // - no-double-ingestion: each user message (found by its marker) and each command (by its runId in OpenClaw's
 //   `Exec finished (node=… id=<runId>, …)` text) is in at most one user row of state.db and at most one user entry
-//   anywhere in its session's JSONL file (a dead-end copy off the active branch is still a durable second turn);
+//   anywhere in its session's JSONL file (a dead-end copy off the active branch is still a durable second turn),
+//   and once in it (a prompt carrying one message twice ingested it twice);
 // - no-lost-user-message: every message the gateway accepted (acknowledged to the platform) is, at the end, in a
-//   user row of state.db and in a user entry on the JSONL active branch (its own, or the prompt it was merged into).
+//   user row of state.db and in a user entry on the JSONL active branch (its own, or the prompt it was merged into);
+//   a context message (it did not mention the agent) only once it is due there (observations.ts contextDue).
 import type { CommandFact, UserMessageFact } from '../world/ledger.ts';
 import { activeBranch } from './durable.ts';
-import { acceptedMessages, carries, commandsOf, type Observations, stepAt } from './observations.ts';
+import { acceptedMessages, carries, commandsOf, contextDue, type Observations, occurrences, stepAt } from './observations.ts';
 import { classOf, type InvariantName, type Violation } from './violation.ts';
 
 function violation(o: Observations, invariant: InvariantName, message: string, atMs: number): Violation {
@@ -23,23 +25,36 @@ export function checkIngestion(o: Observations, out: Violation[]): void {
     const entries = (o.durable.transcripts.get(session)?.entries ?? []).filter((entry) => entry.role === 'user');
     const subjects: (UserMessageFact | CommandFact)[] = [...o.ledger.userMessages.filter((message) => message.sessionKey === session), ...commandsOf(o, session)];
     for (const subject of subjects) {
-      const inDb = userRows.filter((row) => carries(row.content, subject)).length;
-      const inFile = entries.filter((entry) => carries(entry.text, subject)).length;
       const atMs = 'marker' in subject ? subject.sentAtMs : subject.requestedAtMs;
-      if (inDb > 1) out.push(violation(o, 'no-double-ingestion', `${session}: ${describe(subject)} is in ${inDb} user rows of state.db`, atMs));
-      if (inFile > 1) out.push(violation(o, 'no-double-ingestion', `${session}: ${describe(subject)} is in ${inFile} user entries of its JSONL file`, atMs));
+      const inDb = ingested(userRows.map((row) => row.content), subject, 'user rows of state.db');
+      const inFile = ingested(entries.map((entry) => entry.text), subject, 'user entries of its JSONL file');
+      for (const where of [inDb, inFile]) if (where !== undefined) out.push(violation(o, 'no-double-ingestion', `${session}: ${describe(subject)} ${where}`, atMs));
     }
   }
   checkUserMessages(o, out);
 }
 
+/**
+ * How a subject was ingested more than once among `texts` (a transcript's user rows or entries), or undefined: in
+ * several of them, or several times in one (a prompt that carries the same message twice, as one batch holding two
+ * inbound rows of one delivery would).
+ */
+function ingested(texts: readonly string[], subject: UserMessageFact | CommandFact, where: string): string | undefined {
+  const counts = texts.map((text) => occurrences(text, subject)).filter((count) => count > 0);
+  if (counts.length > 1) return `is in ${counts.length} ${where}`;
+  const [count] = counts;
+  return count !== undefined && count > 1 ? `is ${count} times in one of the ${where}` : undefined;
+}
+
 function checkUserMessages(o: Observations, out: Violation[]): void {
   for (const message of acceptedMessages(o)) {
+    if (!message.mentions && !contextDue(o, message)) continue;
     const inDb = o.durable.rows.some((row) => row.sessionId === message.sessionKey && row.role === 'user' && carries(row.content, message));
     const branch = activeBranch(o.durable.transcripts.get(message.sessionKey)?.entries ?? []);
     const inJsonl = branch.some((entry) => entry.role === 'user' && carries(entry.text, message));
     if (inDb && inJsonl) continue;
     const where = !inDb ? 'state.db' : 'the JSONL active branch';
-    out.push(violation(o, 'no-lost-user-message', `${message.sessionKey}: ${describe(message)} was accepted but never reached ${where}`, o.endMs));
+    const context = message.mentions ? '' : ' (context for a later message)';
+    out.push(violation(o, 'no-lost-user-message', `${message.sessionKey}: ${describe(message)}${context} was accepted but never reached ${where}`, o.endMs));
   }
 }

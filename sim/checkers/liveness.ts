@@ -1,6 +1,7 @@
 // Liveness, after the faults stop (the run then goes on fault-free for settleMs):
-// - every-inbound-answered: by the end, every accepted user message and every command the system took up (its run
-//   is in an LLM prompt or a durable transcript) is answered: a reply the user saw belongs to an answer whose prompt
+// - every-inbound-answered: by the end, every accepted user message that addressed the agent (a group message that
+//   does not mention it is context, owed no reply) and every command the system took up (its run is in an LLM
+//   prompt or a durable transcript) is answered: a reply the user saw belongs to an answer whose prompt
 //   carried it, or one of the system's own replies was assigned to it (`Session cleared.` for a /clear, the error
 //   reply after giving up; each canned reply answers one message, see attribution.ts);
 // - quiescent-after-heal: once the faults have stopped and a stated grace has passed (quiescenceGraceMs, 15 s: the
@@ -17,7 +18,7 @@
 //   nothing shown to the user). Kills, starts and their causes are the kernel's facts; progress is the world's.
 import type { CommandFact, UserMessageFact } from '../world/ledger.ts';
 import { type Attribution, subjectKey } from './attribution.ts';
-import { acceptedMessages, carries, commandsOf, type Observations, stepAt, takenUp } from './observations.ts';
+import { addressedMessages, carries, commandsOf, type Observations, stepAt, takenUp } from './observations.ts';
 import { classOf, type Violation } from './violation.ts';
 
 export function checkLiveness(o: Observations, attributions: Map<string, Attribution>, out: Violation[]): void {
@@ -137,7 +138,7 @@ export function answerTimes(o: Observations, attributions: Map<string, Attributi
 }
 
 function subjectsOf(o: Observations, session: string): (UserMessageFact | CommandFact)[] {
-  return [...acceptedMessages(o, session), ...commandsOf(o, session).filter((command) => takenUp(o, session, command))];
+  return [...addressedMessages(o, session), ...commandsOf(o, session).filter((command) => takenUp(o, session, command))];
 }
 
 function checkQuiescence(o: Observations, out: Violation[]): void {

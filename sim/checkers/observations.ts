@@ -2,7 +2,7 @@
 // the user typed and was shown, what the LLM was asked and answered, which commands ran), the durable state read in
 // the real systems' formats, and the kernel's own facts (kills and crashes, with their times). Trace events serve
 // only to place a violation on the timeline (its step).
-import { clearedReply, errorReply, normalizeWhitespace } from '../../src/index.ts';
+import { clearedReply, errorReply, maxMessagesPerPrompt, normalizeWhitespace } from '../../src/index.ts';
 import type { TraceEvent } from '../kernel/trace.ts';
 import type { CommandFact, Ledger, LlmAnswerFact, ShownFact, UserMessageFact } from '../world/ledger.ts';
 import type { DurableState } from './durable.ts';
@@ -95,6 +95,34 @@ export function acceptedMessages(o: Observations, session?: string): UserMessage
   return o.ledger.userMessages.filter((message) => message.acknowledgedAtMs !== null && (session === undefined || message.sessionKey === session));
 }
 
+/** The accepted messages that addressed the agent (a group message that does not mention it is owed no reply). */
+export function addressedMessages(o: Observations, session?: string): UserMessageFact[] {
+  return acceptedMessages(o, session).filter((message) => message.mentions);
+}
+
+/**
+ * Whether an accepted context message (one that did not mention the agent) must be in the transcripts by the end.
+ * It must when an LLM request carried it (the system took it up), and when a later message that did mention the
+ * agent was taken up while the context still fitted nanoclaw's batch: the later message was typed after the context
+ * was acknowledged and fewer than maxMessagesPerPrompt other messages of the session (and commands) came in between
+ * (counted generously, from 30 s before the context was typed, the platform's redelivery window, to the request).
+ */
+export function contextDue(o: Observations, context: UserMessageFact): boolean {
+  const requests = o.ledger.requests.filter((request) => request.sessionKey === context.sessionKey);
+  if (requests.some((request) => carries(request.prompt, context))) return true;
+  const ackMs = context.acknowledgedAtMs;
+  if (ackMs === null) return false;
+  return addressedMessages(o, context.sessionKey).some((later) => {
+    if (later.sentAtMs <= ackMs || later.text.trim().toLowerCase().startsWith('/clear')) return false;
+    const first = requests.find((request) => carries(request.prompt, later));
+    if (first === undefined) return false;
+    const between =
+      o.ledger.userMessages.filter((other) => other !== context && other.sessionKey === context.sessionKey && other.sentAtMs >= context.sentAtMs - 30_000 && other.sentAtMs <= first.atMs).length +
+      commandsOf(o, context.sessionKey).filter((command) => command.requestedAtMs <= first.atMs).length;
+    return between < maxMessagesPerPrompt;
+  });
+}
+
 /** pi/OpenClaw's exec event text names the run as `id=<runId>,` (finished) in the prompt. */
 export function mentionsRun(text: string, runId: string): boolean {
   return text.includes(`Exec finished (node=`) && new RegExp(`\\bid=${escapeRegExp(runId)}[,)]`).test(text);
@@ -103,6 +131,12 @@ export function mentionsRun(text: string, runId: string): boolean {
 /** Whether a text (prompt, row, entry) carries a user message or a command. */
 export function carries(text: string, subject: UserMessageFact | CommandFact): boolean {
   return 'marker' in subject ? text.includes(subject.marker) : mentionsRun(text, subject.runId);
+}
+
+/** How many times a text carries a user message (its marker) or a command (its `Exec finished (node=… id=<runId>…` line). */
+export function occurrences(text: string, subject: UserMessageFact | CommandFact): number {
+  if ('marker' in subject) return text.split(subject.marker).length - 1;
+  return [...text.matchAll(new RegExp(`Exec finished \\(node=[^\\s)]* id=${escapeRegExp(subject.runId)}[,)]`, 'g'))].length;
 }
 
 export function commandsOf(o: Observations, session: string): CommandFact[] {

@@ -166,7 +166,7 @@ function scheduleWorkload(sim: Simulation, model: BuiltModel, world: World, spec
     const session = sessionKey(step.kind === 'config-bump' ? 0 : step.session % spec.plan.sessions);
     switch (step.kind) {
       case 'user':
-        sim.at(step.atMs, () => world.platform.userSays(session, `d${index}`, `${step.text} ${userMarker(index)}`, userMarker(index)));
+        sim.at(step.atMs, () => world.platform.userSays(session, `d${index}`, `${step.text} ${userMarker(index)}`, userMarker(index), step.mentions ?? true));
         break;
       case 'clear':
         sim.at(step.atMs, () => world.platform.userSays(session, `d${index}`, `/clear ${userMarker(index)}`, userMarker(index)));

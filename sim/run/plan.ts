@@ -29,7 +29,8 @@ export type LinkPair = (typeof linkPairs)[number];
 
 /** What users and commands do: a message, a command, a /clear or a config change, at a simulated time. */
 export type WorkloadStep =
-  | { kind: 'user'; atMs: number; session: number; text: string }
+  /** `mentions: false`: a group message that does not mention the agent (context; absent means it does). */
+  | { kind: 'user'; atMs: number; session: number; text: string; mentions?: boolean }
   | { kind: 'exec'; atMs: number; session: number; durationMs: number; exitCode: number; output: string }
   | { kind: 'clear'; atMs: number; session: number }
   | { kind: 'config-bump'; atMs: number };

@@ -14,6 +14,11 @@ export interface UserMessageFact {
   text: string;
   /** A unique token inside the text (`[m<i>]`) by which the message is found in prompts and transcripts. */
   marker: string;
+  /**
+   * Whether the user addressed the agent. False for a group message that does not mention it: the system may keep
+   * it as context for a later turn but owes it no reply.
+   */
+  mentions: boolean;
   sentAtMs: number;
   /** Every time the platform delivered the webhook (the first delivery and each redelivery). */
   deliveriesAtMs: number[];

@@ -56,13 +56,16 @@ export class Platform {
     }
   }
 
-  /** The user types a message (called from a workload event). */
-  userSays(sessionKey: string, deliveryId: string, text: string, marker: string): void {
+  /**
+   * The user types a message (called from a workload event). `mentions` false is a message in a group chat that
+   * does not address the agent: the platform delivers it with isMention false, and nobody owes it a reply.
+   */
+  userSays(sessionKey: string, deliveryId: string, text: string, marker: string, mentions = true): void {
     const ctx = this.ctx;
     if (ctx === undefined) return;
-    const message: InboundMessage = { type: 'inbound', deliveryId, sessionKey, text };
+    const message: InboundMessage = { type: 'inbound', deliveryId, sessionKey, text, mention: mentions };
     this.sent.push({ deliveryId, sessionKey, text, sentAtMs: ctx.clock.nowMs() });
-    this.ledger.userTyped({ sessionKey, deliveryId, text, marker, sentAtMs: ctx.clock.nowMs() });
+    this.ledger.userTyped({ sessionKey, deliveryId, text, marker, mentions, sentAtMs: ctx.clock.nowMs() });
     this.unacked.set(deliveryId, { message, deliveries: 0 });
     ctx.note('user-says', { session: sessionKey, delivery: deliveryId, text });
     this.deliver(ctx, deliveryId);

@@ -1,15 +1,14 @@
 // Seed 003 (orphan-leaf): a turn is SIGKILLed after its user entry reached the session's .jsonl and before its reply.
-// At the start of the next turn (a new message, or the retry of the killed one) the orphaned trailing user entry is
-// merged into the prompt and taken off the branch. With the bug only the in-memory leaf moves: the orphan stays in
-// the active .jsonl, which then holds consecutive user entries (for the retry: two user entries for the same turn)
-// and no longer matches the runner's in-memory branch. Fixed, the orphan is removed and the file rewritten, after a
-// .jsonl.bak-* backup, and no assistant entry is lost.
+// The restarted runner clears its stale claim and runs the turn again (alone, or with a message that arrived while
+// it was down and joins its batch); at its start the orphaned trailing user entry is taken off the branch. With the
+// bug only the in-memory leaf moves: the orphan stays in the active .jsonl, which then holds two user entries for
+// the same turn and no longer matches the runner's in-memory branch. Fixed, the orphan is removed and the file
+// rewritten, after a .jsonl.bak-* backup, and no assistant entry is lost.
 //
 // The oracle finds user messages by their marker wherever they sit in the file, so in both cases the buggy file
-// holds message [m1] twice (no-double-ingestion): for the retry, as two user entries of the same turn; for a new
-// message, as the orphan and again inside the new turn's user entry, into which the repair merged the orphan's text
-// (the runner leaves folded text out of its prompt entry only when the active branch already holds it, and the buggy
-// repair took the orphan off the branch while leaving it in the file).
+// holds message [m1] twice (no-double-ingestion): in the orphan and again in the retried turn's user entry (the
+// runner writes its prompt entry again when the active branch no longer holds one, and the buggy repair took the
+// orphan off the branch while leaving it in the file).
 //
 // The issue also says the buggy file "has lost assistant entries that a .jsonl.bak-* still holds". That does not
 // happen in this model, and the buggy runs below assert so: the SessionManager appends every entry with the
@@ -22,7 +21,7 @@ import { activeBranchOf, type BugId, type SessionEntry } from '../../src/index.t
 import type { RunResult } from '../../sim/run/harness.ts';
 import type { FaultStep } from '../../sim/run/plan.ts';
 import { loadSqlJs } from '../../sim/kernel/sqlite.ts';
-import { forMessage, handPlan, invariants, marker, notes, reply, session0, stateRows, transcript, transcriptBackups, user, withRun } from './support.ts';
+import { forMessage, handPlan, invariants, llmPrompts, marker, notes, reply, session0, stateRows, transcript, transcriptBackups, user, withRun } from './support.ts';
 
 const sql = await loadSqlJs();
 
@@ -30,23 +29,25 @@ const sql = await loadSqlJs();
  * prompt-persisted phase events: turn-start then prompt-persisted per turn, so nth 3 is in:d1's prompt-persisted,
  * noted right after its user entry was appended and synced to the .jsonl; the model call has not answered yet.
  */
-const killAfterUserEntry: FaultStep = { kind: 'kill-at-phase', phase: 'prompt-persisted', nth: 3, delayMs: 0, process: 'runner', restartAfterMs: 0 };
+const killAfterUserEntry = (restartAfterMs: number): FaultStep => ({ kind: 'kill-at-phase', phase: 'prompt-persisted', nth: 3, delayMs: 0, process: 'runner', restartAfterMs });
 /** Answers by the last message a prompt carries: a prompt that merged the orphan in answers the newer message. */
 const script = forMessage(Object.fromEntries([0, 1, 2].map((index) => [index, { toolCalls: [], result: reply(`answer for in:d${index}`) }])));
 
 const cases = [
   {
-    name: 'a new message that arrives before the retry',
-    // The restarted runner retries in:d1 only after a 10 s backoff; in:d2 arrives meanwhile and runs first.
-    plan: handPlan([user(1_000, 'first'), user(10_000, 'second'), user(14_000, 'third')], [killAfterUserEntry]),
-    repairingTurn: 'in:d2',
+    name: 'a new message that joins the killed turn',
+    // The runner comes back 5 s after the kill; in:d2 arrived meanwhile, so the restarted runner fetches in:d1 (its
+    // claim cleared) and in:d2 as one batch, as nanoclaw fetches whatever is pending: turn in:d1 runs again with both.
+    plan: handPlan([user(1_000, 'first'), user(10_000, 'second'), user(12_000, 'third')], [killAfterUserEntry(5_000)]),
+    lastPrompt: `second ${marker(1)}\nthird ${marker(2)}`,
   },
   {
     name: 'the retry of the killed turn',
-    plan: handPlan([user(1_000, 'first'), user(10_000, 'second')], [killAfterUserEntry]),
-    repairingTurn: 'in:d1',
+    plan: handPlan([user(1_000, 'first'), user(10_000, 'second')], [killAfterUserEntry(0)]),
+    lastPrompt: `second ${marker(1)}`,
   },
 ];
+const repairingTurn = 'in:d1';
 
 function describeEntries(entries: readonly SessionEntry[]): string[] {
   return entries.map((entry) => `${entry.message.role} ${entry.turnId}`);
@@ -71,7 +72,7 @@ function expectKillBetweenUserEntryAndReply(result: RunResult): void {
   expect(before).toEqual(['model.turn-start', 'model.prompt-persisted', 'model.model-call']);
 }
 
-describe.each(cases)('a turn killed after its user entry and before its reply, then $name', ({ plan, repairingTurn }) => {
+describe.each(cases)('a turn killed after its user entry and before its reply, then $name', ({ plan, lastPrompt }) => {
   const input = (bugs: BugId[]) => ({ bugs, plan, script });
   const expectedOrder = ['user in:d0', 'assistant in:d0', `user ${repairingTurn}`, `assistant ${repairingTurn}`];
 
@@ -81,7 +82,7 @@ describe.each(cases)('a turn killed after its user entry and before its reply, t
       const entries = transcript(result);
       expect(describeEntries(entries)).toEqual(['user in:d0', 'assistant in:d0', 'user in:d1', `user ${repairingTurn}`, `assistant ${repairingTurn}`]);
       expect(consecutiveUserEntries(entries)).toBe(1);
-      if (repairingTurn === 'in:d1') expect(entries.filter((entry) => entry.message.role === 'user' && entry.turnId === 'in:d1')).toHaveLength(2);
+      expect(entries.filter((entry) => entry.message.role === 'user' && entry.turnId === 'in:d1')).toHaveLength(2);
       // The runner's branch skips the orphan; the file it leaves behind does not.
       const orphan = entries[2];
       const memory = memoryBranch(result, repairingTurn);
@@ -109,6 +110,7 @@ describe.each(cases)('a turn killed after its user entry and before its reply, t
     await withRun(sql, input([]), (result) => {
       const repairs = notes(result, 'orphan-repair');
       expect(repairs.map((note) => [note.fields.turn, note.fields.persisted])).toEqual([[repairingTurn, true]]);
+      expect(llmPrompts(result).at(-1)).toBe(lastPrompt);
       const entries = transcript(result);
       expect(describeEntries(entries)).toEqual(expectedOrder);
       expect(consecutiveUserEntries(entries)).toBe(0);

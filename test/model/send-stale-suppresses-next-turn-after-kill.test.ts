@@ -1,13 +1,13 @@
 // Seed 001 (send-stale): turn_sent_payloads lives in SQLite, so a SIGKILL of the runner after a mid-turn send and
 // before the result leaves the killed turn's payloads behind. Without the cold-start clear at poll-loop start, the
-// next turn compares its result against them. Here the runner is killed right after the tool server recorded
-// send_message("on it - looking at your calendar") for turn in:d0 and restarts at once; recovery puts in:d0 back with
-// a 10 s backoff, so the user's next message (in:d1) runs first (and folds the unanswered in:d0 into its prompt, as
-// Hermes' consecutive-user repair does). in:d1's reply is exactly the earlier payload: with the bug it is
-// suppressed and the user gets no answer to in:d1; fixed, it is delivered.
+// next query compares its result against them. Here the runner is killed right after the tool server recorded
+// send_message("on it - looking at your calendar") for turn in:d0 and comes back 8 s later; meanwhile the user's
+// next message (in:d1) arrived. The restarted runner clears its stale claims and fetches what is pending, as
+// nanoclaw does: in:d0 and in:d1, one batch, so the LLM is asked a new prompt carrying both. Its reply is exactly
+// the earlier payload: with the bug it is suppressed and the user gets no answer to in:d1; fixed, it is delivered.
 //
-// The oracle judges per LLM answer: in:d0's answer (its closing text was never dispatched) is superseded by
-// in:d1's, whose prompt carries both messages, so only the in:d1 answer's reply counts as lost, and [m0] counts as
+// The oracle judges per LLM answer: the first answer (its closing text was never dispatched) is superseded by the
+// second, whose prompt carries both messages, so only the second answer's reply counts as lost, and [m0] counts as
 // answered by the interim message the user did see.
 import { describe, expect, it } from 'vitest';
 import { type BugId, outboundPath } from '../../src/index.ts';
@@ -15,15 +15,15 @@ import type { RunResult } from '../../sim/run/harness.ts';
 import type { FaultStep } from '../../sim/run/plan.ts';
 import type { Simulation } from '../../sim/kernel/simulation.ts';
 import { loadSqlJs } from '../../sim/kernel/sqlite.ts';
-import { forMessage, handPlan, invariants, llmPrompts, marker, outboundRows, reply, seenByTurn, session0, stateRows, user, withRun } from './support.ts';
+import { forMessage, handPlan, invariants, llmPrompts, marker, notes, outboundRows, reply, seenByTurn, session0, stateRows, user, withRun } from './support.ts';
 
 const sql = await loadSqlJs();
 
 const interim = 'on it - looking at your calendar';
 /** SIGKILL the runner as soon as the tool server has recorded the send (the 2nd tool-send event: tool-call, tool-sent). */
-const killAfterSend: FaultStep = { kind: 'kill-at-phase', phase: 'tool-send', nth: 1, delayMs: 0, process: 'runner', restartAfterMs: 0 };
+const killAfterSend: FaultStep = { kind: 'kill-at-phase', phase: 'tool-send', nth: 1, delayMs: 0, process: 'runner', restartAfterMs: 8_000 };
 const plan = handPlan([user(1_000, 'am I free tomorrow?'), user(6_000, 'what are you doing right now?')], [killAfterSend]);
-/** By the last message a prompt carries: in:d1's prompt also carries the folded in:d0, and is answered as in:d1. */
+/** By the last message a prompt carries: the second prompt carries in:d0 and in:d1, and is answered as in:d1. */
 const script = forMessage({
   0: { toolCalls: [{ name: 'send_message', text: interim }], result: reply("Tomorrow at 2pm you're free") },
   1: { toolCalls: [], result: reply(interim) },
@@ -35,31 +35,32 @@ function input(bugs: BugId[], atNewTurn: string[]) {
     plan,
     script,
     prepare: (sim: Simulation) => {
-      // What turn_sent_payloads holds when the new turn starts.
+      // What turn_sent_payloads holds when the turn starts again with both messages.
       sim.trace.onEvent((event) => {
-        if (event.kind !== 'model.turn-start' || event.fields.turn !== 'in:d1') return;
+        if (event.kind !== 'model.turn-start' || event.fields.members !== 2) return;
         for (const row of sim.sqlite.inspect(outboundPath(session0), "SELECT value FROM session_state WHERE key = 'turn_sent_payloads'")) atNewTurn.push(String(row.value));
       });
     },
   };
 }
 
-/** The kill landed after the send was recorded and before in:d0 produced a result; in:d0 was folded into in:d1. */
+/** The kill landed after the send was recorded and before in:d0 produced a result; in:d1 then joined its batch. */
 function expectKillBetweenSendAndResult(result: RunResult): void {
   const kinds = result.sim.trace.events
     .filter((event) => (event.kind === 'proc.kill' && event.fields.name === 'runner') || (event.fields.turn === 'in:d0' && (event.kind === 'model.tool-sent' || event.kind === 'model.result')))
     .map((event) => event.kind);
-  expect(kinds).toEqual(['model.tool-sent', 'proc.kill']);
-  // The LLM was asked in:d0 once (killed before a retry) and then in:d1's prompt, which folds in:d0 in.
-  const prompts = llmPrompts(result);
-  expect(prompts).toHaveLength(2);
-  expect(prompts[1]).toContain(`am I free tomorrow? ${marker(0)}`);
-  expect(prompts[1]).toContain(`what are you doing right now? ${marker(1)}`);
-  // state.db already holds in:d0's own user row, so in:d1's row leaves the folded text out (no second copy of [m0]).
+  expect(kinds).toEqual(['model.tool-sent', 'proc.kill', 'model.result']);
+  expect(notes(result, 'turn-start').map((note) => [note.fields.turn, note.fields.members])).toEqual([
+    ['in:d0', 1],
+    ['in:d0', 2],
+  ]);
+  // The LLM was asked in:d0 alone, then the batch that gained in:d1.
+  expect(llmPrompts(result)).toEqual([`am I free tomorrow? ${marker(0)}`, `am I free tomorrow? ${marker(0)}\nwhat are you doing right now? ${marker(1)}`]);
+  // state.db keeps the first prompt's row and one more user row of the same turn for the message that joined it.
   const users = stateRows(result).filter((row) => row.role === 'user');
   expect(users.map((row) => [row.turnId, row.content])).toEqual([
     ['in:d0', `am I free tomorrow? ${marker(0)}`],
-    ['in:d1', `what are you doing right now? ${marker(1)}`],
+    ['in:d0', `what are you doing right now? ${marker(1)}`],
   ]);
 }
 
@@ -69,7 +70,7 @@ describe('a runner SIGKILL between a mid-turn send and the result, then a new tu
     await withRun(sql, input(['send-stale'], atNewTurn), (result) => {
       expectKillBetweenSendAndResult(result);
       expect(atNewTurn.map((value) => JSON.parse(value) as unknown)).toEqual([{ turnId: 'in:d0', payloads: [interim] }]);
-      expect(outboundRows(result).filter((row) => row.inReplyTo === 'in:d1')).toEqual([]);
+      expect(outboundRows(result).filter((row) => row.source === 'result')).toEqual([]);
       expect(seenByTurn(result)).toEqual([['in:d0', interim]]);
       expect(invariants(result)).toEqual(['every-inbound-answered', 'no-lost-reply']);
       expect(result.violations.find((violation) => violation.invariant === 'no-lost-reply')?.message).toContain(`"${interim}" the LLM produced for ${marker(0)} ${marker(1)} was never shown`);
@@ -80,11 +81,13 @@ describe('a runner SIGKILL between a mid-turn send and the result, then a new tu
   it('with send-stale off: the new turn\'s reply is delivered although it equals the killed turn\'s payload', async () => {
     await withRun(sql, input([], []), (result) => {
       expectKillBetweenSendAndResult(result);
-      const rows = outboundRows(result).filter((row) => row.inReplyTo === 'in:d1');
-      expect(rows.map((row) => [row.source, row.text, row.delivered])).toEqual([['result', interim, true]]);
+      const rows = outboundRows(result).filter((row) => row.source === 'result');
+      expect(rows.map((row) => [row.inReplyTo, row.text, row.delivered])).toEqual([['in:d0', interim, true]]);
+      // The turn's own payload record was dropped when its batch grew: the new answer is not a repeat of the old one.
+      expect(notes(result, 'payloads-forgotten')).toHaveLength(1);
       expect(seenByTurn(result)).toEqual([
         ['in:d0', interim],
-        ['in:d1', interim],
+        ['in:d0', interim],
       ]);
       expect(result.violations).toEqual([]);
     });

@@ -29,6 +29,11 @@ export function user(atMs: number, text: string): WorkloadStep {
   return { kind: 'user', atMs, session: 0, text };
 }
 
+/** A group message that does not mention the agent (nanoclaw stores it as context, trigger=0). */
+export function contextMessage(atMs: number, text: string): WorkloadStep {
+  return { kind: 'user', atMs, session: 0, text, mentions: false };
+}
+
 /** The marker the harness puts in user message i (`[m<i>]`): a script picks its answer by it. */
 export function marker(index: number): string {
   return `[m${index}]`;

@@ -10,8 +10,13 @@
 //   resumed turn replays its (idempotent) tool call first, as a retry that asks the LLM again would, so the record
 //   is rebuilt and the repeat suppressed: the fix holds on this fault. Where it falls short, if anywhere, the
 //   campaigns in docs/MODEL.md say.
+// - cursor-realign-gateway (seed 004's first option: realign the cached agent's cursor to the turn's history in the
+//   gateway path), over Hermes' flush as the seed describes it (a commit per row, the cursor moved after the loop, a
+//   write error logged): a "database is locked" error on the turn's last flush is logged and the turn goes on, so the
+//   user sees a reply that state.db never gets. The fixed flush moves the cursor per message and lets the error end
+//   the attempt; the retried turn writes the row before the reply leaves.
 import { describe, expect, it } from 'vitest';
-import type { BugId } from '../../src/index.ts';
+import { type BugId, stateDbPath } from '../../src/index.ts';
 import type { Simulation } from '../../sim/kernel/simulation.ts';
 import { loadSqlJs } from '../../sim/kernel/sqlite.ts';
 import type { FaultStep } from '../../sim/run/plan.ts';
@@ -102,6 +107,56 @@ describe('orphan-rewrite-inplace: seed 003 fix direction as written', () => {
     await withRun(sql, { bugs: [], plan }, (result) => {
       expect(repairs(result)).toEqual([[true, 'backup']]);
       expect(result.sim.disk.paths().some((path) => path.includes('.bak-'))).toBe(true);
+      expect(result.violations).toEqual([]);
+    });
+  });
+});
+
+describe('cursor-realign-gateway: seed 004 fix as proposed', () => {
+  const plan = handPlan([user(1_000, 'book the room')]);
+  const script = () => ({ toolCalls: [{ name: 'send_message' as const, text: 'booking it now' }], result: reply('the room is booked') });
+  /**
+   * "database is locked" on the turn's last flush (the tool row, then the final reply): the busy fault is switched on
+   * when the tool's transcript entry is synced, right before that flush, and off again at the first write it fails.
+   */
+  const busyOnLastFlush = (sim: Simulation): void => {
+    let toolSent = false;
+    let armed = false;
+    sim.trace.onEvent((event) => {
+      if (event.kind === 'model.tool-sent') toolSent = true;
+      if (toolSent && !armed && event.kind === 'disk.sync' && String(event.fields.path).endsWith('.jsonl')) {
+        armed = true;
+        sim.sqlite.faults = { ...sim.sqlite.faults, busyPer1000: 1_000 };
+      }
+      if (event.kind === 'sql.busy') {
+        expect(event.fields.path).toBe(stateDbPath);
+        sim.sqlite.faults = { ...sim.sqlite.faults, busyPer1000: 0 };
+      }
+    });
+  };
+  const shown = (result: Parameters<typeof visible>[0]) => visible(result).map((message) => message.text);
+
+  it('falls short: the flush logs the error, the turn dispatches its reply, and state.db never gets the row', async () => {
+    await withRun(sql, { bugs: ['cursor-realign-gateway'], plan, script, prepare: busyOnLastFlush }, (result) => {
+      expect(notes(result, 'flush').map((note) => note.fields.error !== null)).toEqual([false, true]);
+      expect(notes(result, 'turn-transient')).toEqual([]);
+      expect(shown(result)).toEqual(['booking it now', 'the room is booked']);
+      expect(invariants(result)).toEqual(['one-assistant-row-per-visible-reply']);
+      expect(result.violations.map((violation) => violation.message)).toEqual([expect.stringMatching(/the user saw "the room is booked" \(closing text .*\), but state\.db has 0 assistant rows for it$/)]);
+    });
+  });
+
+  it('the fixed flush lets the error end the attempt; the retried turn writes the row, then replies: no violation', async () => {
+    await withRun(sql, { bugs: [], plan, script, prepare: busyOnLastFlush }, (result) => {
+      expect(notes(result, 'turn-transient').map((note) => note.fields.error)).toEqual([`database is locked: ${stateDbPath}`]);
+      expect(shown(result)).toEqual(['booking it now', 'the room is booked']);
+      expect(result.violations).toEqual([]);
+    });
+  });
+
+  it('holds without a write error: the realigned cursor writes every row of every turn', async () => {
+    await withRun(sql, { bugs: ['cursor-realign-gateway'], plan: handPlan([user(1_000, 'book the room'), user(20_000, 'and lunch')]), script }, (result) => {
+      expect(notes(result, 'prompt-persisted').map((note) => note.fields.reused)).toEqual([false, true]);
       expect(result.violations).toEqual([]);
     });
   });

@@ -1,7 +1,10 @@
 // The Hermes agent's SessionDB flush and the agent cache. The flush runs against a real state.db in a simulated
-// process: it writes the messages from max(historyLength, lastFlushedDbIndex) that are not already persisted, then
-// sets the cursor to len(messages); a stale cursor on a reused agent skips the new turn's reply (seed 004). The
-// cache reuses an agent only for an equal signature and evicts the least recently used past its capacity.
+// process: it writes the messages from max(historyLength, lastFlushedDbIndex) that are not already persisted, one
+// commit per row, advancing the cursor per message (Hermes' later fix); the flush seed 004 describes moves the
+// cursor only after the loop and logs a write error, so the rows committed before it are written again by the next
+// flush. A stale cursor on a reused agent skips the new turn's reply (seed 004). The cache reuses an agent only for
+// an equal signature and an unchanged session message count, and evicts the least recently used past its capacity,
+// never an agent whose turn is running.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { AgentCache, type AgentMessage, AiAgent } from '../../../src/agent.ts';
@@ -23,7 +26,7 @@ function rowsOf(messages: readonly DbMessage[]): string[] {
 
 /** Persists the turn's user row (as the runner does when the prompt is persisted) and begins the turn. */
 async function beginTurn(db: SessionDb, agent: AiAgent, history: AgentMessage[], user: AgentMessage, nowMs: number): Promise<void> {
-  await db.appendMessages(session, [user], nowMs);
+  await db.appendMessage(session, user, nowMs);
   agent.beginTurn(history, { ...user, persisted: true });
 }
 
@@ -51,13 +54,13 @@ describe('AiAgent.flushMessagesToSessionDb', () => {
       return { first, cursorAfterFirst, second, persisted: agent.messages.map((held) => held.persisted), rows: await db.messages(session) };
     });
     // The user row was persisted with the prompt, so the first flush writes only what the turn produced.
-    expect(value.first).toEqual({ written: 3, from: 2 });
+    expect(value.first).toEqual({ written: 3, from: 2, error: null });
     expect(value.cursorAfterFirst).toBe(6);
     expect(rowsOf(value.rows)).toEqual(['t1 assistant ', 't1 tool ok', 't1 assistant r1']);
     expect(value.rows[1]).toMatchObject({ toolCallId: 'c1' });
     expect(value.persisted).toEqual([true, true, true, true, true, true]);
     // Nothing new: the second flush starts at the cursor and writes nothing.
-    expect(value.second).toEqual({ written: 0, from: 6 });
+    expect(value.second).toEqual({ written: 0, from: 6, error: null });
   });
 
   it('starts at the cursor when it is past the history, skipping the messages before it', async () => {
@@ -70,7 +73,7 @@ describe('AiAgent.flushMessagesToSessionDb', () => {
       const result = await agent.flushMessagesToSessionDb(db, 1, 10);
       return { result, cursor: agent.lastFlushedDbIndex, rows: await db.messages(session), persisted: agent.messages.map((held) => held.persisted) };
     });
-    expect(value.result).toEqual({ written: 2, from: 3 });
+    expect(value.result).toEqual({ written: 2, from: 3, error: null });
     expect(rowsOf(value.rows)).toEqual(['t1 assistant b', 't1 assistant c']);
     expect(value.cursor).toBe(5);
     // Messages before the cursor are neither written nor marked.
@@ -92,10 +95,10 @@ describe('AiAgent.flushMessagesToSessionDb', () => {
       const turn2 = await agent.flushMessagesToSessionDb(db, history.length, 2_000);
       return { turn1, cursorAfterTurn1, historyLength: history.length, turn2, cursor: agent.lastFlushedDbIndex, rows: await db.messages(session) };
     });
-    expect(value.turn1).toEqual({ written: 3, from: 0 });
+    expect(value.turn1).toEqual({ written: 3, from: 0, error: null });
     expect(value.cursorAfterTurn1).toBe(4);
     expect(value.historyLength).toBe(2);
-    expect(value.turn2).toEqual({ written: 0, from: 4 });
+    expect(value.turn2).toEqual({ written: 0, from: 4, error: null });
     expect(value.cursor).toBe(4);
     // state.db keeps the turn's user row but not its reply: assistant, then a trailing user.
     expect(rowsOf(value.rows)).toEqual(['t1 user q1', 't1 assistant ', 't1 tool sent', 't1 assistant r1', 't2 user q2']);
@@ -114,7 +117,7 @@ describe('AiAgent.flushMessagesToSessionDb', () => {
       const turn2 = await agent.flushMessagesToSessionDb(db, history.length, 2_000);
       return { turn2, rows: await db.messages(session) };
     });
-    expect(value.turn2).toEqual({ written: 1, from: 2 });
+    expect(value.turn2).toEqual({ written: 1, from: 2, error: null });
     expect(rowsOf(value.rows).filter((row) => row.startsWith('t2'))).toEqual(['t2 user q2', 't2 assistant r2']);
   });
 
@@ -135,9 +138,65 @@ describe('AiAgent.flushMessagesToSessionDb', () => {
       return { failure, after, retry, rows: await db.messages(session) };
     });
     expect(value.failure).toBeInstanceOf(SqliteBusyError);
-    expect(value.after).toEqual({ cursor: 0, persisted: [true, false], rows: 0 });
-    expect(value.retry).toEqual({ written: 1, from: 0 });
+    // The cursor stops just past the last durable message (the user row), so the retry starts at the reply.
+    expect(value.after).toEqual({ cursor: 1, persisted: [true, false], rows: 0 });
+    expect(value.retry).toEqual({ written: 1, from: 1, error: null });
     expect(rowsOf(value.rows)).toEqual(['t1 assistant r1']);
+  });
+});
+
+/** A SessionDB whose nth append (1-based) fails with "database is locked"; the others land in `rows`. */
+function failingDb(failOn: number): { db: SessionDb; rows: DbMessage[] } {
+  const rows: DbMessage[] = [];
+  let calls = 0;
+  const db = {
+    appendMessage: (_session: string, row: DbMessage) => {
+      calls++;
+      if (calls === failOn) return Promise.reject(new SqliteBusyError('/data/state.db'));
+      rows.push({ ...row });
+      return Promise.resolve();
+    },
+  } as unknown as SessionDb;
+  return { db, rows };
+}
+
+/** A turn whose flush has two rows to write: the tool row of the last call and the final reply. */
+function twoRowTurn(): AiAgent {
+  const agent = new AiAgent(session, 'sig', 'main');
+  agent.beginTurn([], message('user', 'q1', 't1', true));
+  agent.messages.push(message('tool', 'sent', 't1', false, { toolCallId: 'c1' }), message('assistant', 'r1', 't1', false));
+  return agent;
+}
+
+describe('a write error in the middle of a flush (one commit per row)', () => {
+  it('the fixed flush: the committed row is marked and the cursor passes it; the error propagates; the retry writes only the rest', async () => {
+    const agent = twoRowTurn();
+    const { db, rows } = failingDb(2);
+    await expect(agent.flushMessagesToSessionDb(db, 0, 1_000)).rejects.toBeInstanceOf(SqliteBusyError);
+    expect(agent.lastFlushedDbIndex).toBe(2);
+    expect(agent.messages.map((held) => held.persisted)).toEqual([true, true, false]);
+    expect(await agent.flushMessagesToSessionDb(db, 0, 2_000)).toEqual({ written: 1, from: 2, error: null });
+    expect(rowsOf(rows)).toEqual(['t1 tool sent', 't1 assistant r1']);
+  });
+
+  it("seed 004's flush: the error is logged, the cursor stays, and the next flush writes the committed row again", async () => {
+    const agent = twoRowTurn();
+    const { db, rows } = failingDb(2);
+    const first = await agent.flushMessagesToSessionDb(db, 0, 1_000, true);
+    expect(first).toEqual({ written: 1, from: 0, error: 'database is locked: /data/state.db' });
+    expect(agent.lastFlushedDbIndex).toBe(0);
+    expect(agent.messages.map((held) => held.persisted)).toEqual([true, false, false]);
+    expect(await agent.flushMessagesToSessionDb(db, 0, 2_000, true)).toEqual({ written: 2, from: 0, error: null });
+    expect(agent.lastFlushedDbIndex).toBe(3);
+    // The tool row is in state.db twice.
+    expect(rowsOf(rows)).toEqual(['t1 tool sent', 't1 tool sent', 't1 assistant r1']);
+  });
+
+  it("seed 004's flush: when the error hits the last flush of the turn, the reply never reaches state.db", async () => {
+    const agent = twoRowTurn();
+    const { db, rows } = failingDb(2);
+    expect((await agent.flushMessagesToSessionDb(db, 0, 1_000, true)).error).not.toBeNull();
+    expect(rowsOf(rows)).toEqual(['t1 tool sent']);
   });
 });
 
@@ -154,11 +213,11 @@ describe('AgentCache', () => {
     const cache = new AgentCache(4);
     const made: AiAgent[] = [];
     const create = creator('model-v1', made);
-    const first = cache.getOrCreate('s1', 'model-v1', create('s1'));
+    const first = cache.getOrCreate('s1', 'model-v1', 0, create('s1'));
     first.agent.lastFlushedDbIndex = 7;
-    const second = cache.getOrCreate('s1', 'model-v1', create('s1'));
-    expect(first).toMatchObject({ reused: false, evicted: null });
-    expect(second).toMatchObject({ reused: true, evicted: null });
+    const second = cache.getOrCreate('s1', 'model-v1', 0, create('s1'));
+    expect(first).toMatchObject({ reused: false, evicted: [] });
+    expect(second).toMatchObject({ reused: true, evicted: [] });
     expect(second.agent).toBe(first.agent);
     // The cache resets nothing: the stale cursor of seed 004 comes through reuse.
     expect(second.agent.lastFlushedDbIndex).toBe(7);
@@ -168,40 +227,71 @@ describe('AgentCache', () => {
   it('creates a new agent when the signature differs, replacing the old one', () => {
     const cache = new AgentCache(4);
     const made: AiAgent[] = [];
-    const old = cache.getOrCreate('s1', 'model-v1', creator('model-v1', made)('s1'));
-    const fresh = cache.getOrCreate('s1', 'model-v2', creator('model-v2', made)('s1'));
+    const old = cache.getOrCreate('s1', 'model-v1', 0, creator('model-v1', made)('s1'));
+    const fresh = cache.getOrCreate('s1', 'model-v2', 0, creator('model-v2', made)('s1'));
     expect(fresh.reused).toBe(false);
     expect(fresh.agent).not.toBe(old.agent);
     expect(fresh.agent.signature).toBe('model-v2');
     expect(cache.size).toBe(1);
-    expect(cache.getOrCreate('s1', 'model-v2', creator('model-v2', made)('s1')).agent).toBe(fresh.agent);
+    expect(cache.getOrCreate('s1', 'model-v2', 0, creator('model-v2', made)('s1')).agent).toBe(fresh.agent);
     expect(made).toHaveLength(2);
   });
 
   it('evicts the least recently used session past its capacity and names it', () => {
     const cache = new AgentCache(2);
     const create = creator('sig', []);
-    cache.getOrCreate('a', 'sig', create('a'));
-    cache.getOrCreate('b', 'sig', create('b'));
-    expect(cache.getOrCreate('a', 'sig', create('a')).reused).toBe(true);
-    const third = cache.getOrCreate('c', 'sig', create('c'));
-    expect(third).toMatchObject({ reused: false, evicted: 'b' });
+    cache.getOrCreate('a', 'sig', 0, create('a'));
+    cache.getOrCreate('b', 'sig', 0, create('b'));
+    expect(cache.getOrCreate('a', 'sig', 0, create('a')).reused).toBe(true);
+    const third = cache.getOrCreate('c', 'sig', 0, create('c'));
+    expect(third).toMatchObject({ reused: false, evicted: ['b'] });
     expect(cache.size).toBe(2);
-    expect(cache.getOrCreate('a', 'sig', create('a')).reused).toBe(true);
-    expect(cache.getOrCreate('b', 'sig', create('b'))).toMatchObject({ reused: false, evicted: 'c' });
+    expect(cache.getOrCreate('a', 'sig', 0, create('a')).reused).toBe(true);
+    expect(cache.getOrCreate('b', 'sig', 0, create('b'))).toMatchObject({ reused: false, evicted: ['c'] });
   });
 
   it('evict() removes a session (reporting whether it was cached); the next lookup creates afresh', () => {
     const cache = new AgentCache(2);
     const create = creator('sig', []);
-    const first = cache.getOrCreate('s1', 'sig', create('s1'));
+    const first = cache.getOrCreate('s1', 'sig', 0, create('s1'));
     expect(cache.evict('s1')).toBe(true);
     expect(cache.evict('s1')).toBe(false);
     expect(cache.evict('never')).toBe(false);
     expect(cache.size).toBe(0);
-    const next = cache.getOrCreate('s1', 'sig', create('s1'));
+    const next = cache.getOrCreate('s1', 'sig', 0, create('s1'));
     expect(next.reused).toBe(false);
     expect(next.agent).not.toBe(first.agent);
+  });
+
+  it('rebuilds the agent when another writer appended to the session since its last turn', () => {
+    const cache = new AgentCache(4);
+    const create = creator('sig', []);
+    const first = cache.getOrCreate('s1', 'sig', 0, create('s1'));
+    cache.begin('s1');
+    cache.end('s1', 4);
+    expect(cache.getOrCreate('s1', 'sig', 4, create('s1'))).toMatchObject({ reused: true, rebuilt: null });
+    cache.end('s1', 4);
+    const after = cache.getOrCreate('s1', 'sig', 5, create('s1'));
+    expect(after).toMatchObject({ reused: false, rebuilt: 'another-writer' });
+    expect(after.agent).not.toBe(first.agent);
+    expect(cache.getOrCreate('s1', 'sig2', 5, creator('sig2', [])('s1'))).toMatchObject({ reused: false, rebuilt: 'signature' });
+  });
+
+  it('never evicts an agent whose turn is running: the cache stays over capacity until the next insert', () => {
+    const cache = new AgentCache(1);
+    const create = creator('sig', []);
+    cache.getOrCreate('a', 'sig', 0, create('a'));
+    cache.begin('a');
+    const second = cache.getOrCreate('b', 'sig', 0, create('b'));
+    expect(second.evicted).toEqual([]);
+    expect(cache.size).toBe(2);
+    cache.end('a', 2);
+    // Only the least recently used entries past the capacity are candidates: 'a' is now evicted, not the newer 'b'.
+    cache.begin('b');
+    expect(cache.getOrCreate('c', 'sig', 0, create('c')).evicted).toEqual(['a']);
+    expect(cache.size).toBe(2);
+    cache.end('b', 2);
+    expect(cache.getOrCreate('a', 'sig', 2, create('a')).evicted).toEqual(['b', 'c']);
   });
 
   it('behaves as an LRU map keyed by session with signature-checked reuse (reference model)', () => {
@@ -222,7 +312,7 @@ describe('AgentCache', () => {
             continue;
           }
           const cached = index >= 0 ? reference[index]?.[1] : undefined;
-          const lookup = cache.getOrCreate(action.key, action.signature, () => new AiAgent(action.key, action.signature, 'main'));
+          const lookup = cache.getOrCreate(action.key, action.signature, 0, () => new AiAgent(action.key, action.signature, 'main'));
           const reusable = cached !== undefined && cached.signature === action.signature;
           expect(lookup.reused).toBe(reusable);
           if (reusable) expect(lookup.agent).toBe(cached);
@@ -231,7 +321,7 @@ describe('AgentCache', () => {
           reference.push([action.key, lookup.agent]);
           const evicted = reference.length > capacity ? (reference[0]?.[0] ?? null) : null;
           if (evicted !== null) reference = reference.slice(1);
-          expect(lookup.evicted).toBe(evicted);
+          expect(lookup.evicted).toEqual(evicted === null ? [] : [evicted]);
           expect(cache.size).toBe(reference.length);
         }
       }),

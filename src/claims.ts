@@ -1,0 +1,197 @@
+// nanoclaw's claims on inbound messages, in a session's two SQLite files. The host (gateway) writes `messages_in`
+// in inbound.db and the runner never writes it: the runner reads due rows and records its claims in outbound.db's
+// `processing_ack` (message_id, status processing | completed | failed, status_changed), which the host reads to
+// sync messages_in and to find stuck claims (host-sweep.ts).
+//
+// Fetching due rows (nanoclaw getPendingMessages): the newest maxMessagesPerPrompt (10) pending rows whose
+// process_after has passed and that have no processing_ack row, returned oldest first. A batch runs only if one of
+// its rows has trigger=1: trigger=0 rows are messages the router stored as context without waking the agent (a
+// group message that does not mention it); they ride along with the next batch that has a trigger.
+//
+// The fixed runner also records which turn answers which message (`turn_claims`, its own table in outbound.db; no
+// checker reads it). A batch that was claimed and then interrupted (a SIGKILL; the host resets or the restarted
+// runner clears its processing acks) re-forms as the same turn with the same messages, so the prompt a turn
+// persisted and the prompt it asks again are the same; a turn that folds an unfinished earlier turn's messages into
+// its prompt takes them over (merged), so each message is answered by one turn.
+import type { SqlDatabase, SqlRow } from './ports.ts';
+
+/** nanoclaw's maxMessagesPerPrompt default: how many due rows one batch takes. */
+export const maxMessagesPerPrompt = 10;
+
+export interface InboundRow {
+  id: string;
+  seq: number;
+  kind: string;
+  content: string;
+  /** 1 wakes the agent; 0 is context stored by the router. */
+  trigger: number;
+  /** messages_in status: pending, or failed once the host gave up on it. */
+  status: string;
+}
+
+export interface BatchMember extends InboundRow {
+  /** Taken over from an earlier, unfinished turn (folded into the prompt under OpenClaw's queued prefix). */
+  merged: boolean;
+}
+
+/** One turn's messages: the turn is named by its oldest trigger=1 row (nanoclaw's in_reply_to is the first row). */
+export interface Batch {
+  turnId: string;
+  kind: string;
+  /** Oldest first. */
+  members: BatchMember[];
+  /** The host gave up on the turn's messages (failed at claimTriesMax): the turn only closes with the error reply. */
+  failed: boolean;
+}
+
+function toRow(row: SqlRow): InboundRow {
+  return { id: row.id as string, seq: Number(row.seq), kind: row.kind as string, content: row.content as string, trigger: Number(row.trigger), status: (row.status as string | undefined) ?? 'pending' };
+}
+
+function placeholders(count: number): string {
+  return Array.from({ length: count }, () => '?').join(', ');
+}
+
+/**
+ * The next batch, or undefined when no due row has trigger=1. The due rows up to the first command form the batch (a
+ * /clear is a turn of its own, as nanoclaw's poll loop handles commands apart from the query). A due row that an
+ * unfinished turn claimed brings that turn back with every message it claimed, and the batch's other due rows join
+ * it: nanoclaw fetches whatever is pending again after a SIGKILL (the turn's runTurn releases them if its answer is
+ * already durable).
+ */
+export async function fetchBatch(inbound: SqlDatabase, outbound: SqlDatabase, nowMs: number): Promise<Batch | undefined> {
+  // The time test is done here, not in SQL: the query then has no parameter that changes every poll, so while the
+  // table is unchanged an idle poll is answered from the SQLite adapter's read cache.
+  const pending = await inbound.query("SELECT id, seq, kind, content, trigger, status, process_after FROM messages_in WHERE status IN ('pending', 'failed') ORDER BY seq DESC");
+  if (pending.length === 0) return undefined;
+  const acked = new Set((await outbound.query('SELECT message_id FROM processing_ack')).map((row) => row.message_id as string));
+  // A failed row (the host gave up on it) is not due for nanoclaw; the fixed runner still closes its turn (reformed).
+  const due = pending
+    .filter((row) => Number(row.process_after) <= nowMs && !acked.has(row.id as string))
+    .slice(0, maxMessagesPerPrompt)
+    .reverse()
+    .map(toRow);
+  if (!due.some((row) => row.trigger === 1)) return undefined;
+  const claims = await outbound.query(`SELECT message_id, turn_id FROM turn_claims WHERE message_id IN (${placeholders(due.length)})`, due.map((row) => row.id));
+  const turnOf = (row: InboundRow) => claims.find((claim) => claim.message_id === row.id)?.turn_id as string | undefined;
+  const fresh = due.filter((row) => turnOf(row) === undefined && row.status === 'pending');
+  const command = fresh.findIndex((row) => row.kind === 'command');
+  const before = command < 0 ? fresh : fresh.slice(0, command);
+  const resumed = due.map(turnOf).find((turnId) => turnId !== undefined);
+  if (resumed !== undefined) return reformed(inbound, outbound, resumed, before);
+  const members = before.some((row) => row.trigger === 1) ? before : fresh.slice(command, command + 1);
+  const head = members.find((row) => row.trigger === 1);
+  if (head === undefined) return undefined;
+  return { turnId: head.id, kind: head.kind, members: members.map((row) => ({ ...row, merged: false })), failed: false };
+}
+
+/**
+ * An interrupted turn, as it claimed its messages, with the rows joining it. A turn the host gave up on takes no
+ * new rows: it only closes with the error reply (the fixed runner's; nanoclaw leaves a failed row alone).
+ */
+async function reformed(inbound: SqlDatabase, outbound: SqlDatabase, turnId: string, joining: readonly InboundRow[]): Promise<Batch | undefined> {
+  const claimed = await turnMembers(inbound, outbound, turnId, "AND m.status IN ('pending', 'failed')");
+  const head = claimed.find((row) => row.id === turnId) ?? claimed.find((row) => row.trigger === 1);
+  if (head === undefined) return undefined;
+  const failed = claimed.some((row) => row.status === 'failed');
+  const members = [...claimed, ...(failed ? [] : joining.map((row) => ({ ...row, merged: false })))].sort((a, b) => a.seq - b.seq);
+  return { turnId, kind: head.kind, members, failed };
+}
+
+/** Give back messages a turn claimed but will not answer (its answer was decided before they came): due again. */
+export async function releaseMembers(outbound: SqlDatabase, ids: readonly string[]): Promise<void> {
+  if (ids.length === 0) return;
+  await outbound.transaction((tx) => {
+    for (const id of ids) {
+      tx.run('DELETE FROM turn_claims WHERE message_id = ?', [id]);
+      tx.run('DELETE FROM processing_ack WHERE message_id = ?', [id]);
+    }
+  });
+}
+
+/** The messages a turn claimed, oldest first (its batch and what it took over), with their inbound rows. */
+export async function turnMembers(inbound: SqlDatabase, outbound: SqlDatabase, turnId: string, filter = ''): Promise<BatchMember[]> {
+  const claims = await outbound.query('SELECT message_id, merged FROM turn_claims WHERE turn_id = ?', [turnId]);
+  if (claims.length === 0) return [];
+  const rows = await inbound.query(
+    `SELECT m.id, m.seq, m.kind, m.content, m.trigger, m.status FROM messages_in m WHERE m.id IN (${placeholders(claims.length)}) ${filter} ORDER BY m.seq`,
+    claims.map((claim) => claim.message_id as string),
+  );
+  return rows.map((row) => ({ ...toRow(row), merged: Number(claims.find((claim) => claim.message_id === row.id)?.merged) === 1 }));
+}
+
+/** nanoclaw markProcessing, plus the fixed runner's record of the turn each message belongs to. */
+export async function claimBatch(outbound: SqlDatabase, batch: Batch, nowMs: number): Promise<void> {
+  await outbound.transaction((tx) => {
+    for (const member of batch.members) {
+      tx.run("INSERT OR REPLACE INTO processing_ack(message_id, status, status_changed) VALUES (?, 'processing', ?)", [member.id, nowMs]);
+      tx.run('INSERT OR IGNORE INTO turn_claims(message_id, turn_id, merged, claimed_at) VALUES (?, ?, 0, ?)', [member.id, batch.turnId, nowMs]);
+    }
+  });
+}
+
+/** nanoclaw markCompleted for every message the turn claimed (what it took over included). */
+export async function completeTurn(outbound: SqlDatabase, turnId: string, nowMs: number): Promise<void> {
+  await outbound.run(
+    "INSERT OR REPLACE INTO processing_ack(message_id, status, status_changed) SELECT message_id, 'completed', ? FROM turn_claims WHERE turn_id = ?",
+    [nowMs, turnId],
+  );
+}
+
+/** Where a message stands with the runner: the turn that claimed it, and its processing_ack status (if any). */
+export async function claimOf(outbound: SqlDatabase, messageId: string): Promise<{ turnId: string | null; status: string | null }> {
+  const claim = (await outbound.query('SELECT turn_id FROM turn_claims WHERE message_id = ?', [messageId]))[0];
+  const ack = (await outbound.query('SELECT status FROM processing_ack WHERE message_id = ?', [messageId]))[0];
+  return { turnId: (claim?.turn_id as string | undefined) ?? null, status: (ack?.status as string | undefined) ?? null };
+}
+
+/** The running turn `intoTurnId` takes over every message an unfinished turn claimed. */
+export async function mergeTurn(outbound: SqlDatabase, fromTurnId: string, intoTurnId: string, nowMs: number): Promise<void> {
+  await outbound.transaction((tx) => {
+    const ids = tx.query('SELECT message_id FROM turn_claims WHERE turn_id = ?', [fromTurnId]).map((row) => row.message_id as string);
+    for (const id of ids) {
+      tx.run('UPDATE turn_claims SET turn_id = ?, merged = 1 WHERE message_id = ?', [intoTurnId, id]);
+      tx.run("INSERT OR REPLACE INTO processing_ack(message_id, status, status_changed) VALUES (?, 'processing', ?)", [id, nowMs]);
+    }
+  });
+}
+
+/** nanoclaw clearStaleProcessingAcks: at poll-loop start, a previous incarnation's claims are dropped. */
+export async function clearStaleProcessingAcks(outbound: SqlDatabase): Promise<number> {
+  return (await outbound.run("DELETE FROM processing_ack WHERE status = 'processing'")).changes;
+}
+
+/** Turns whose messages are not all done: an interrupted turn that will run again. */
+export async function unfinishedTurns(outbound: SqlDatabase): Promise<Set<string>> {
+  const rows = await outbound.query(
+    "SELECT DISTINCT turn_id FROM turn_claims WHERE message_id NOT IN (SELECT message_id FROM processing_ack WHERE status IN ('completed', 'failed'))",
+  );
+  return new Set(rows.map((row) => row.turn_id as string));
+}
+
+/**
+ * Whether the session has work in flight or waiting (OpenClaw's heartbeat runner skips then): a claim being
+ * processed, or a pending row with trigger=1 the runner has not finished (context rows wait for a trigger).
+ */
+export async function laneBusy(inbound: SqlDatabase, outbound: SqlDatabase): Promise<boolean> {
+  const acks = await outbound.query('SELECT message_id, status FROM processing_ack');
+  if (acks.some((ack) => ack.status === 'processing')) return true;
+  const done = new Set(acks.map((ack) => ack.message_id as string));
+  const waiting = await inbound.query("SELECT id FROM messages_in WHERE status = 'pending' AND trigger = 1");
+  return waiting.some((row) => !done.has(row.id as string));
+}
+
+/** The system's error reply to each message with trigger=1 among `members`, as outbound rows (idempotent by id). */
+export async function writeErrorReplies(outbound: SqlDatabase, members: readonly InboundRow[], text: string, source: string, nowMs: number): Promise<number> {
+  return outbound.transaction((tx) => {
+    let written = 0;
+    for (const member of members.filter((candidate) => candidate.trigger === 1)) {
+      const seq = Number(tx.query('SELECT COALESCE(MAX(seq), 0) + 1 AS next FROM messages_out')[0]?.next ?? 1);
+      written += tx.run(
+        'INSERT OR IGNORE INTO messages_out(id, seq, in_reply_to, kind, content, source, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
+        [`${member.id}:error`, seq, member.id, 'chat', JSON.stringify({ text }), source, nowMs],
+      ).changes;
+    }
+    return written;
+  });
+}

@@ -1,0 +1,159 @@
+// nanoclaw's host sweep (`src/host-sweep.ts`), run by the gateway every sweepEveryMs over each session's two files:
+// 1. sync: a message whose processing_ack is completed or failed becomes `completed` in messages_in;
+// 2. running-runner SLA: kill the runner when its heartbeat is older than heartbeatStaleMs (the absolute ceiling),
+//    or when a claim is older than claimStaleMs and the heartbeat has not moved since the claim; the kill resets
+//    the stuck claims;
+// 3. a runner that is down is started again; if it is down and nothing is due, its leftover claims are reset (the
+//    crashed-container cleanup; with work due, the restarted runner clears its own claims instead).
+// Resetting a stuck claim: with tries below claimTriesMax the row waits 5000 * 2^tries ms and tries goes up by one;
+// at claimTriesMax the row is marked `failed`; a row already rescheduled for the future is left alone; then the
+// orphan processing acks are deleted, so the next sweep does not take them for a stuck successor.
+//
+// nanoclaw marks a row failed and logs it; the user is never told. The fixed model goes further: the host gives up
+// on the whole turn the row belongs to (every message that turn claimed), and the runner closes that turn with the
+// error reply (written to both transcripts, sent to each message that woke the agent), as nanoclaw's runner does on
+// a query error, so no accepted message goes unanswered.
+import { claimOf, turnMembers } from './claims.ts';
+import type { ModelConfig } from './config.ts';
+import type { ProcessContext, SqlDatabase } from './ports.ts';
+import { ignoreBusy, retryBusy } from './busy.ts';
+import { runnerHeartbeatPath, type SessionDbs } from './session-dbs.ts';
+
+/** nanoclaw MAX_TRIES: a claim reset this many times is given up. */
+export const claimTriesMax = 5;
+/** nanoclaw BACKOFF_BASE_MS: a reset row waits backoffBaseMs * 2^tries. */
+export const backoffBaseMs = 5_000;
+
+export type StuckDecision = { action: 'ok' } | { action: 'kill'; reason: 'heartbeat' | 'claim'; session: string | null; messageId: string | null };
+
+interface Claim {
+  session: string;
+  messageId: string;
+  statusChangedMs: number;
+}
+
+/** nanoclaw decideStuckAction: the ceiling first (when a heartbeat exists), then any claim silent past tolerance. */
+export function decideStuckAction(nowMs: number, heartbeatAtMs: number | undefined, claims: readonly Claim[], config: ModelConfig): StuckDecision {
+  const { heartbeatStaleMs, claimStaleMs } = config.timers;
+  if (heartbeatAtMs !== undefined && nowMs - heartbeatAtMs > heartbeatStaleMs) return { action: 'kill', reason: 'heartbeat', session: null, messageId: null };
+  const heartbeat = heartbeatAtMs ?? 0;
+  const stuck = claims.find((claim) => nowMs - claim.statusChangedMs > claimStaleMs && heartbeat <= claim.statusChangedMs);
+  return stuck === undefined ? { action: 'ok' } : { action: 'kill', reason: 'claim', session: stuck.session, messageId: stuck.messageId };
+}
+
+export class HostSweep {
+  constructor(
+    private readonly ctx: ProcessContext,
+    private readonly config: ModelConfig,
+    private readonly dbs: SessionDbs,
+    private readonly runnerName: string,
+  ) {}
+
+  /** One sweep over every session; returns the kill it decided, if any. */
+  async sweep(): Promise<StuckDecision> {
+    const nowMs = this.ctx.clock.nowMs();
+    for (const session of this.config.sessions) await this.syncProcessingAcks(session);
+    const running = this.ctx.supervisor.isRunning(this.runnerName);
+    let decision: StuckDecision = { action: 'ok' };
+    if (running) {
+      decision = decideStuckAction(nowMs, await this.heartbeatAtMs(), await this.claims(), this.config);
+      if (decision.action === 'kill') {
+        this.ctx.note('sweep-kill', { reason: decision.reason, session: decision.session, message: decision.messageId });
+        this.ctx.supervisor.kill(this.runnerName);
+      }
+    }
+    if (decision.action === 'kill' || (!running && !(await this.anyDue(nowMs)))) {
+      for (const session of this.config.sessions) await this.resetStuckClaims(session, nowMs, decision.action === 'kill' ? decision.reason : 'runner-down');
+    }
+    return decision;
+  }
+
+  private async heartbeatAtMs(): Promise<number | undefined> {
+    return parseHeartbeat(await this.ctx.disk.read(runnerHeartbeatPath))?.heartbeatAtMs;
+  }
+
+  private async claims(): Promise<Claim[]> {
+    const out: Claim[] = [];
+    for (const session of this.config.sessions) {
+      const outbound = await this.dbs.outboundDb(session);
+      const rows = await outbound.query("SELECT message_id, status_changed FROM processing_ack WHERE status = 'processing' ORDER BY status_changed");
+      for (const row of rows) out.push({ session, messageId: row.message_id as string, statusChangedMs: Number(row.status_changed) });
+    }
+    return out;
+  }
+
+  /** nanoclaw countDueMessages (any session): pending trigger=1 rows whose time has come, claimed or not. */
+  private async anyDue(nowMs: number): Promise<boolean> {
+    for (const session of this.config.sessions) {
+      const inbound = await this.dbs.inboundDb(session);
+      const rows = await inbound.query("SELECT process_after FROM messages_in WHERE status = 'pending' AND trigger = 1");
+      if (rows.some((row) => Number(row.process_after) <= nowMs)) return true;
+    }
+    return false;
+  }
+
+  private async syncProcessingAcks(session: string): Promise<void> {
+    const inbound = await this.dbs.inboundDb(session);
+    const outbound = await this.dbs.outboundDb(session);
+    const done = (await outbound.query("SELECT message_id FROM processing_ack WHERE status IN ('completed', 'failed')")).map((row) => row.message_id as string);
+    if (done.length === 0) return;
+    const open = new Set((await inbound.query("SELECT id FROM messages_in WHERE status != 'completed'")).map((row) => row.id as string));
+    const changed = done.filter((id) => open.has(id));
+    if (changed.length === 0) return;
+    await ignoreBusy(
+      inbound.transaction((tx) => {
+        for (const id of changed) tx.run("UPDATE messages_in SET status = 'completed' WHERE id = ? AND status != 'completed'", [id]);
+      }),
+    );
+  }
+
+  /** nanoclaw resetStuckProcessingRows, then deleteOrphanProcessingClaims. */
+  private async resetStuckClaims(session: string, nowMs: number, reason: string): Promise<void> {
+    const inbound = await this.dbs.inboundDb(session);
+    const outbound = await this.dbs.outboundDb(session);
+    const claims = await outbound.query("SELECT message_id FROM processing_ack WHERE status = 'processing'");
+    for (const claim of claims) {
+      const id = claim.message_id as string;
+      const row = (await inbound.query("SELECT id, tries, process_after FROM messages_in WHERE id = ? AND status = 'pending'", [id]))[0];
+      if (row === undefined || Number(row.process_after) > nowMs) continue;
+      const tries = Number(row.tries);
+      if (tries >= claimTriesMax) {
+        await this.giveUp(session, inbound, outbound, id);
+        continue;
+      }
+      const backoffMs = backoffBaseMs * 2 ** tries;
+      await ignoreBusy(inbound.run('UPDATE messages_in SET tries = tries + 1, process_after = ? WHERE id = ?', [nowMs + backoffMs, id]));
+      this.ctx.note('claim-reset', { session, message: id, tries: tries + 1, backoffMs, reason });
+    }
+    const cleared = await ignoreBusy(outbound.run("DELETE FROM processing_ack WHERE status = 'processing'"));
+    if (cleared !== undefined && cleared.changes > 0) this.ctx.note('claims-cleared', { session, cleared: cleared.changes, reason });
+  }
+
+  /** The row reached claimTriesMax: every message of its turn is marked failed (the runner closes the turn). */
+  private async giveUp(session: string, inbound: SqlDatabase, outbound: SqlDatabase, messageId: string): Promise<void> {
+    const { turnId } = await claimOf(outbound, messageId);
+    const members = turnId === null ? [] : (await turnMembers(inbound, outbound, turnId, "AND m.status = 'pending'")).map((member) => member.id);
+    const failed = members.length > 0 ? members : [messageId];
+    await retryBusy(this.ctx, () =>
+      inbound.transaction((tx) => {
+        for (const id of failed) tx.run("UPDATE messages_in SET status = 'failed' WHERE id = ? AND status = 'pending'", [id]);
+      }),
+    );
+    this.ctx.note('claim-failed', { session, message: messageId, turn: turnId, failed: failed.join(',') });
+  }
+}
+
+interface HeartbeatRecord {
+  heartbeatAtMs: number;
+}
+
+/** The runner's heartbeat file; a crash may leave it empty or torn, which reads as no record. */
+export function parseHeartbeat(text: string | undefined): HeartbeatRecord | undefined {
+  if (text === undefined) return undefined;
+  try {
+    const record = JSON.parse(text) as HeartbeatRecord;
+    return typeof record.heartbeatAtMs === 'number' ? record : undefined;
+  } catch {
+    return undefined;
+  }
+}
