@@ -109,9 +109,9 @@ function isClear(subject: Subject): boolean {
 /**
  * Each canned reply answers one message: `Session cleared.` the earliest /clear before it not yet answered, the error
  * reply the earliest message (or command) before it that no wholly shown answer covers, preferring one the system
- * gave up on (no LLM answer carrying it ever came back, or the last request carrying it failed); the error reply also
- * answers every other open message the last failed request carrying that one carried (one turn, one error reply). A
- * canned reply left over is shown again.
+ * gave up on (no LLM answer carrying it ever came back, or the last request carrying it failed). Then an error reply
+ * also answers every open message that the last failed request carrying its own one carried, if no error reply of its
+ * own answered it (a turn may end with one error reply or one per message). A canned reply left over is shown again.
  */
 function assignCanned(o: Observations, session: string, answers: readonly LogicalAnswer[], shown: readonly ShownFact[], unexplained: Unexplained[]): Map<string, ShownFact> {
   // A context message (it did not mention the agent) is owed no reply, so no canned reply answers it.
@@ -127,6 +127,7 @@ function assignCanned(o: Observations, session: string, answers: readonly Logica
   };
   const lastFailed = (subject: Subject): boolean => requests.filter((request) => carries(request.prompt, subject)).at(-1)?.outcome === 'error';
   const cannedFor = new Map<string, ShownFact>();
+  const turnMates: { fact: ShownFact; prompt: string; open: Subject[] }[] = [];
   for (const fact of shown) {
     const clear = normalized(fact.text) === normalized(cannedReplies[1]);
     const candidates = subjects.filter((subject) => isClear(subject) === clear && sentAt(subject) <= fact.atMs && !cannedFor.has(subjectKey(subject)));
@@ -140,11 +141,13 @@ function assignCanned(o: Observations, session: string, answers: readonly Logica
     }
     cannedFor.set(subjectKey(subject), fact);
     if (clear) continue;
-    // The error reply ends a turn: it answers every message and command that the turn's last failed request carried
-    // (a turn may carry several, merged or batched), not only the one it was assigned to.
     const gaveUpRequest = requests.filter((request) => request.atMs <= fact.atMs && request.outcome === 'error' && carries(request.prompt, subject)).at(-1);
-    if (gaveUpRequest === undefined) continue;
-    for (const other of open) if (other !== subject && carries(gaveUpRequest.prompt, other)) cannedFor.set(subjectKey(other), fact);
+    if (gaveUpRequest !== undefined) turnMates.push({ fact, prompt: gaveUpRequest.prompt, open });
+  }
+  // An error reply ends a turn: a message or command the turn's last failed request also carried (a turn may carry
+  // several, merged or batched) and that no error reply of its own answered is answered by it too.
+  for (const { fact, prompt, open } of turnMates) {
+    for (const other of open) if (!cannedFor.has(subjectKey(other)) && carries(prompt, other)) cannedFor.set(subjectKey(other), fact);
   }
   return cannedFor;
 }

@@ -14,7 +14,7 @@
 // - supervision: no supervisor (a process of the system killing another through the kernel) kills a restarted
 //   incarnation younger than the sweep's shortest staleness threshold (youngestKillableMs, 60 s: it cannot have written a stale
 //   record of its own yet, so it was judged by an earlier incarnation's), and no process is killed by a supervisor
-//   more than killsWithoutProgressMax (5) times in a row with no progress in between (no answer from the LLM API and
+//   more than killsWithoutProgressMax (6: the first claim and nanoclaw's 5 retries) times in a row with no progress in between (no answer from the LLM API and
 //   nothing shown to the user). Kills, starts and their causes are the kernel's facts; progress is the world's.
 import type { CommandFact, UserMessageFact } from '../world/ledger.ts';
 import { type Attribution, subjectKey } from './attribution.ts';
@@ -47,7 +47,7 @@ export const progressBounds = {
   answerWithinMs: 10 * 60_000,
   afterHealMs: 2 * 60_000,
   youngestKillableMs: 60_000,
-  killsWithoutProgressMax: 5,
+  killsWithoutProgressMax: 6,
 } as const;
 
 /** When a subject that arrived at `arrivedAtMs` must have been answered by. */

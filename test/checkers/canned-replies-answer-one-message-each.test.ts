@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { errorReply, LlmTransientError, outboundPath } from '../../src/index.ts';
 import type { OutboundSend } from '../../src/protocol.ts';
 import { loadSqlJs } from '../../sim/kernel/sqlite.ts';
-import { handPlan, invariants, marker, session0, user, withRun } from '../model/support.ts';
+import { handPlan, invariants, marker, session0, withRun } from '../model/support.ts';
 import { both, firstReply, input, type Prepare, shown, sqlAt, tamperNetwork } from './support.ts';
 
 const sql = await loadSqlJs();
@@ -52,19 +52,20 @@ describe('each canned reply answers one message', () => {
     });
   });
 
-  it('one error reply answers both messages of a turn that carried them, and nothing fires', async () => {
-    // Two messages 100 ms apart: the first turn carries both; the LLM API is down for the whole fault phase (its own
-    // outage, so the ledger records each failed request), and the turn gives up once.
-    const burst = handPlan([user(1_000, 'hello there'), user(1_100, 'are you there?')]);
+  it('one error reply answers both commands of a turn that carried them, and nothing fires', async () => {
+    // Two commands finish together: one exec-event prompt carries both; the LLM API is down for the whole fault phase
+    // (its own outage, so the ledger records each failed request), and the turn gives up with one error reply.
+    const exec = (atMs: number, output: string) => ({ kind: 'exec' as const, atMs, session: 0, durationMs: 1_000, exitCode: 1, output });
+    const twoCommands = handPlan([exec(1_000, 'first failed'), exec(1_000, 'second failed')]);
     const outage: Prepare = (_sim, _model, world) => {
-      world.modelApi.outageUntilMs = burst.faultPhaseMs;
+      world.modelApi.outageUntilMs = twoCommands.faultPhaseMs;
     };
-    await withRun(sql, input(outage, burst), (result) => {
+    await withRun(sql, input(outage, twoCommands), (result) => {
       const prompts = result.ledger.requests.map((request) => request.prompt);
       expect(prompts.length).toBeGreaterThan(1);
-      // The turn's last (given up) request carries both messages.
-      expect(prompts.at(-1)).toContain(marker(0));
-      expect(prompts.at(-1)).toContain(marker(1));
+      // The turn's last (given up) request carries both commands.
+      expect(prompts.at(-1)).toContain('id=run-0');
+      expect(prompts.at(-1)).toContain('id=run-1');
       expect(result.ledger.requests.every((request) => request.outcome === 'error')).toBe(true);
       expect(shown(result)).toEqual([errorReply]);
       expect(result.violations).toEqual([]);
