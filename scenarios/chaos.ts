@@ -1,6 +1,6 @@
 // chaos: every part and every fault type, tuned to no bug. Several sessions, chat, exec completions, /clear and
 // config changes over simulated hours; swarm testing switches a random subset of the fault knobs on per run, and
-// kills, partitions, holds and resets land at random times and at random turn phases.
+// kills, power losses, partitions, holds and resets land at random times and at random turn phases.
 import fc from 'fast-check';
 import {
   byTime,
@@ -10,6 +10,7 @@ import {
   killAtPhase,
   linkFault,
   modelKnobs,
+  powerLoss,
   resetAtPhase,
   type Scenario,
   settleMs,
@@ -41,6 +42,7 @@ export const chaos: Scenario = {
           killAtPhase(['gateway', 'runner', 'tool-server', 'node-host'], phaseArb),
           linkFault(faultPhaseMs),
           resetAtPhase(phaseArb),
+          { weight: 2, arbitrary: powerLoss(faultPhaseMs) },
         ),
         { maxLength: 10 },
       ),

@@ -117,6 +117,26 @@ export function timedKill(faultPhaseMs: number, processes: readonly (typeof kill
   });
 }
 
+/**
+ * A power loss of the gateway's machine, at a time, when the nth event of a turn phase happens, or right after the
+ * nth append to a transcript (before its fsync completes, so the append can tear); the machine boots 1-20 s later.
+ */
+export function powerLoss(faultPhaseMs: number, phase: fc.Arbitrary<Phase> = phaseArb): fc.Arbitrary<FaultStep> {
+  const restartAfterMs = fc.integer({ min: 1_000, max: 20_000 });
+  return fc.oneof(
+    fc.record({ kind: fc.constant('power-loss' as const), atMs: fc.integer({ min: 0, max: faultPhaseMs - 1 }), restartAfterMs }),
+    fc.record({
+      kind: fc.constant('power-loss-at-phase' as const),
+      phase,
+      nth: fc.integer({ min: 0, max: 12 }),
+      delayMs: fc.oneof(fc.integer({ min: 0, max: 10 }), fc.integer({ min: 0, max: 400 })),
+      restartAfterMs,
+    }),
+    // Weighted: a power loss right after a transcript append is the one that can tear it.
+    { weight: 2, arbitrary: fc.record({ kind: fc.constant('power-loss-at-append' as const), nth: fc.integer({ min: 0, max: 8 }), restartAfterMs }) },
+  );
+}
+
 const linkIndex = fc.integer({ min: 0, max: linkPairs.length - 1 });
 
 /** A partition (healed later), a hold (released later) or a connection reset on one link. */

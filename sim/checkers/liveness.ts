@@ -6,18 +6,25 @@
 // - quiescent-after-heal: once the faults have stopped and a stated grace has passed (quiescenceGraceMs, 15 s: the
 //   time a supervisor needs to act on what went wrong during the faults, e.g. a claim that went stale under a slow
 //   model call just before the heal), no process is killed or crashes again (the kernel's own record of kills and
-//   crashes, not the model's notes): no crash loop, no supervisor killing a healthy successor.
+//   crashes, not the model's notes): no crash loop, no supervisor killing a healthy successor;
+// - answered-in-time: every accepted message and command taken up is first answered within a stated bound of its
+//   arrival (answerWithinMs, 10 min), and within afterHealMs (2 min) of the faults stopping if it arrived before,
+//   whichever comes first: a stall or churn during the faults counts, not only a message never answered;
+// - supervision: no supervisor (a process of the system killing another through the kernel) kills a restarted
+//   incarnation younger than the sweep's shortest staleness threshold (youngestKillableMs, 60 s: it cannot have written a stale
+//   record of its own yet, so it was judged by an earlier incarnation's), and no process is killed by a supervisor
+//   more than killsWithoutProgressMax (5) times in a row with no progress in between (no answer from the LLM API and
+//   nothing shown to the user). Kills, starts and their causes are the kernel's facts; progress is the world's.
 import type { CommandFact, UserMessageFact } from '../world/ledger.ts';
 import { type Attribution, subjectKey } from './attribution.ts';
-import { acceptedMessages, carries, commandsOf, type Observations, takenUp } from './observations.ts';
+import { acceptedMessages, carries, commandsOf, type Observations, stepAt, takenUp } from './observations.ts';
 import { classOf, type Violation } from './violation.ts';
 
 export function checkLiveness(o: Observations, attributions: Map<string, Attribution>, out: Violation[]): void {
   for (const session of o.sessions) {
     const attribution = attributions.get(session);
     if (attribution === undefined) continue;
-    const subjects: (UserMessageFact | CommandFact)[] = [...acceptedMessages(o, session), ...commandsOf(o, session).filter((command) => takenUp(o, session, command))];
-    for (const subject of subjects) {
+    for (const subject of subjectsOf(o, session)) {
       if (answered(attribution, subject)) continue;
       const what = 'marker' in subject ? `message ${subject.marker} (delivery ${subject.deliveryId})` : `command ${subject.runId}`;
       out.push({
@@ -30,16 +37,112 @@ export function checkLiveness(o: Observations, attributions: Map<string, Attribu
     }
   }
   checkQuiescence(o, out);
+  checkAnsweredInTime(o, attributions, out);
+  checkSupervision(o, out);
+}
+
+/** The stated bounds of the progress invariants. */
+export const progressBounds = {
+  answerWithinMs: 10 * 60_000,
+  afterHealMs: 2 * 60_000,
+  youngestKillableMs: 60_000,
+  killsWithoutProgressMax: 5,
+} as const;
+
+/** When a subject that arrived at `arrivedAtMs` must have been answered by. */
+export function answerDeadlineMs(arrivedAt: number, faultPhaseMs: number): number {
+  return Math.min(arrivedAt + progressBounds.answerWithinMs, Math.max(arrivedAt, faultPhaseMs) + progressBounds.afterHealMs);
+}
+
+function checkAnsweredInTime(o: Observations, attributions: Map<string, Attribution>, out: Violation[]): void {
+  for (const time of answerTimes(o, attributions)) {
+    // A subject never answered is every-inbound-answered's.
+    if (time.answeredAtMs === undefined) continue;
+    const deadline = answerDeadlineMs(time.arrivedAtMs, o.faultPhaseMs);
+    if (time.answeredAtMs <= deadline) continue;
+    const what = 'marker' in time.subject ? `message ${time.subject.marker}` : `command ${time.subject.runId}`;
+    out.push({
+      invariant: 'answered-in-time',
+      message: `${time.session}: ${what} arrived at ${time.arrivedAtMs} ms and was first answered at ${time.answeredAtMs} ms, after its deadline ${deadline} ms (${progressBounds.answerWithinMs} ms after arrival, or ${progressBounds.afterHealMs} ms after the faults stopped at ${o.faultPhaseMs} ms)`,
+      step: stepAt(o, deadline),
+      timeMs: deadline,
+      class: classOf('answered-in-time'),
+    });
+  }
+}
+
+function checkSupervision(o: Observations, out: Violation[]): void {
+  // Incarnations that have a predecessor, with their start times.
+  const startedAt = new Map<number, number>();
+  const progress = [...o.ledger.answers.map((answer) => answer.returnedAtMs), ...o.ledger.shown.map((fact) => fact.atMs)].sort((a, b) => a - b);
+  const progressBetween = (fromMs: number, toMs: number): boolean => progress.some((atMs) => atMs > fromMs && atMs <= toMs);
+  const streaks = new Map<string, { count: number; lastMs: number; reported: boolean }>();
+  for (const fact of o.kernel) {
+    if (fact.kind === 'start' && fact.restarted === true) startedAt.set(fact.incarnation, fact.timeMs);
+    if (fact.kind !== 'kill' || fact.cause !== 'supervisor') continue;
+    const startedMs = startedAt.get(fact.incarnation);
+    const ageMs = startedMs === undefined ? Infinity : fact.timeMs - startedMs;
+    if (ageMs < progressBounds.youngestKillableMs) {
+      out.push({
+        invariant: 'supervision',
+        message: `${fact.process} incarnation ${fact.incarnation} was killed by a supervisor ${ageMs} ms after it started, before any record of its own could be ${progressBounds.youngestKillableMs} ms stale: it was judged by an earlier incarnation's record`,
+        step: fact.step,
+        timeMs: fact.timeMs,
+        class: classOf('supervision'),
+      });
+    }
+    const streak = streaks.get(fact.process);
+    const next = streak === undefined || progressBetween(streak.lastMs, fact.timeMs) ? { count: 1, lastMs: fact.timeMs, reported: false } : { ...streak, count: streak.count + 1, lastMs: fact.timeMs };
+    streaks.set(fact.process, next);
+    if (next.count > progressBounds.killsWithoutProgressMax && !next.reported) {
+      next.reported = true;
+      out.push({
+        invariant: 'supervision',
+        message: `${fact.process} was killed by a supervisor ${next.count} times in a row with no progress in between (no LLM answer, nothing shown to the user; at most ${progressBounds.killsWithoutProgressMax})`,
+        step: fact.step,
+        timeMs: fact.timeMs,
+        class: classOf('supervision'),
+      });
+    }
+  }
 }
 
 function answered(a: Attribution, subject: UserMessageFact | CommandFact): boolean {
-  for (const slot of a.slotOf.values()) if (carries(slot.answer.prompt, subject)) return true;
-  return a.cannedFor.has(subjectKey(subject));
+  return answeredAtMs(a, subject) !== undefined;
+}
+
+/** When the user was first shown an answer to `subject` (a reply of an answer whose prompt carried it, or its canned reply). */
+export function answeredAtMs(a: Attribution, subject: UserMessageFact | CommandFact): number | undefined {
+  let first = a.cannedFor.get(subjectKey(subject))?.atMs;
+  for (const [shown, slot] of a.slotOf) {
+    if ((first === undefined || shown.atMs < first) && carries(slot.answer.prompt, subject)) first = shown.atMs;
+  }
+  return first;
+}
+
+/** When a subject reached the system: a message's first acknowledgement, a command's request. */
+export function arrivedAtMs(subject: UserMessageFact | CommandFact): number {
+  return 'marker' in subject ? (subject.acknowledgedAtMs ?? subject.sentAtMs) : subject.requestedAtMs;
+}
+
+/** Every accepted message and every command taken up, per session, with when it arrived and was first answered. */
+export function answerTimes(o: Observations, attributions: Map<string, Attribution>): { session: string; subject: UserMessageFact | CommandFact; arrivedAtMs: number; answeredAtMs: number | undefined }[] {
+  const out: { session: string; subject: UserMessageFact | CommandFact; arrivedAtMs: number; answeredAtMs: number | undefined }[] = [];
+  for (const session of o.sessions) {
+    const attribution = attributions.get(session);
+    if (attribution === undefined) continue;
+    for (const subject of subjectsOf(o, session)) out.push({ session, subject, arrivedAtMs: arrivedAtMs(subject), answeredAtMs: answeredAtMs(attribution, subject) });
+  }
+  return out;
+}
+
+function subjectsOf(o: Observations, session: string): (UserMessageFact | CommandFact)[] {
+  return [...acceptedMessages(o, session), ...commandsOf(o, session).filter((command) => takenUp(o, session, command))];
 }
 
 function checkQuiescence(o: Observations, out: Violation[]): void {
   const quietFromMs = o.faultPhaseMs + o.quiescenceGraceMs;
-  const late = o.kernel.filter((fact) => fact.timeMs > quietFromMs);
+  const late = o.kernel.filter((fact) => fact.kind !== 'start' && fact.timeMs > quietFromMs);
   if (late.length === 0) return;
   const first = late[0] as (typeof late)[number];
   const summary = late

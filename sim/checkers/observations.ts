@@ -10,18 +10,25 @@ import type { DurableState } from './durable.ts';
 /** Replies the system under test produces itself, without the LLM (a give-up after repeated errors, /clear). */
 export const cannedReplies = [errorReply, clearedReply] as const;
 
-/** A kill or crash of a process, as the kernel recorded it. */
+/**
+ * A start, kill or crash of a process incarnation, as the kernel recorded it. A kill says what caused it: a fault of
+ * the plan, a supervisor (a process of the system killing another through the kernel), or a power loss.
+ */
 export interface KernelFact {
-  kind: 'kill' | 'crash';
+  kind: 'start' | 'kill' | 'crash';
   process: string;
   incarnation: number;
   timeMs: number;
   step: number;
+  /** For a kill: who killed it. */
+  cause?: 'fault' | 'supervisor' | 'power-loss';
+  /** For a start: whether an earlier incarnation of the process ran before it. */
+  restarted?: boolean;
 }
 
 /**
- * What every checker (built-in or registered) judges a run by: the ledger, the durable state, kills and crashes,
- * the trace (for timeline steps only) and the timing.
+ * What every checker (built-in or registered) judges a run by: the ledger, the durable state, the kernel's starts,
+ * kills and crashes, the trace (for timeline steps only) and the timing.
  */
 export interface Observations {
   sessions: string[];
@@ -36,15 +43,33 @@ export interface Observations {
 
 export function kernelFacts(events: readonly TraceEvent[]): KernelFact[] {
   const out: KernelFact[] = [];
+  // The kernel records a supervisor's kill and a power loss as a fault event just before the kills they make, at
+  // the same instant.
+  let supervisorKill: { timeMs: number; target: string } | undefined;
+  let powerLossAtMs = -1;
   events.forEach((event, step) => {
-    if (event.kind !== 'proc.kill' && event.kind !== 'proc.exit') return;
-    out.push({
-      kind: event.kind === 'proc.kill' ? 'kill' : 'crash',
-      process: String(event.fields.name),
-      incarnation: Number(event.fields.incarnation),
-      timeMs: event.timeMs,
-      step,
-    });
+    const base = { process: String(event.fields.name), incarnation: Number(event.fields.incarnation), timeMs: event.timeMs, step };
+    switch (event.kind) {
+      case 'fault':
+        if (event.fields.kind === 'supervisor-kill') supervisorKill = { timeMs: event.timeMs, target: String(event.fields.target) };
+        else if (event.fields.kind === 'power-loss') powerLossAtMs = event.timeMs;
+        break;
+      case 'proc.kill': {
+        const bySupervisor = supervisorKill !== undefined && supervisorKill.timeMs === event.timeMs && supervisorKill.target === base.process;
+        if (bySupervisor) supervisorKill = undefined;
+        out.push({ kind: 'kill', ...base, cause: powerLossAtMs === event.timeMs ? 'power-loss' : bySupervisor ? 'supervisor' : 'fault' });
+        break;
+      }
+      case 'proc.exit':
+        out.push({ kind: 'crash', ...base });
+        break;
+      case 'proc.spawn':
+      case 'proc.restart':
+        out.push({ kind: 'start', ...base, restarted: event.kind === 'proc.restart' });
+        break;
+      default:
+        break;
+    }
   });
   return out;
 }

@@ -11,6 +11,8 @@ export const builtinInvariantNames = [
   'no-lost-user-message',
   'every-inbound-answered',
   'quiescent-after-heal',
+  'answered-in-time',
+  'supervision',
 ] as const;
 
 /** A built-in invariant's name, or the crash check's. */
@@ -45,7 +47,7 @@ export function addInvariantName(name: string, failureClass: FailureClass): void
 
 /** An invariant's failure class. */
 export function classOf(invariant: InvariantName): FailureClass {
-  if (invariant === 'every-inbound-answered' || invariant === 'quiescent-after-heal') return 'liveness';
+  if (invariant === 'every-inbound-answered' || invariant === 'quiescent-after-heal' || invariant === 'answered-in-time' || invariant === 'supervision') return 'liveness';
   if (invariant === 'no-process-crash') return 'crash';
   return customClasses.get(invariant) ?? 'correctness';
 }

@@ -41,6 +41,12 @@ function faultText(fault: FaultStep): string {
   switch (fault.kind) {
     case 'kill':
       return `${formatMs(fault.atMs)} kill ${fault.process} (restart +${formatMs(fault.restartAfterMs)})`;
+    case 'power-loss':
+      return `${formatMs(fault.atMs)} power loss (boot +${formatMs(fault.restartAfterMs)})`;
+    case 'power-loss-at-phase':
+      return `power loss at ${fault.phase} #${fault.nth + 1} +${formatMs(fault.delayMs)} (boot +${formatMs(fault.restartAfterMs)})`;
+    case 'power-loss-at-append':
+      return `power loss after transcript append #${fault.nth + 1} (boot +${formatMs(fault.restartAfterMs)})`;
     case 'kill-at-phase':
       return `kill ${fault.process} at ${fault.phase} #${fault.nth + 1} +${formatMs(fault.delayMs)} (restart +${formatMs(fault.restartAfterMs)})`;
     case 'partition':

@@ -3,8 +3,13 @@
 // - data is volatile until an fsync of the file completes (or a background writeback syncs it);
 // - file creation, rename and remove are metadata and durable at once; rename is atomic (the file keeps its
 //   synced and unsynced parts under the new name), so renaming an unsynced temporary file is not durable data;
-// - a crash of a process drops the volatile writes it made; if the oldest unsynced operation of the file was its
-//   append, a torn prefix of that append may survive (the writeback that was under way when it died).
+// - a SIGKILL of a process loses nothing it wrote: its writes are in the page cache, which the kernel keeps and writes
+//   back (Linux's flusher wakes every 5 s and writes back a file whose oldest dirty data is 30 s old, as
+//   vm.dirty_writeback_centisecs and vm.dirty_expire_centisecs say by default);
+// - a power loss (the machine dies) drops every volatile write that was not written back; if the oldest unsynced
+//   operation of a file was an append, a torn prefix of that append may survive (the writeback under way).
+// The periodic writeback is applied lazily (when a power loss or a durable read asks what is on the platter), so it
+// costs no events: a write at time w is durable from the first 5 s flusher tick at or after w + 30 s.
 // A real module written against synchronous fs (sim/real) uses the *Now calls: they take effect at once and take no
 // simulated time (a blocking call holds the thread, the clock does not move), under the same durability rules.
 import { assert } from './assert.ts';
@@ -17,7 +22,7 @@ export interface DiskFaults {
   /** Chance that a write schedules a background writeback of its file. */
   backgroundSyncPer1000: number;
   backgroundSyncDelayMsMax: number;
-  /** Chance that a crash leaves a torn prefix of the oldest unsynced append. */
+  /** Chance that a power loss leaves a torn prefix of the oldest unsynced append. */
   tearPer1000: number;
   latencyMsMax: number;
   fsyncLatencyMsMax: number;
@@ -32,10 +37,15 @@ export const defaultDiskFaults: DiskFaults = {
 };
 
 interface PendingOp {
-  owner: string;
   kind: 'write' | 'append';
   data: string;
+  /** When the write reached the page cache (the dirty time of the data). */
+  atMs: number;
 }
+
+/** Linux's defaults: dirty data expires after 30 s; the flusher wakes every 5 s. */
+export const dirtyExpireMs = 30_000;
+export const flusherIntervalMs = 5_000;
 
 interface FileState {
   synced: string;
@@ -58,9 +68,11 @@ export class SimDisk {
     return this.files.get(path)?.current;
   }
 
-  /** Durable content only: what a crash of every process would leave. */
+  /** Durable content only: what a power loss now would leave (without a torn prefix). */
   peekSynced(path: string): string | undefined {
-    return this.files.get(path)?.synced;
+    const file = this.files.get(path);
+    if (file !== undefined) this.writeBackExpired(file);
+    return file?.synced;
   }
 
   paths(): string[] {
@@ -73,12 +85,12 @@ export class SimDisk {
   }
 
   write(owner: Incarnation, path: string, data: string): Promise<void> {
-    if (owner.alive) this.applyWrite(owner.name, path, 'write', data);
+    if (owner.alive) this.applyWrite(path, 'write', data);
     return this.complete(owner, this.latency(), undefined);
   }
 
   append(owner: Incarnation, path: string, data: string): Promise<void> {
-    if (owner.alive) this.applyWrite(owner.name, path, 'append', data);
+    if (owner.alive) this.applyWrite(path, 'append', data);
     return this.complete(owner, this.latency(), undefined);
   }
 
@@ -120,40 +132,43 @@ export class SimDisk {
 
   /** Synchronous whole-file write (writeFileSync): volatile until an fsync or writeback. */
   writeNow(owner: Incarnation, path: string, data: string): void {
-    if (owner.alive) this.applyWrite(owner.name, path, 'write', data);
+    if (owner.alive) this.applyWrite(path, 'write', data);
   }
 
   /** Synchronous append (appendFileSync): volatile until an fsync or writeback; a crash may tear it. */
   appendNow(owner: Incarnation, path: string, data: string): void {
-    if (owner.alive) this.applyWrite(owner.name, path, 'append', data);
+    if (owner.alive) this.applyWrite(path, 'append', data);
   }
 
-  /** The process `name` died: its volatile writes are gone, except perhaps a torn prefix. */
-  crash(name: string): void {
+  /**
+   * The machine lost power: every volatile write that the periodic writeback had not yet made durable is gone, except
+   * perhaps a torn prefix of a file's oldest unsynced append.
+   */
+  powerLoss(): void {
     for (const [path, file] of this.files) {
-      if (!file.pending.some((op) => op.owner === name)) continue;
-      const first = file.pending[0] as PendingOp;
+      this.writeBackExpired(file);
+      const first = file.pending[0];
+      if (first === undefined) continue;
       let tornBytes = 0;
       // An empty append has no prefix to tear (and int(0, -1) would be an empty range).
-      const tearable = first.owner === name && first.kind === 'append' && first.data.length > 0;
-      if (tearable && this.prng.chance(this.faults.tearPer1000, 1000)) {
+      if (first.kind === 'append' && first.data.length > 0 && this.prng.chance(this.faults.tearPer1000, 1000)) {
         tornBytes = this.prng.int(0, first.data.length - 1);
         file.synced += first.data.slice(0, tornBytes);
       }
-      const survivors = file.pending.filter((op) => op.owner !== name);
-      file.pending = survivors;
-      file.current = survivors.reduce(applyOp, file.synced);
-      this.trace.record('disk.crash', { path, process: name, tornBytes, keptBytes: file.current.length });
+      const lostBytes = file.current.length - file.synced.length;
+      file.pending = [];
+      file.current = file.synced;
+      this.trace.record('disk.crash', { path, tornBytes, lostBytes, keptBytes: file.current.length });
     }
   }
 
-  private applyWrite(owner: string, path: string, kind: 'write' | 'append', data: string): void {
+  private applyWrite(path: string, kind: 'write' | 'append', data: string): void {
     let file = this.files.get(path);
     if (file === undefined) {
       file = { synced: '', pending: [], current: '' };
       this.files.set(path, file);
     }
-    const op: PendingOp = { owner, kind, data };
+    const op: PendingOp = { kind, data, atMs: this.scheduler.clock.nowMs() };
     file.pending.push(op);
     file.current = applyOp(file.current, op);
     this.trace.record(kind === 'write' ? 'disk.write' : 'disk.append', { path, bytes: data.length });
@@ -169,6 +184,23 @@ export class SimDisk {
     file.synced = file.current;
     file.pending = [];
     this.trace.record('disk.sync', { path, reason, bytes: file.synced.length });
+  }
+
+  /**
+   * The flusher's work up to now, applied lazily: while the file's oldest dirty data has expired by a flusher tick
+   * that has passed, that tick wrote back everything written up to it.
+   */
+  private writeBackExpired(file: FileState): void {
+    const now = this.scheduler.clock.nowMs();
+    while (file.pending.length > 0) {
+      const dirtySince = (file.pending[0] as PendingOp).atMs;
+      const tickMs = Math.ceil((dirtySince + dirtyExpireMs) / flusherIntervalMs) * flusherIntervalMs;
+      if (tickMs > now) return;
+      let written = 0;
+      while (written < file.pending.length && (file.pending[written] as PendingOp).atMs <= tickMs) written++;
+      file.synced = file.pending.slice(0, written).reduce(applyOp, file.synced);
+      file.pending = file.pending.slice(written);
+    }
   }
 
   private latency(): number {

@@ -72,6 +72,17 @@ export class Simulation {
     return this.processes.kill(name);
   }
 
+  /**
+   * The machine that runs `processes` loses power: each running one dies (as a SIGKILL would) and the disk keeps
+   * only what was written back. Returns the processes that were running.
+   */
+  powerLoss(processes: readonly string[]): string[] {
+    this.trace.record('fault', { kind: 'power-loss' });
+    const killed = processes.filter((name) => this.processes.kill(name));
+    this.disk.powerLoss();
+    return killed;
+  }
+
   restart(name: string, delayMs: number): void {
     this.processes.restart(name, delayMs);
   }
@@ -99,7 +110,6 @@ export class Simulation {
 
   private start(incarnation: Incarnation, main: ProcessMain): void {
     this.network.attach(incarnation);
-    incarnation.onKill(() => this.disk.crash(incarnation.name));
     const ctx = this.context(incarnation);
     // main starts from an event owned by the incarnation, like every other resumption.
     this.scheduler.schedule(0, () => this.runTask(incarnation, 'main', () => main(ctx)), incarnation.id);

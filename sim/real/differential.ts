@@ -133,7 +133,7 @@ async function openRepaired(factory: SessionManagerFactory, ctx: ProcessContext,
 }
 
 export interface DifferentialOptions {
-  /** Chance in 1,000 that a crash tears the oldest unsynced append (default 0). */
+  /** Chance in 1,000 that a power loss tears the oldest unsynced append (default 0). */
   tearPer1000?: number;
   /** Content both files hold (synced) before the first open. */
   initial?: string;
@@ -170,8 +170,9 @@ export async function runDifferential(
       const step = state.cursor++;
       if (operation.kind === 'crash') {
         state.steps.push({ step, operation, model: snapshot(sim, model, modelPath), pi: snapshot(sim, real, piPath) });
+        // The machine loses power: the driver dies and only what was written back survives; then it restarts.
         ctx.supervisor.start(ctx.name, 1);
-        ctx.supervisor.kill(ctx.name);
+        sim.powerLoss([ctx.name]);
         return;
       }
       const content = `m${state.appended++}`;

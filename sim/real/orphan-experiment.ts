@@ -4,8 +4,9 @@
 // one session file as OpenClaw's run attempt does (repair a file with malformed lines with a backup, open, and empty
 // a file with no assistant message, src/session-file-repair.ts; merge an orphaned trailing user leaf for
 // user-triggered runs; persist the prompt; the model call; on a transient error one full retry after 2,500 ms, which
-// opens and prompts again; persist the answer), while SIGKILLs land at random, the OS writes the page cache back at
-// random and a kill may tear the oldest unsynced append.
+// opens and prompts again; persist the answer), while power losses land at random (the machine dies; only what was
+// written back survives), the OS writes the page cache back at random and a power loss may tear the oldest unsynced
+// append.
 import type { ProcessContext } from '../../src/ports.ts';
 import { contentText } from '../../src/pi-format.ts';
 import { openSessionForRun } from '../../src/session-file-repair.ts';
@@ -148,7 +149,8 @@ export async function runOrphanExperiment(
   const faults = sim.prng.fork('experiment-faults');
   for (let kill = 0; kill < 10; kill++) {
     sim.at(faults.int(1_000, 150_000), () => {
-      if (sim.kill('runner')) sim.restart('runner', faults.int(100, 3_000));
+      const restartAfterMs = faults.int(100, 3_000);
+      for (const name of sim.powerLoss(mirror ? ['runner', 'gateway'] : ['runner'])) sim.restart(name, restartAfterMs);
     });
   }
   const summary = await sim.run();

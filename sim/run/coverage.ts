@@ -2,9 +2,11 @@
 // The "current phase" is the phase of the most recent phase-bearing trace event of any session, so a runner kill
 // right after a tool send and before the result dispatch counts as kill-runner under tool-send. A campaign sums the
 // tables of its runs.
-import { type FaultType, faultTypes, type KillableProcess, linkPairs, type Phase, phaseOfTrace, phases } from './plan.ts';
+import { type FaultType, faultTypes, hostProcesses, type KillableProcess, linkPairs, type Phase, phaseOfTrace, phases } from './plan.ts';
 import type { Simulation } from '../kernel/simulation.ts';
 import type { TraceEvent } from '../kernel/trace.ts';
+
+const gatewayProcess: (typeof hostProcesses)[number] = 'gateway';
 
 /** How many faults of each type landed in each phase of a turn (or while idle). */
 export type FaultCoverage = Record<FaultType, Record<Phase | 'idle', number>>;
@@ -26,6 +28,7 @@ export function addCoverage(into: FaultCoverage, from: FaultCoverage): void {
 export class FaultRecorder {
   readonly coverage = emptyCoverage();
   private phase: Phase | 'idle' = 'idle';
+  private inPowerLoss = false;
   private readonly reorders = new ReorderDetector();
 
   constructor(private readonly sim: Simulation) {
@@ -38,6 +41,16 @@ export class FaultRecorder {
   kill(process: KillableProcess, restartAfterMs: number): void {
     if (!this.active) return;
     if (this.sim.kill(process)) this.sim.restart(process, restartAfterMs);
+  }
+
+  /** The gateway's machine loses power; it boots after restartAfterMs and the gateway starts the runner and tool server. */
+  powerLoss(restartAfterMs: number): void {
+    if (!this.active) return;
+    // The kills a power loss makes are counted as the power loss, not as kills of their own.
+    this.inPowerLoss = true;
+    this.sim.powerLoss(hostProcesses);
+    this.inPowerLoss = false;
+    this.sim.restart(gatewayProcess, restartAfterMs);
   }
 
   linkFault(kind: 'partition' | 'hold' | 'reset', link: number, undoAfterMs: number): void {
@@ -71,7 +84,7 @@ export class FaultRecorder {
     const fields = event.fields;
     switch (event.kind) {
       case 'proc.kill':
-        return killType(String(fields.name));
+        return this.inPowerLoss ? undefined : killType(String(fields.name));
       case 'net.resend':
         this.reorders.resent(event);
         return undefined;
@@ -95,7 +108,7 @@ export class FaultRecorder {
         return fields.reason === 'writeback' ? 'disk-writeback' : undefined;
       case 'fault':
         // The LLM API (the world) marks the slow responses and transient errors it injects.
-        return fields.kind === 'model-error' || fields.kind === 'model-slow' ? fields.kind : undefined;
+        return fields.kind === 'model-error' || fields.kind === 'model-slow' || fields.kind === 'power-loss' ? fields.kind : undefined;
       default:
         return undefined;
     }

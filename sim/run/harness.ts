@@ -201,6 +201,22 @@ function scheduleFault(sim: Simulation, recorder: FaultRecorder, fault: FaultSte
         sim.scheduler.schedule(fault.delayMs, () => recorder.kill(fault.process, fault.restartAfterMs)),
       );
       break;
+    case 'power-loss':
+      sim.at(fault.atMs, () => recorder.powerLoss(fault.restartAfterMs));
+      break;
+    case 'power-loss-at-phase':
+      onPhase(sim, recorder, fault.phase, fault.nth, () => sim.scheduler.schedule(fault.delayMs, () => recorder.powerLoss(fault.restartAfterMs)));
+      break;
+    case 'power-loss-at-append': {
+      let seen = 0;
+      sim.trace.onEvent((event: TraceEvent) => {
+        if (event.kind !== 'disk.append' || !String(event.fields.path).endsWith('.jsonl') || seen++ !== fault.nth) return;
+        // From a kernel event at the same instant: the append is in the page cache and its fsync (at least 1 ms) has
+        // not completed.
+        sim.scheduler.schedule(0, () => recorder.powerLoss(fault.restartAfterMs));
+      });
+      break;
+    }
     case 'partition':
       sim.at(fault.atMs, () => recorder.linkFault('partition', fault.link, fault.healAfterMs));
       break;

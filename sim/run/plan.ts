@@ -13,6 +13,12 @@ export const killableProcesses = ['gateway', 'runner', 'tool-server', 'node-host
 /** A process a plan may SIGKILL. */
 export type KillableProcess = (typeof killableProcesses)[number];
 
+/**
+ * The processes on the gateway's machine: a power loss kills them all and drops what the disk had not written back.
+ * The node host runs on a device of its own, and the chat platform and the LLM API are the outside world.
+ */
+export const hostProcesses = ['gateway', 'runner', 'tool-server'] as const;
+
 /** The network links a link fault may hit, by index. */
 export const linkPairs = [
   ['platform', 'gateway'],
@@ -28,7 +34,7 @@ export type WorkloadStep =
   | { kind: 'clear'; atMs: number; session: number }
   | { kind: 'config-bump'; atMs: number };
 
-/** A fault: a kill (timed or at a phase), a partition, a hold or a reset (timed or at a phase). */
+/** A fault: a kill, a power loss or a reset (each timed or at a phase), a partition or a hold. */
 export type FaultStep =
   | { kind: 'kill'; atMs: number; process: KillableProcess; restartAfterMs: number }
   /** Kill `process` when the nth event of `phase` happens (0-based), after delayMs. */
@@ -36,9 +42,15 @@ export type FaultStep =
   | { kind: 'partition'; atMs: number; link: number; healAfterMs: number }
   | { kind: 'hold'; atMs: number; link: number; releaseAfterMs: number }
   | { kind: 'reset'; atMs: number; link: number }
-  | { kind: 'reset-at-phase'; phase: Phase; nth: number; delayMs: number; link: number };
+  | { kind: 'reset-at-phase'; phase: Phase; nth: number; delayMs: number; link: number }
+  /** The gateway's machine loses power (every host process dies, unsynced writes are lost); it boots after restartAfterMs. */
+  | { kind: 'power-loss'; atMs: number; restartAfterMs: number }
+  /** A power loss when the nth event of `phase` happens (0-based), after delayMs. */
+  | { kind: 'power-loss-at-phase'; phase: Phase; nth: number; delayMs: number; restartAfterMs: number }
+  /** A power loss right after the nth append to a JSONL transcript (0-based), before any fsync of it can complete. */
+  | { kind: 'power-loss-at-append'; nth: number; restartAfterMs: number };
 
-export const faultTypes = ['kill-gateway', 'kill-runner', 'kill-tool-server', 'kill-node-host', 'partition', 'hold', 'reset', 'drop', 'duplicate', 'reorder', 'disk-tear', 'disk-writeback', 'sql-busy', 'model-error', 'model-slow'] as const;
+export const faultTypes = ['kill-gateway', 'kill-runner', 'kill-tool-server', 'kill-node-host', 'power-loss', 'partition', 'hold', 'reset', 'drop', 'duplicate', 'reorder', 'disk-tear', 'disk-writeback', 'sql-busy', 'model-error', 'model-slow'] as const;
 export type FaultType = (typeof faultTypes)[number];
 
 /** Fault rates for the whole fault phase: network, disk, SQLite and LLM faults (per 1000). */

@@ -1,6 +1,7 @@
-// The disk's durability model: a write is volatile until an fsync (or a background writeback) of its file; a crash
-// of the writing process drops its volatile writes and may leave a torn prefix of the oldest unsynced append, and
-// nothing else. Another process's unsynced writes survive the crash of the first (they are its, not the dead one's).
+// The disk's durability model: a write is volatile until an fsync (or a background writeback) of its file. A SIGKILL
+// of the writing process loses nothing (the page cache is the kernel's); a power loss drops every volatile write the
+// periodic writeback had not made durable (dirty data older than 30 s at a 5 s flusher tick) and may leave a torn
+// prefix of a file's oldest unsynced append, and nothing else.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { ProcessMain } from '../../src/ports.ts';
@@ -88,19 +89,16 @@ function perform(sim: Simulation, op: Op): void {
   else void sim.disk.remove(owner, op.path);
 }
 
-/** Check the disk after `victim` crashed, against the model before the crash; then update the model. */
-function checkCrash(sim: Simulation, model: DiskModel, victim: string, crashIndex: number, tearPer1000: number): void {
-  const crashes = eventsOfKind(sim, 'disk.crash').filter(
-    (event) => event.index > crashIndex && event.fields.process === victim,
-  );
+/** Check the disk after a power loss, against the model before it; then update the model. */
+function checkPowerLoss(sim: Simulation, model: DiskModel, lossIndex: number, tearPer1000: number): void {
+  const crashes = eventsOfKind(sim, 'disk.crash').filter((event) => event.index > lossIndex);
   for (const [path, file] of [...model.files]) {
-    const hit = file.pending.some((op) => op.owner === victim);
     const event = crashes.find((candidate) => candidate.fields.path === path);
-    expect(event !== undefined, `crash event for ${path}`).toBe(hit);
-    if (!hit || event === undefined) continue;
+    expect(event !== undefined, `power-loss event for ${path}`).toBe(file.pending.length > 0);
+    if (event === undefined) continue;
     const tornBytes = numberField(event, 'tornBytes');
     const first = file.pending[0] as PendingOp;
-    const tearable = first.owner === victim && first.kind === 'append' && tearPer1000 > 0;
+    const tearable = first.kind === 'append' && tearPer1000 > 0;
     if (tearable) {
       expect(tornBytes).toBeGreaterThanOrEqual(0);
       expect(tornBytes).toBeLessThan(Math.max(1, first.data.length));
@@ -108,25 +106,24 @@ function checkCrash(sim: Simulation, model: DiskModel, victim: string, crashInde
       expect(tornBytes).toBe(0);
     }
     const synced = file.synced + (tearable ? first.data.slice(0, tornBytes) : '');
-    const survivors = file.pending.filter((op) => op.owner !== victim);
     expect(sim.disk.peekSynced(path)).toBe(synced);
-    expect(sim.disk.peek(path)).toBe(applyPending(synced, survivors));
-    expect(numberField(event, 'keptBytes')).toBe(applyPending(synced, survivors).length);
-    model.files.set(path, { synced, pending: survivors });
+    expect(sim.disk.peek(path)).toBe(synced);
+    expect(numberField(event, 'keptBytes')).toBe(synced.length);
+    model.files.set(path, { synced, pending: [] });
   }
   for (const path of model.files.keys()) expect(sim.disk.peek(path)).toBe(model.current(path));
   expect(sim.disk.paths()).toEqual([...model.files.keys()].sort());
 }
 
-describe('a crash keeps exactly the synced bytes', () => {
-  it('over random operation sequences of two processes, each crash drops exactly its own volatile writes', async () => {
+describe('a SIGKILL keeps the page cache; a power loss keeps exactly the synced bytes', () => {
+  it('over random operation sequences of two processes, kills lose nothing and a power loss drops every volatile write', async () => {
     await fc.assert(
       fc.asyncProperty(
         fc.string({ minLength: 1, maxLength: 8 }),
         fc.array(opArb, { maxLength: 40 }),
         fc.constantFrom(0, 500, 1000),
         ownerArb,
-        async (seed, ops, tearPer1000, firstVictim) => {
+        async (seed, ops, tearPer1000, victim) => {
           const sim = makeSim(sql, seed);
           sim.disk.faults = { ...sim.disk.faults, tearPer1000, backgroundSyncPer1000: 0, fsyncLatencyMsMax: 10 };
           sim.spawn('w1', idleMain);
@@ -135,36 +132,69 @@ describe('a crash keeps exactly the synced bytes', () => {
           let atMs = 10;
           for (const op of ops) {
             if (!model.apply(op)) continue;
-            // Operations 20 ms apart: each fsync (at most 10 ms) completes before the next operation.
+            // Operations 20 ms apart: each fsync (at most 10 ms) completes before the next operation, and all of
+            // them well inside the 30 s the periodic writeback waits.
             sim.at(atMs, () => perform(sim, op));
             atMs += 20;
           }
-          const secondVictim = firstVictim === 'w1' ? 'w2' : 'w1';
           const checks: string[] = [];
-          for (const [victim, offsetMs] of [[firstVictim, 100], [secondVictim, 200]] as const) {
-            sim.at(atMs + offsetMs, () => {
-              for (const path of model.files.keys()) expect(sim.disk.peek(path)).toBe(model.current(path));
-              const crashIndex = sim.trace.length - 1;
-              sim.kill(victim);
-              checkCrash(sim, model, victim, crashIndex, tearPer1000);
-              checks.push(victim);
-            });
-          }
+          sim.at(atMs + 100, () => {
+            sim.kill(victim);
+            for (const path of model.files.keys()) expect(sim.disk.peek(path)).toBe(model.current(path));
+            expect(eventsOfKind(sim, 'disk.crash')).toHaveLength(0);
+            checks.push('kill');
+          });
+          sim.at(atMs + 200, () => {
+            const lossIndex = sim.trace.length - 1;
+            sim.powerLoss(['w1', 'w2']);
+            checkPowerLoss(sim, model, lossIndex, tearPer1000);
+            checks.push('power loss');
+          });
           await sim.run();
           sim.dispose();
-          expect(checks).toEqual([firstVictim, secondVictim]);
-          // With both writers dead, what is left is exactly what was synced (plus torn prefixes).
+          expect(checks).toEqual(['kill', 'power loss']);
           for (const path of model.files.keys()) expect(sim.disk.peek(path)).toBe(sim.disk.peekSynced(path));
         },
       ),
       { numRuns: 200 },
     );
   });
+
+  it('the periodic writeback makes data durable at the first 5 s flusher tick 30 s after it was dirtied', async () => {
+    const lossAt = async (lossAtMs: number): Promise<string | undefined> => {
+      const sim = makeSim(sql, 'expire');
+      sim.spawn('p', async (ctx) => {
+        await ctx.timers.sleep(10);
+        await ctx.disk.write('/f', 'first');
+        await ctx.timers.sleep(29_000);
+        await ctx.disk.append('/f', ' second');
+      });
+      sim.at(lossAtMs, () => sim.powerLoss(['p']));
+      await sim.run();
+      sim.dispose();
+      return sim.disk.peek('/f');
+    };
+    // Dirtied at 10 ms: expired at 30,010 ms, written back at the 35,000 ms tick with everything written by then.
+    expect(await lossAt(34_999)).toBe('');
+    expect(await lossAt(35_000)).toBe('first second');
+    // A file dirtied again at 36,000 ms, after its tick, waits for the tick after 66,000 ms: 70,000 ms.
+    for (const [at, expected] of [[69_999, ''], [70_000, 'late']] as const) {
+      const sim = makeSim(sql, 'expire-2');
+      sim.spawn('p', async (ctx) => {
+        await ctx.timers.sleep(36_000);
+        await ctx.disk.append('/g', 'late');
+      });
+      sim.at(at, () => sim.powerLoss(['p']));
+      await sim.run();
+      sim.dispose();
+      expect(sim.disk.peek('/g'), `power loss at ${at} ms`).toBe(expected);
+    }
+  });
 });
 
 describe('fsync and background writeback', () => {
-  /** One incarnation that writes, then a kill, then a restart that reads back what survived. */
-  async function writeKillRead(
+  /** One incarnation that writes, then a power loss, then a restart that reads back what survived. */
+  async function writeLoseRead(
     configure: (sim: Simulation) => void,
     body: ProcessMain,
   ): Promise<[Simulation, (string | undefined)[]]> {
@@ -176,7 +206,7 @@ describe('fsync and background writeback', () => {
       readBack.push(await ctx.disk.read('/synced'), await ctx.disk.read('/volatile'), await ctx.disk.read('/never'));
     });
     sim.at(10_000, () => {
-      sim.kill('p');
+      sim.powerLoss(['p']);
       sim.restart('p', 10);
     });
     await sim.run();
@@ -185,7 +215,7 @@ describe('fsync and background writeback', () => {
   }
 
   it('keeps data whose fsync completed and loses data written after it', async () => {
-    const [, readBack] = await writeKillRead(
+    const [, readBack] = await writeLoseRead(
       () => {},
       async (ctx) => {
         await ctx.disk.write('/synced', 'header\n');
@@ -203,17 +233,39 @@ describe('fsync and background writeback', () => {
     const body: ProcessMain = async (ctx) => {
       await ctx.disk.write('/synced', 'written back');
     };
-    const [withWriteback, kept] = await writeKillRead((sim) => {
+    const [withWriteback, kept] = await writeLoseRead((sim) => {
       sim.disk.faults = { ...sim.disk.faults, backgroundSyncPer1000: 1000, backgroundSyncDelayMsMax: 50 };
     }, body);
     expect(kept[0]).toBe('written back');
     expect(eventsOfKind(withWriteback, 'disk.sync').map((event) => event.fields.reason)).toEqual(['writeback']);
 
-    const [without, lost] = await writeKillRead((sim) => {
+    const [without, lost] = await writeLoseRead((sim) => {
       sim.disk.faults = { ...sim.disk.faults, backgroundSyncPer1000: 0 };
     }, body);
     expect(lost[0]).toBe('');
     expect(eventsOfKind(without, 'disk.sync')).toHaveLength(0);
+  });
+
+  it('a SIGKILL loses nothing: the restarted process reads every write, synced or not', async () => {
+    const sim = makeSim(sql, 'kill-keeps');
+    const readBack: (string | undefined)[] = [];
+    sim.spawn('p', async (ctx) => {
+      if (ctx.incarnation === 1) {
+        await ctx.disk.write('/f', 'header\n');
+        await ctx.disk.fsync('/f');
+        await ctx.disk.append('/f', 'unsynced\n');
+        return;
+      }
+      readBack.push(await ctx.disk.read('/f'));
+    });
+    sim.at(10_000, () => {
+      sim.kill('p');
+      sim.restart('p', 10);
+    });
+    await sim.run();
+    sim.dispose();
+    expect(readBack).toEqual(['header\nunsynced\n']);
+    expect(eventsOfKind(sim, 'disk.crash')).toHaveLength(0);
   });
 
   it('an fsync that had not completed when the process died syncs nothing', async () => {
@@ -229,7 +281,8 @@ describe('fsync and background writeback', () => {
     await sim.run();
     sim.dispose();
     expect(after).toEqual([]);
-    expect(sim.disk.peek('/f')).toBe('');
+    expect(sim.disk.peek('/f')).toBe('data');
+    expect(sim.disk.peekSynced('/f')).toBe('');
     expect(eventsOfKind(sim, 'disk.sync')).toHaveLength(0);
   });
 

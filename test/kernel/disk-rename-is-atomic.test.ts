@@ -11,7 +11,7 @@ import { makeSim } from './support.ts';
 const sql = await loadSqlJs();
 const seedArb = fc.string({ minLength: 1, maxLength: 8 });
 
-/** Run `body` in process p, kill it at `killAtMs`, and return what a fresh incarnation reads back. */
+/** Run `body` in process p, cut the power at `killAtMs`, and return what a fresh incarnation reads back. */
 async function afterCrash(
   body: (ctx: ProcessContext) => Promise<void>,
   killAtMs = 5_000,
@@ -25,7 +25,7 @@ async function afterCrash(
     result = { final, tmp, listing: await ctx.disk.list('/state') };
   });
   sim.at(killAtMs, () => {
-    sim.kill('p');
+    sim.powerLoss(['p']);
     sim.restart('p', 1);
   });
   await sim.run();

@@ -57,7 +57,7 @@ describe('restart', () => {
     expect(received).toEqual(['3:fresh']);
   });
 
-  it('keeps synced files and committed rows, and loses unsynced writes', async () => {
+  it('after a power loss keeps synced files and committed rows, and loses unsynced writes', async () => {
     const sim = makeSim(sql, 'durable');
     const seen: unknown[] = [];
     const main: ProcessMain = async (ctx) => {
@@ -78,7 +78,7 @@ describe('restart', () => {
     };
     sim.spawn('p', main);
     sim.at(500, () => {
-      sim.kill('p');
+      sim.powerLoss(['p']);
       sim.restart('p', 10);
     });
     await sim.run();

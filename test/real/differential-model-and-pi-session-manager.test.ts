@@ -40,7 +40,7 @@ const append = (role: 'user' | 'assistant' | 'tool'): Operation => ({ kind: 'app
 const appendOp = fc.constantFrom<Operation>(append('user'), append('assistant'), append('tool'));
 const branchOp = fc.record({ kind: fc.constant('branch' as const), pick: fc.nat(20) });
 const simple = (...kinds: ('resetLeaf' | 'reload' | 'rewrite' | 'removeLeaf' | 'writeback')[]) => fc.constantFrom<Operation>(...kinds.map((kind) => ({ kind })));
-/** A kill that a writeback just before made harmless to both (the model fsyncs every write; pi never does). */
+/** A power loss that a writeback just before made harmless to both (the model fsyncs every write; pi never does). */
 const syncedCrash = fc.constant<Operation[]>([{ kind: 'writeback' }, { kind: 'crash' }]);
 
 function flat(groups: readonly (Operation | Operation[])[]): Operation[] {
@@ -79,7 +79,7 @@ describe.skipIf(piMissing)('model and real pi SessionManager, side by side', () 
     await fc.assert(fc.asyncProperty(start, fc.array(operation, { maxLength: 16 }), run), { numRuns: 80 });
   });
 
-  it('agree over writebacks and kills after a writeback too, and through OpenClaw\'s whole open step', async () => {
+  it('agree over writebacks and power losses after a writeback too, and through OpenClaw\'s whole open step', async () => {
     const operation = fc.oneof(appendOp, branchOp, simple('resetLeaf', 'reload', 'rewrite', 'removeLeaf', 'writeback'), syncedCrash);
     const run = (file: string | undefined, groups: (Operation | Operation[])[], forRun: boolean) => agree(flat(groups), ['branch', 'file'], { ...initial(file), forRun });
     await fc.assert(fc.asyncProperty(start, fc.array(operation, { maxLength: 14 }), fc.boolean(), run), { numRuns: 80 });
@@ -142,14 +142,14 @@ describe.skipIf(piMissing)('model and real pi SessionManager, side by side', () 
     expect((steps.at(-1) as StepRecord).pi.file).toEqual(['H', 'user:hi^root', 'assistant:foreign^1', 'undefined:^2', 'bashExecution:^3', 'user:m1^4']);
   });
 
-  it('departure: the model fsyncs every write; pi never does, so a kill drops what pi wrote', async () => {
+  it('departure: the model fsyncs every write; pi never does, so a power loss drops what pi wrote', async () => {
     const { steps } = await runDifferential(sql, realPi(), 'd1', [...flushed, { kind: 'crash' }]);
-    const kill = steps[2] as StepRecord;
-    expect(kill.model.file).toEqual(['H', 'user:m0^root', 'assistant:m1^1']);
+    const lost = steps[2] as StepRecord;
+    expect(lost.model.file).toEqual(['H', 'user:m0^root', 'assistant:m1^1']);
     // pi's file survives as an empty file (its creation is metadata); pi truncates it to a fresh header on open.
-    expect(kill.pi.file).toEqual(['H']);
-    expect(kill.pi.branch).toEqual([]);
-    // Before the kill the page caches agreed; only what is durable differed.
+    expect(lost.pi.file).toEqual(['H']);
+    expect(lost.pi.branch).toEqual([]);
+    // Before the power loss the page caches agreed; only what is durable differed.
     const before = steps[1] as StepRecord;
     expect(before.model.file).toEqual(before.pi.file);
     expect(before.model.durable).toEqual(before.model.file);

@@ -62,25 +62,33 @@ describe.skipIf(piMissing)('the real pi SessionManager under simulation', () => 
     expect(String(user?.id)).toMatch(/^[0-9a-f]{8}$/);
   });
 
-  it('never fsyncs: a kill before a writeback loses every line it wrote, a writeback keeps them', async () => {
-    const lost = await withPi('disk-2', async (ctx, open) => {
+  it('never fsyncs: a SIGKILL keeps its lines in the page cache, a power loss before the writeback loses them all, a writeback keeps them', async () => {
+    const killed = await withPi('disk-2', async (ctx, open) => {
       const session = await open();
       await session.appendMessage({ role: 'user', content: 'u' }, 't1');
       await session.appendMessage({ role: 'assistant', content: 'a' }, 't1');
       ctx.supervisor.kill(ctx.name);
     });
+    expect(linesOf(killed.disk.peek(path))).toHaveLength(3);
+    expect(killed.disk.peekSynced(path)).toBe('');
+    const lost = await withPi('disk-2', async (ctx, open, sim) => {
+      const session = await open();
+      await session.appendMessage({ role: 'user', content: 'u' }, 't1');
+      await session.appendMessage({ role: 'assistant', content: 'a' }, 't1');
+      sim.powerLoss([ctx.name]);
+    });
     expect(lost.disk.peek(path)).toBe('');
-    const kept = await withPi('disk-2', async (ctx, open) => {
+    const kept = await withPi('disk-2', async (ctx, open, sim) => {
       const session = await open();
       await session.appendMessage({ role: 'user', content: 'u' }, 't1');
       await session.appendMessage({ role: 'assistant', content: 'a' }, 't1');
       await ctx.disk.fsync(path);
-      ctx.supervisor.kill(ctx.name);
+      sim.powerLoss([ctx.name]);
     });
     expect(linesOf(kept.disk.peek(path))).toHaveLength(3);
   });
 
-  it('a kill may tear its oldest unsynced append; pi skips the torn line and the repair step drops it', async () => {
+  it('a power loss may tear the oldest unsynced append; pi skips the torn line and the repair step drops it', async () => {
     let repair: SessionFileRepair | undefined;
     let branches: string[][] = [];
     await withPi('tear-3', async (ctx, open, sim) => {
@@ -89,7 +97,8 @@ describe.skipIf(piMissing)('the real pi SessionManager under simulation', () => 
       await first.appendMessage({ role: 'assistant', content: 'a' }, 't1');
       await ctx.disk.fsync(path);
       await first.appendMessage({ role: 'user', content: 'a longer second user message' }, 't2');
-      sim.disk.crash(ctx.name);
+      // The disk alone loses power (the process goes on, to reload what is left).
+      sim.disk.powerLoss();
       const contents = (session: SessionManagerPort) => session.activeBranch().map((entry) => String(entry.message.content));
       const unrepaired = contents(await open());
       repair = await repairSessionFileIfNeeded(ctx.disk, path, ctx.incarnation, ctx.clock.nowMs());

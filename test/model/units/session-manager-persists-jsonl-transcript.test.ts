@@ -492,10 +492,10 @@ describe('rewriteInPlace (pi\'s rewrite hook)', () => {
     expect(sim.disk.peekSynced(path)).toBe(value.before);
   });
 
-  it('a kill before a writeback undoes it whole, where rewriteFile is durable at its rename', async () => {
-    const durableAfterKill = async (rewrite: 'rewriteInPlace' | 'rewriteFile'): Promise<string[]> => {
+  it('a power loss before the writeback undoes it whole, where rewriteFile is durable at its rename', async () => {
+    const durableAfterPowerLoss = async (rewrite: 'rewriteInPlace' | 'rewriteFile'): Promise<string[]> => {
       let before = '';
-      const { sim } = await inProcess(sql, `kill-${rewrite}`, async (ctx, running) => {
+      const { sim } = await inProcess(sql, `power-loss-${rewrite}`, async (ctx, running) => {
         const manager = await open(ctx);
         await say(manager, 'user', 'q1');
         await say(manager, 'assistant', 'r1');
@@ -503,13 +503,13 @@ describe('rewriteInPlace (pi\'s rewrite hook)', () => {
         before = (await ctx.disk.read(path)) ?? '';
         manager.removeEntry(orphan.id);
         await manager[rewrite]();
-        running.disk.crash(ctx.name);
+        running.disk.powerLoss();
       });
       return [before, sim.disk.peekSynced(path) ?? ''].map((text) => lines(text).join('\n'));
     };
-    const [before, inPlace] = await durableAfterKill('rewriteInPlace');
+    const [before, inPlace] = await durableAfterPowerLoss('rewriteInPlace');
     expect(inPlace).toBe(before);
-    const [beforeAtomic, replaced] = await durableAfterKill('rewriteFile');
+    const [beforeAtomic, replaced] = await durableAfterPowerLoss('rewriteFile');
     expect(lines(replaced)).toHaveLength(lines(beforeAtomic).length - 1);
   });
 

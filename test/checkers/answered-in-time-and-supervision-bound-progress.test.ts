@@ -1,0 +1,148 @@
+// answered-in-time and supervision (liveness), judged from the world's ledger (when a message arrived and when the
+// user was first shown an answer whose prompt carried it) and the kernel's starts and kills with their causes.
+// - answered-in-time: the link from the gateway to the platform is held from just after the second message was
+//   acknowledged until a chosen instant, so the second turn's replies reach the user then. A hold that ends within
+//   the bound passes; one that ends after it fails, during the faults (10 min after arrival) and after them (2 min
+//   after the faults stopped), though the message is answered in the end (every-inbound-answered holds).
+// - supervision: a rogue supervisor (a simulated process holding the supervisor port the gateway has) kills the
+//   runner once, then kills its successor a chosen time after that one started: 10 s fails (no record of the new
+//   incarnation can be stale yet), 61 s passes. With the LLM API hanging on the second message, the gateway's sweep
+//   kills the stuck runner 5 times before the turn gives up with an error reply (nanoclaw's 5 tries), within the
+//   bound; a rogue supervisor that kills and restarts the idle node host 6 times with nothing happening fails.
+import { describe, expect, it } from 'vitest';
+import { runnerName } from '../../src/index.ts';
+import { answerDeadlineMs, progressBounds } from '../../sim/checkers/liveness.ts';
+import { loadSqlJs } from '../../sim/kernel/sqlite.ts';
+import type { Plan } from '../../sim/run/plan.ts';
+import { invariants, marker, withRun } from '../model/support.ts';
+import type { OutboundSend } from '../../src/protocol.ts';
+import { firstReply, input, interim, messagesOf, type Prepare, secondReply, shown, tamperNetwork, twoTurns } from './support.ts';
+
+const sql = await loadSqlJs();
+const m1 = marker(1);
+const secondArrivesMs = 20_000;
+
+/** The two turns, with the faults (none are drawn) lasting `faultPhaseMs` and a long settle after them. */
+const longRun = (faultPhaseMs: number): Plan => ({ ...twoTurns, faultPhaseMs, settleMs: 30 * 60_000 });
+
+/**
+ * The gateway's sends to the platform are held from 21 s (after the second message's acknowledgement) until
+ * `untilMs`, or (past the fault phase, whose end releases every hold) swallowed until then: the gateway retries them.
+ */
+const holdRepliesUntil =
+  (untilMs: number): Prepare =>
+  (sim, model, world) => {
+    sim.at(secondArrivesMs + 1_000, () => sim.network.hold('gateway', 'platform'));
+    sim.at(untilMs, () => sim.network.release('gateway', 'platform'));
+    tamperNetwork((_from, to, payload) => (to === 'platform' && sim.clock.nowMs() > secondArrivesMs + 1_000 && sim.clock.nowMs() < untilMs && (payload as Partial<OutboundSend>).type === 'send' ? [] : [payload]))(sim, model, world);
+  };
+
+const answeredAt = (result: Parameters<typeof shown>[0], text: string): number | undefined => result.ledger.shown.find((fact) => fact.text.includes(text))?.atMs;
+
+describe('answered-in-time', () => {
+  it('holds on the untouched run', async () => {
+    await withRun(sql, input(undefined, longRun(3_600_000)), (result) => {
+      expect(shown(result)).toEqual([firstReply, interim, secondReply]);
+      expect(result.violations).toEqual([]);
+    });
+  });
+
+  it('during the faults: a stall that ends within 10 min of arrival passes, one that ends after fails', async () => {
+    const faultPhaseMs = 3_600_000;
+    const deadline = answerDeadlineMs(secondArrivesMs + 1, faultPhaseMs);
+    expect(deadline).toBeLessThan(faultPhaseMs);
+    await withRun(sql, input(holdRepliesUntil(deadline - 90_000), longRun(faultPhaseMs)), (result) => {
+      expect(answeredAt(result, secondReply)).toBeLessThan(deadline);
+      expect(invariants(result)).toEqual([]);
+    });
+    await withRun(sql, input(holdRepliesUntil(deadline + 60_000), longRun(faultPhaseMs)), (result) => {
+      expect(shown(result)).toEqual([firstReply, interim, secondReply]);
+      expect(invariants(result)).toEqual(['answered-in-time']);
+      expect(messagesOf(result, 'answered-in-time')[0]).toMatch(new RegExp(`message \\${m1.slice(0, -1)}\\] arrived at \\d+ ms and was first answered at \\d+ ms, after its deadline \\d+ ms`));
+      expect(result.violations[0]?.class).toBe('liveness');
+    });
+  });
+
+  it('after the faults: within 2 min of the heal passes, later fails', async () => {
+    const faultPhaseMs = twoTurns.faultPhaseMs;
+    expect(answerDeadlineMs(secondArrivesMs, faultPhaseMs)).toBe(faultPhaseMs + progressBounds.afterHealMs);
+    // The slow delivery poller (every 60 s) sends the swallowed replies again within a minute of the end.
+    await withRun(sql, input(holdRepliesUntil(faultPhaseMs + progressBounds.afterHealMs - 65_000), longRun(faultPhaseMs)), (result) => {
+      expect(invariants(result)).toEqual([]);
+    });
+    await withRun(sql, input(holdRepliesUntil(faultPhaseMs + progressBounds.afterHealMs + 60_000), longRun(faultPhaseMs)), (result) => {
+      expect(shown(result)).toEqual([firstReply, interim, secondReply]);
+      expect(invariants(result)).toEqual(['answered-in-time']);
+    });
+  });
+});
+
+describe('supervision', () => {
+  const killsOf = (result: Parameters<typeof shown>[0]): number[] =>
+    result.sim.trace.events.filter((event) => event.kind === 'proc.kill' && event.fields.name === runnerName).map((event) => event.timeMs);
+
+  /** A rogue supervisor: kill the runner at `firstMs`, then kill its successor `afterStartMs` after that one started. */
+  const killSuccessor =
+    (firstMs: number, afterStartMs: number): Prepare =>
+    (sim) =>
+      sim.spawn('rogue-supervisor', async (ctx) => {
+        await ctx.timers.sleep(firstMs);
+        ctx.supervisor.kill(runnerName);
+        while (!ctx.supervisor.isRunning(runnerName)) await ctx.timers.sleep(100);
+        await ctx.timers.sleep(afterStartMs);
+        ctx.supervisor.kill(runnerName);
+      });
+
+  it('holds when each kill finds an incarnation at least 60 s old', async () => {
+    await withRun(sql, input(killSuccessor(60_000, progressBounds.youngestKillableMs + 1_000)), (result) => {
+      expect(killsOf(result)).toHaveLength(2);
+      expect(result.violations).toEqual([]);
+    });
+  });
+
+  it('fires when a supervisor kills an incarnation younger than 60 s', async () => {
+    await withRun(sql, input(killSuccessor(60_000, 10_000)), (result) => {
+      expect(killsOf(result)).toHaveLength(2);
+      expect(invariants(result)).toEqual(['supervision']);
+      expect(messagesOf(result, 'supervision')[0]).toMatch(/^runner incarnation \d+ was killed by a supervisor 10\d\d\d ms after it started/);
+    });
+  });
+
+  const hangOnSecond: Prepare = (_sim, _model, world) => {
+    const api = world.modelApi;
+    const complete = api.complete.bind(api);
+    api.complete = async (request, timers) => {
+      if (request.prompt.includes(m1)) await timers.sleep(24 * 3_600_000);
+      return complete(request, timers);
+    };
+  };
+
+  it(`fires after more than ${progressBounds.killsWithoutProgressMax} kills in a row with no answer and nothing shown in between`, async () => {
+    // The fixed model alone: the sweep kills the stuck runner 5 times, then the turn gives up with an error reply.
+    await withRun(sql, input(hangOnSecond, longRun(twoTurns.faultPhaseMs)), (result) => {
+      expect(killsOf(result)).toHaveLength(progressBounds.killsWithoutProgressMax);
+      expect(result.ledger.shown.at(-1)?.text).toMatch(/something went wrong/);
+      expect(messagesOf(result, 'supervision')).toEqual([]);
+    });
+    // A rogue supervisor that churns the idle node host (kill, start, 61 s later again) once the turns are over.
+    const churnNodeHost =
+      (times: number): Prepare =>
+      (sim) =>
+        sim.spawn('rogue-supervisor', async (ctx) => {
+          await ctx.timers.sleep(60_000);
+          for (let kill = 0; kill < times; kill++) {
+            ctx.supervisor.kill('node-host');
+            ctx.supervisor.start('node-host', 0);
+            await ctx.timers.sleep(progressBounds.youngestKillableMs + 1_000);
+          }
+        });
+    await withRun(sql, input(churnNodeHost(progressBounds.killsWithoutProgressMax), longRun(twoTurns.faultPhaseMs)), (result) => {
+      expect(messagesOf(result, 'supervision')).toEqual([]);
+    });
+    await withRun(sql, input(churnNodeHost(progressBounds.killsWithoutProgressMax + 1), longRun(twoTurns.faultPhaseMs)), (result) => {
+      expect(messagesOf(result, 'supervision')).toEqual([
+        `node-host was killed by a supervisor ${progressBounds.killsWithoutProgressMax + 1} times in a row with no progress in between (no LLM answer, nothing shown to the user; at most ${progressBounds.killsWithoutProgressMax})`,
+      ]);
+    });
+  });
+});
