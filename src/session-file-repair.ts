@@ -13,7 +13,10 @@
 //    assistant message then appends every in-memory line again (two headers, repeated entries). So when the file
 //    existed and holds no assistant message, OpenClaw empties it and takes the in-memory entries back to the header
 //    alone: the first assistant message writes header and entries once.
-// The model fsyncs what it writes here, as the runner fsyncs every transcript write; OpenClaw does not.
+// The model fsyncs what it writes here, as the runner fsyncs every transcript write; OpenClaw does not. And the fixed
+// runner goes one step further than OpenClaw: a last line that a power loss tore just short of its newline parses,
+// so the repair keeps it, and pi's next append (which never checks for a final newline) would land on the same line,
+// which the next repair then drops with both entries in it. The runner ends such a line before it opens the file.
 import type { Disk, ProcessContext } from './ports.ts';
 import { isSessionHeader } from './pi-format.ts';
 import type { SessionManagerFactory, SessionManagerPort } from './session-manager-port.ts';
@@ -21,7 +24,13 @@ import type { SessionManagerFactory, SessionManagerPort } from './session-manage
 /** What the repair step did, with OpenClaw's reasons for leaving a file as it is. */
 export type SessionFileRepair =
   | { repaired: true; droppedLines: number; backupPath: string }
-  | { repaired: false; droppedLines: number; reason?: 'missing session file' | 'empty session file' | 'invalid session header' };
+  | {
+      repaired: false;
+      droppedLines: number;
+      reason?: 'missing session file' | 'empty session file' | 'invalid session header';
+      /** The file is clean but its last line lacks its newline (OpenClaw does not look; the runner ends the line). */
+      unterminated?: true;
+    };
 
 /** OpenClaw's repairSessionFileIfNeeded on the simulated disk; `pid` and `nowMs` name the backup. */
 export async function repairSessionFileIfNeeded(disk: Disk, path: string, pid: number, nowMs: number): Promise<SessionFileRepair> {
@@ -40,7 +49,7 @@ export async function repairSessionFileIfNeeded(disk: Disk, path: string, pid: n
   const first = kept[0];
   if (first === undefined) return { repaired: false, droppedLines, reason: 'empty session file' };
   if (!isSessionHeader(first) || first.id.length === 0) return { repaired: false, droppedLines, reason: 'invalid session header' };
-  if (droppedLines === 0) return { repaired: false, droppedLines };
+  if (droppedLines === 0) return content.endsWith('\n') ? { repaired: false, droppedLines } : { repaired: false, droppedLines, unterminated: true };
   const cleaned = `${kept.map((entry) => JSON.stringify(entry)).join('\n')}\n`;
   const backupPath = await replaceSessionFile(disk, path, cleaned, pid, nowMs);
   return { repaired: true, droppedLines, backupPath };
@@ -87,6 +96,11 @@ export interface OpenedSession {
 /** Repair, open and prepare the session file at `path`, as a run attempt does (the caller holds the lock). */
 export async function openSessionForRun(ctx: ProcessContext, factory: SessionManagerFactory, path: string): Promise<OpenedSession> {
   const repair = await repairSessionFileIfNeeded(ctx.disk, path, ctx.incarnation, ctx.clock.nowMs());
+  if (!repair.repaired && repair.unterminated === true) {
+    // Beyond OpenClaw: end a last line torn just short of its newline, so pi's next append starts a line of its own.
+    await ctx.disk.append(path, '\n');
+    await ctx.disk.fsync(path);
+  }
   // The repair never creates or removes the file, so what it read says whether the file was there.
   const hadSessionFile = repair.repaired || repair.reason !== 'missing session file';
   const session = await factory(ctx, path);

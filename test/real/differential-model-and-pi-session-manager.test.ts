@@ -25,7 +25,10 @@ function fileOf(...lines: string[]): string {
   return `${lines.join('\n')}\n`;
 }
 
-/** Files both sides may start from: none, empty, a bare header, no assistant yet, no header, a second header. */
+/**
+ * Files both sides may start from: none, empty, a bare header, no assistant yet, no header, a second header, a torn
+ * last line, and a last line torn just short of its newline.
+ */
 const startingFiles: (string | undefined)[] = [
   undefined,
   '',
@@ -34,6 +37,7 @@ const startingFiles: (string | undefined)[] = [
   fileOf(messageLine('e0', null, { role: 'assistant', content: 'headless' })),
   fileOf(header, messageLine('e0', null, { role: 'user', content: 'hi' }), messageLine('e1', 'e0', { role: 'assistant', content: 'there' }), header),
   `${fileOf(header, messageLine('e0', null, { role: 'user', content: 'hi' }))}{"type":"message","id":"tor`,
+  `${header}\n${messageLine('e0', null, { role: 'user', content: 'hi' })}\n${messageLine('e1', 'e0', { role: 'assistant', content: 'whole but unended' })}`,
 ];
 
 const append = (role: 'user' | 'assistant' | 'tool'): Operation => ({ kind: 'append', role });

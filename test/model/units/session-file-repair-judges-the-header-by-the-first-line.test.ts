@@ -84,6 +84,14 @@ describe('repairSessionFileIfNeeded', () => {
     });
   }
 
+  it('leaves a clean file whose last line lacks its newline untouched too, and says so', async () => {
+    const text = `${header}\n${user}`;
+    const outcome = await repairOf(text);
+    expect(outcome.repair).toEqual({ repaired: false, droppedLines: 0, unterminated: true });
+    expect(outcome.after).toBe(text);
+    expect(outcome.events).toEqual([]);
+  });
+
   it('says a missing file is missing, and creates nothing', async () => {
     const outcome = await repairOf(undefined);
     expect(outcome.repair).toEqual({ repaired: false, droppedLines: 0, reason: 'missing session file' });
@@ -148,6 +156,17 @@ describe('openSessionForRun: repair, open, prepareSessionManagerForRun', () => {
     expect(fresh.reset).toBe(false);
     expect(fresh.headers).toBe(1);
     expect(fresh.contents).toEqual(['new question', 'new answer']);
+  });
+
+  it('ends a last line torn just short of its newline, so the next append does not join it (the fixed runner goes further)', async () => {
+    // A power loss kept every byte of the entry but its newline: the line parses, so OpenClaw's repair keeps it as is,
+    // and pi's next append, which never checks for a final newline, would land on the same line.
+    const carrier = line('aaaaaaa3', 'aaaaaaa2', { role: 'user', content: 'torn' });
+    const torn = `${header}\n${user}\n${answer}\n${carrier}`;
+    const prepared = await exchangeAfterOpen(torn, true);
+    expect(prepared.contents).toEqual(['hello', 'hi', 'torn', 'new question', 'new answer']);
+    const unprepared = await exchangeAfterOpen(torn, false);
+    expect(unprepared.contents).toEqual(['hello', 'hi', 'new answer']);
   });
 
   it('repairs before it opens: a torn tail is dropped, so the next append starts a line of its own', async () => {
