@@ -16,7 +16,8 @@
 // The model fsyncs what it writes here, as the runner fsyncs every transcript write; OpenClaw does not. And the fixed
 // runner goes one step further than OpenClaw: a last line that a power loss tore just short of its newline parses,
 // so the repair keeps it, and pi's next append (which never checks for a final newline) would land on the same line,
-// which the next repair then drops with both entries in it. The runner ends such a line before it opens the file.
+// which the next repair then drops with both entries in it. The runner ends such a line before it opens the file
+// (`endTornLastLine`); what studies OpenClaw as it is (sim/real's seed-003 experiment) leaves it.
 import type { Disk, ProcessContext } from './ports.ts';
 import { isSessionHeader } from './pi-format.ts';
 import type { SessionManagerFactory, SessionManagerPort } from './session-manager-port.ts';
@@ -93,10 +94,15 @@ export interface OpenedSession {
   reset: boolean;
 }
 
+export interface OpenOptions {
+  /** Beyond OpenClaw (the fixed runner): end a last line that lacks its newline before the open. */
+  endTornLastLine?: boolean;
+}
+
 /** Repair, open and prepare the session file at `path`, as a run attempt does (the caller holds the lock). */
-export async function openSessionForRun(ctx: ProcessContext, factory: SessionManagerFactory, path: string): Promise<OpenedSession> {
+export async function openSessionForRun(ctx: ProcessContext, factory: SessionManagerFactory, path: string, options: OpenOptions = {}): Promise<OpenedSession> {
   const repair = await repairSessionFileIfNeeded(ctx.disk, path, ctx.incarnation, ctx.clock.nowMs());
-  if (!repair.repaired && repair.unterminated === true) {
+  if (options.endTornLastLine === true && !repair.repaired && repair.unterminated === true) {
     // Beyond OpenClaw: end a last line torn just short of its newline, so pi's next append starts a line of its own.
     await ctx.disk.append(path, '\n');
     await ctx.disk.fsync(path);

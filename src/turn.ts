@@ -169,8 +169,9 @@ function withFolded(texts: readonly string[], content: string): string {
 
 async function openTranscript(deps: TurnDeps, sessionKey: string): Promise<SessionManagerPort> {
   const { ctx } = deps;
-  // OpenClaw's run attempt: repair the file if needed, open the SessionManager, prepare it (src/session-file-repair.ts).
-  const { session, repair, reset } = await openSessionForRun(ctx, deps.sessionManagerFactory, transcriptPath(sessionKey));
+  // OpenClaw's run attempt: repair the file if needed, open the SessionManager, prepare it (src/session-file-repair.ts);
+  // the fixed runner also ends a last line a power loss tore just short of its newline.
+  const { session, repair, reset } = await openSessionForRun(ctx, deps.sessionManagerFactory, transcriptPath(sessionKey), { endTornLastLine: true });
   if (repair.repaired) ctx.note('transcript-repaired', { session: sessionKey, malformed: repair.droppedLines, backup: repair.backupPath });
   else if (repair.reason === 'invalid session header') ctx.note('transcript-repair-skipped', { session: sessionKey, reason: repair.reason });
   if (reset) ctx.note('transcript-reset', { session: sessionKey });

@@ -99,7 +99,10 @@ describe('repairSessionFileIfNeeded', () => {
   });
 });
 
-/** Open for a run (or, as a sabotage, repair and open without prepareSessionManagerForRun), then one exchange. */
+/**
+ * Open for a run as the fixed runner does (or, as a sabotage, repair and open without prepareSessionManagerForRun
+ * and without ending a torn last line), then one exchange.
+ */
 async function exchangeAfterOpen(initial: string | undefined, prepare: boolean) {
   const { value } = await inProcess(sql, 'open-for-run', async (ctx: ProcessContext, running) => {
     if (initial !== undefined) {
@@ -109,7 +112,7 @@ async function exchangeAfterOpen(initial: string | undefined, prepare: boolean) 
     const opening = running.trace.events.length;
     let reset = false;
     let session;
-    if (prepare) ({ session, reset } = await openSessionForRun(ctx, modelSessionManagerFactory, path));
+    if (prepare) ({ session, reset } = await openSessionForRun(ctx, modelSessionManagerFactory, path, { endTornLastLine: true }));
     else {
       await repairSessionFileIfNeeded(ctx.disk, path, ctx.incarnation, ctx.clock.nowMs());
       session = await modelSessionManagerFactory(ctx, path);
@@ -167,6 +170,14 @@ describe('openSessionForRun: repair, open, prepareSessionManagerForRun', () => {
     expect(prepared.contents).toEqual(['hello', 'hi', 'torn', 'new question', 'new answer']);
     const unprepared = await exchangeAfterOpen(torn, false);
     expect(unprepared.contents).toEqual(['hello', 'hi', 'new answer']);
+    // OpenClaw's own open step (what sim/real's seed-003 experiment runs) leaves the line as it is.
+    const { value } = await inProcess(sql, 'openclaw-as-is', async (ctx: ProcessContext) => {
+      await ctx.disk.write(path, torn);
+      await ctx.disk.fsync(path);
+      await openSessionForRun(ctx, modelSessionManagerFactory, path);
+      return ctx.disk.read(path);
+    });
+    expect(value).toBe(torn);
   });
 
   it('repairs before it opens: a torn tail is dropped, so the next append starts a line of its own', async () => {
