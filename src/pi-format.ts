@@ -6,6 +6,16 @@
 // The model keeps one field of its own on each entry (`turnId`, for its own resume logic); a file without it (one
 // the real SessionManager wrote) loads all the same, and no checker reads it.
 
+/**
+ * pi's header test (`loadEntriesFromFile`): an object with `type` "session" and a string `id`. OpenClaw's repair step
+ * asks the id to be non-empty as well (`isSessionHeader` in `src/agents/session-file-repair.ts`).
+ */
+export function isSessionHeader(value: unknown): value is { type: 'session'; id: string } & Record<string, unknown> {
+  if (typeof value !== 'object' || value === null) return false;
+  const record = value as { type?: unknown; id?: unknown };
+  return record.type === 'session' && typeof record.id === 'string';
+}
+
 /** Simulated time 0 is this instant (2026-01-01T00:00:00Z), so ISO timestamps look like real ones. */
 export const simEpochMs = Date.UTC(2026, 0, 1);
 

@@ -1,17 +1,26 @@
-// The pi SessionManager and its JSONL transcript. Line 1 is a header
-// `{"type":"session","version":3,"id","timestamp","cwd"}`; then one entry per line, `{type, id, parentId, timestamp,
-// message, turnId}` with an 8-character id. The model:
+// The pi SessionManager and its JSONL transcript (@mariozechner/pi-coding-agent 0.73.1, `dist/core/session-manager.js`).
+// Line 1 is a header `{"type":"session","version":3,"id","timestamp","cwd"}`; then one entry per line, `{type, id,
+// parentId, timestamp, message, turnId}` with an 8-character id. The model, as pi:
 // - append sets parentId to the current leaf and advances the leaf;
-// - nothing is written until the first assistant message exists; then all entries are flushed (a whole-file write),
-//   and after that each entry is appended as it comes;
-// - load skips malformed lines (a torn append after a crash), requires the header, and sets the leaf to the last
-//   entry in file order, so an in-memory branch that was never written is undone by a reload;
+// - nothing is written while no assistant message exists (an append then marks the file unflushed); the first
+//   append that finds one appends every in-memory line, header included, and each later entry is appended alone;
+// - load skips blank and malformed lines, requires the first line that parses to be a header, and sets the leaf to
+//   the last entry in file order, so an in-memory branch that was never written is undone by a reload; a loaded file
+//   counts as flushed, assistant message or not, which is pi's load-then-append hazard: the first non-assistant
+//   append unmarks it and the next assistant message appends the whole file again (two headers, repeated entries);
+// - opening an empty file, or one whose first line that parses is not a header, truncates it in place to a fresh
+//   header line (the entries are gone, with no backup);
+// - a header line after the first, and JSON lines that are no entry, stay in the file (written back on a rewrite)
+//   and out of the tree;
 // - branch(id) only moves the leaf; entries are never edited in place;
-// - rewriteFile() (the file-repair step) writes a backup `<file>.bak-<pid>-<time>`, then replaces the file through
-//   a temporary file and an atomic rename.
+// - rewriteInPlace() is pi's rewrite hook (`_rewriteFile`): every line written over the file, no backup, no fsync;
+//   rewriteFile() replaces the file as the repair step does (src/session-file-repair.ts); neither changes whether
+//   the file counts as flushed.
+// Unlike pi, the model fsyncs every write it makes (docs/MODEL.md, "The model's SessionManager and the real one").
 import { assert } from './assert.ts';
-import { fromPiMessage, isoAt, simMsOf, toPiMessage, type TranscriptMessage } from './pi-format.ts';
+import { fromPiMessage, isSessionHeader, isoAt, simMsOf, toPiMessage, type TranscriptMessage } from './pi-format.ts';
 import type { Disk } from './ports.ts';
+import { replaceSessionFile } from './session-file-repair.ts';
 import { shortId } from './text.ts';
 
 export type { Role, TranscriptMessage } from './pi-format.ts';
@@ -30,24 +39,36 @@ export interface SessionEntry {
 
 interface SessionHeader {
   type: 'session';
-  version: 3;
   id: string;
   timestamp: number;
   cwd: string;
+  /** The header as loaded, written back verbatim. */
+  raw?: Record<string, unknown>;
 }
+
+/** A line that parses but is not in the tree (a header after the first line, JSON that is no entry): kept as read. */
+interface OpaqueLine {
+  type: 'opaque';
+  raw: unknown;
+}
+
+type FileLine = SessionHeader | SessionEntry | OpaqueLine;
 
 export interface LoadReport {
   malformedLines: number;
-  missingHeader: boolean;
+  /** Nothing parsed, or the first line that parsed was no header: pi truncated the file to a fresh header. */
+  truncated: boolean;
 }
 
 export class SessionManager {
+  /** Every line of the file, in order, header first (pi's fileEntries). */
+  private fileLines: FileLine[] = [];
+  /** The tree's entries in file order. */
   private entries: SessionEntry[] = [];
   private byId = new Map<string, SessionEntry>();
   private leafId: string | null = null;
-  private header: SessionHeader | undefined;
   private flushed = false;
-  loadReport: LoadReport = { malformedLines: 0, missingHeader: false };
+  loadReport: LoadReport = { malformedLines: 0, truncated: false };
 
   private constructor(
     private readonly disk: Disk,
@@ -72,38 +93,34 @@ export class SessionManager {
   private async load(): Promise<void> {
     const text = await this.disk.read(this.path);
     if (text === undefined) {
-      this.header = this.freshHeader();
+      this.fileLines = [this.freshHeader()];
       return;
     }
-    const report: LoadReport = { malformedLines: 0, missingHeader: false };
-    const lines = text.split('\n').filter((line) => line.length > 0);
-    lines.forEach((line, index) => {
-      const parsed = parseLine(line);
-      if (parsed === undefined) {
-        report.malformedLines++;
-      } else if (index === 0 && parsed.type === 'session') {
-        this.header = parsed;
-      } else if (parsed.type === 'message') {
-        this.entries.push(parsed);
-        this.byId.set(parsed.id, parsed);
-      } else {
-        report.malformedLines++;
-      }
-    });
-    if (this.header === undefined) {
-      report.missingHeader = true;
-      this.header = this.freshHeader();
+    const { records, malformedLines } = parseRecords(text);
+    const [first, ...rest] = records;
+    this.loadReport = { malformedLines, truncated: !isSessionHeader(first) };
+    // A file that loads counts as flushed whether or not it holds an assistant message (pi's setSessionFile).
+    this.flushed = true;
+    if (!isSessionHeader(first)) {
+      // pi: an empty or headerless file is truncated in place to a fresh header; what it held is gone.
+      this.fileLines = [this.freshHeader()];
+      await this.disk.write(this.path, this.serialise());
+      await this.disk.fsync(this.path);
+      return;
+    }
+    this.fileLines = [headerOf(first), ...rest.map(lineOf)];
+    for (const line of this.fileLines) {
+      if (line.type !== 'message') continue;
+      this.entries.push(line);
+      this.byId.set(line.id, line);
     }
     this.leafId = this.entries.at(-1)?.id ?? null;
-    // A file that already holds an assistant message has been flushed; appends go straight to it.
-    this.flushed = this.entries.some((entry) => entry.message.role === 'assistant') && report.malformedLines === 0 && !report.missingHeader;
-    this.loadReport = report;
   }
 
   private freshHeader(): SessionHeader {
     const hex = () => shortId(this.draw);
     const uuid = `${hex()}-${hex().slice(0, 4)}-7${hex().slice(0, 3)}-8${hex().slice(0, 3)}-${hex()}${hex().slice(0, 4)}`;
-    return { type: 'session', version: 3, id: uuid, timestamp: this.nowMs(), cwd: '/work' };
+    return { type: 'session', id: uuid, timestamp: this.nowMs(), cwd: '/work' };
   }
 
   get leaf(): SessionEntry | undefined {
@@ -136,13 +153,29 @@ export class SessionManager {
     this.leafId = null;
   }
 
-  /** Remove an entry from the in-memory file entries (the fixed orphan repair); the caller rewrites the file. */
+  /**
+   * Remove an entry from the in-memory lines (the fixed orphan repair); the caller rewrites the file. A removed leaf
+   * hands the leaf to its parent, or resets it when the parent is not there (OpenClaw's repair branches the same way).
+   */
   removeEntry(id: string): void {
-    const index = this.entries.findIndex((entry) => entry.id === id);
-    assert(index >= 0, `remove of unknown entry ${id}`);
-    this.entries.splice(index, 1);
+    const removed = this.byId.get(id);
+    assert(removed !== undefined, `remove of unknown entry ${id}`);
+    this.fileLines = this.fileLines.filter((line) => line !== removed);
+    this.entries = this.entries.filter((entry) => entry !== removed);
     this.byId.delete(id);
-    if (this.leafId === id) this.leafId = this.entries.at(-1)?.id ?? null;
+    if (this.leafId !== id) return;
+    this.leafId = removed.parentId !== null && this.byId.has(removed.parentId) ? removed.parentId : null;
+  }
+
+  /** OpenClaw's prepareSessionManagerForRun reset (it empties the file itself): the header alone, unflushed. */
+  resetToHeader(): void {
+    const header = this.fileLines[0];
+    assert(header?.type === 'session', `no header for ${this.path}`);
+    this.fileLines = [header];
+    this.entries = [];
+    this.byId.clear();
+    this.leafId = null;
+    this.flushed = false;
   }
 
   async appendMessage(message: TranscriptMessage, turnId: string): Promise<SessionEntry> {
@@ -154,6 +187,7 @@ export class SessionManager {
       message,
       turnId,
     };
+    this.fileLines.push(entry);
     this.entries.push(entry);
     this.byId.set(entry.id, entry);
     this.leafId = entry.id;
@@ -161,45 +195,30 @@ export class SessionManager {
     return entry;
   }
 
+  /** pi's _persist: nothing while no assistant message exists; then every line once, then one line per entry. */
   private async persist(entry: SessionEntry): Promise<void> {
-    if (!this.flushed) {
-      if (!this.entries.some((candidate) => candidate.message.role === 'assistant')) return;
-      this.flushed = true;
-      await this.disk.write(this.path, this.serialise());
-      await this.disk.fsync(this.path);
+    if (!this.entries.some((candidate) => candidate.message.role === 'assistant')) {
+      this.flushed = false;
       return;
     }
-    await this.disk.append(this.path, `${serialiseEntry(entry)}\n`);
+    const text = this.flushed ? `${serialiseLine(entry)}\n` : this.serialise();
+    this.flushed = true;
+    await this.disk.append(this.path, text);
     await this.disk.fsync(this.path);
   }
 
   /** pi's own rewrite hook: the whole file written in place, with no backup and no fsync (not atomic). */
   async rewriteInPlace(): Promise<void> {
     await this.disk.write(this.path, this.serialise());
-    this.flushed = this.entries.some((candidate) => candidate.message.role === 'assistant');
   }
 
-  /** Backup, then replace the file atomically with the in-memory entries. */
+  /** Replace the file with the in-memory lines as the repair step does (backup, temporary file, rename). */
   async rewriteFile(): Promise<string> {
-    const current = await this.disk.read(this.path);
-    const backup = `${this.path}.bak-${this.pid}-${this.nowMs()}`;
-    if (current !== undefined) {
-      await this.disk.write(backup, current);
-      await this.disk.fsync(backup);
-    }
-    const temporary = `${this.path}.tmp-${this.pid}`;
-    await this.disk.write(temporary, this.serialise());
-    await this.disk.fsync(temporary);
-    await this.disk.rename(temporary, this.path);
-    this.flushed = this.entries.some((candidate) => candidate.message.role === 'assistant');
-    return backup;
+    return replaceSessionFile(this.disk, this.path, this.serialise(), this.pid, this.nowMs());
   }
 
   private serialise(): string {
-    const header = this.header;
-    assert(header !== undefined, `no header for ${this.path}`);
-    const lines = [JSON.stringify({ ...header, timestamp: isoAt(header.timestamp) }), ...this.entries.map(serialiseEntry)];
-    return `${lines.join('\n')}\n`;
+    return `${this.fileLines.map(serialiseLine).join('\n')}\n`;
   }
 
   private newId(): string {
@@ -211,40 +230,54 @@ export class SessionManager {
   }
 }
 
-/** One entry as pi writes it (plus the model's own turnId field); a loaded entry goes back as it was read. */
-function serialiseEntry(entry: SessionEntry): string {
-  if (entry.raw !== undefined) return JSON.stringify(entry.raw);
+/** One line as pi writes it (an entry with the model's own turnId field); a loaded line goes back as it was read. */
+function serialiseLine(line: FileLine): string {
+  if (line.type === 'opaque') return JSON.stringify(line.raw);
+  if (line.raw !== undefined) return JSON.stringify(line.raw);
+  if (line.type === 'session') return JSON.stringify({ type: 'session', version: 3, id: line.id, timestamp: isoAt(line.timestamp), cwd: line.cwd });
   return JSON.stringify({
     type: 'message',
-    id: entry.id,
-    parentId: entry.parentId,
-    timestamp: isoAt(entry.timestamp),
-    message: toPiMessage(entry.message, entry.timestamp),
-    turnId: entry.turnId,
+    id: line.id,
+    parentId: line.parentId,
+    timestamp: isoAt(line.timestamp),
+    message: toPiMessage(line.message, line.timestamp),
+    turnId: line.turnId,
   });
 }
 
-/** A line of pi's format: the header, a message entry, or undefined (malformed, or a kind the model skips). */
-function parseLine(line: string): SessionEntry | SessionHeader | undefined {
-  let value: unknown;
-  try {
-    value = JSON.parse(line);
-  } catch {
-    return undefined;
+/** pi's loadEntriesFromFile: every non-blank line that parses, in order; the others counted. */
+function parseRecords(text: string): { records: unknown[]; malformedLines: number } {
+  const records: unknown[] = [];
+  let malformedLines = 0;
+  for (const line of text.split('\n')) {
+    if (line.trim().length === 0) continue;
+    try {
+      records.push(JSON.parse(line));
+    } catch {
+      malformedLines++;
+    }
   }
-  if (typeof value !== 'object' || value === null) return undefined;
-  const record = value as Record<string, unknown>;
-  if (record.type === 'session' && typeof record.id === 'string') {
-    return { type: 'session', version: 3, id: record.id, timestamp: simMsOf(record.timestamp), cwd: typeof record.cwd === 'string' ? record.cwd : '' };
-  }
-  if (typeof record.type !== 'string' || typeof record.id !== 'string' || !(record.parentId === null || typeof record.parentId === 'string')) return undefined;
+  return { records, malformedLines };
+}
+
+function headerOf(record: { id: string } & Record<string, unknown>): SessionHeader {
+  const header: SessionHeader = { type: 'session', id: record.id, timestamp: simMsOf(record.timestamp), cwd: typeof record.cwd === 'string' ? record.cwd : '' };
+  Object.defineProperty(header, 'raw', { value: record, enumerable: false });
+  return header;
+}
+
+/** A parsed line after the header: an entry of the tree, or a line kept as it is (a second header, not an entry). */
+function lineOf(value: unknown): SessionEntry | OpaqueLine {
+  const record = (typeof value === 'object' && value !== null ? value : {}) as Record<string, unknown>;
+  const isEntry = record.type !== 'session' && typeof record.type === 'string' && typeof record.id === 'string' && (record.parentId === null || typeof record.parentId === 'string');
+  if (!isEntry) return { type: 'opaque', raw: value };
   // Entries of other kinds (model_change, thinking_level_change, label, ...) and messages of roles the model does not
   // use stay in the tree, as pi keeps them, so parent links through them hold.
   const message = (record.type === 'message' ? fromPiMessage(record.message) : undefined) ?? { role: 'other' as const, content: '' };
   const entry: SessionEntry = {
     type: 'message',
-    id: record.id,
-    parentId: record.parentId,
+    id: record.id as string,
+    parentId: record.parentId as string | null,
     timestamp: simMsOf(record.timestamp),
     message,
     turnId: typeof record.turnId === 'string' ? record.turnId : '',
@@ -254,16 +287,14 @@ function parseLine(line: string): SessionEntry | SessionHeader | undefined {
   return entry;
 }
 
-/** Parse a transcript's text for checkers and tests (same rules as load). */
+/**
+ * Parse a transcript's text for checkers and tests, by the load's rules: malformed lines skipped and counted, no
+ * entries unless the first line that parses is a header, the leaf the last entry in file order.
+ */
 export function parseTranscript(text: string): { entries: SessionEntry[]; malformedLines: number; leafId: string | null } {
-  const entries: SessionEntry[] = [];
-  let malformedLines = 0;
-  for (const line of text.split('\n')) {
-    if (line.length === 0) continue;
-    const parsed = parseLine(line);
-    if (parsed === undefined) malformedLines++;
-    else if (parsed.type === 'message') entries.push(parsed);
-  }
+  const { records, malformedLines } = parseRecords(text);
+  const [first, ...rest] = records;
+  const entries = isSessionHeader(first) ? rest.map(lineOf).filter((line): line is SessionEntry => line.type === 'message') : [];
   return { entries, malformedLines, leafId: entries.at(-1)?.id ?? null };
 }
 

@@ -14,6 +14,7 @@ import type { DbMessage, SessionDb } from './session-db.ts';
 import { parseTurnSentPayloads, type SessionDbs, sharedPayloadRow, transcriptPath, turnSendInvokedKey, turnSentPayloadsKey, turnSentPayloadsKeyFor } from './session-dbs.ts';
 import type { SessionEntry, TranscriptMessage } from './session-manager.ts';
 import type { SessionManagerFactory, SessionManagerPort } from './session-manager-port.ts';
+import { openSessionForRun } from './session-file-repair.ts';
 import { contentHash, isVerbatimDuplicate, normalizeWhitespace, parseMessageBlocks } from './text.ts';
 import type { ToolRpc } from './tool-rpc.ts';
 import type { ToolCallMessage } from './tool-server.ts';
@@ -216,12 +217,12 @@ function withFolded(texts: readonly string[], content: string): string {
 
 async function openTranscript(deps: TurnDeps, sessionKey: string): Promise<SessionManagerPort> {
   const { ctx } = deps;
-  const session = await deps.sessionManagerFactory(ctx, transcriptPath(sessionKey));
-  if (session.loadReport.malformedLines > 0 || session.loadReport.missingHeader) {
-    // The file-repair step: backup, then rewrite without the malformed lines.
-    const backup = await session.rewriteFile();
-    ctx.note('transcript-repaired', { session: sessionKey, malformed: session.loadReport.malformedLines, backup });
-  }
+  // OpenClaw's run attempt: repair the file if needed, open the SessionManager, prepare it (src/session-file-repair.ts);
+  // the fixed runner also ends a last line a power loss tore just short of its newline.
+  const { session, repair, reset } = await openSessionForRun(ctx, deps.sessionManagerFactory, transcriptPath(sessionKey), { endTornLastLine: true });
+  if (repair.repaired) ctx.note('transcript-repaired', { session: sessionKey, malformed: repair.droppedLines, backup: repair.backupPath });
+  else if (repair.reason === 'invalid session header') ctx.note('transcript-repair-skipped', { session: sessionKey, reason: repair.reason });
+  if (reset) ctx.note('transcript-reset', { session: sessionKey });
   return session;
 }
 

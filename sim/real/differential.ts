@@ -5,6 +5,7 @@
 // module.
 import { contentText } from '../../src/pi-format.ts';
 import type { ProcessContext } from '../../src/ports.ts';
+import { openSessionForRun, repairSessionFileIfNeeded } from '../../src/session-file-repair.ts';
 import type { SessionEntry } from '../../src/session-manager.ts';
 import { modelSessionManagerFactory, type SessionManagerFactory, type SessionManagerPort } from '../../src/session-manager-port.ts';
 import { Simulation } from '../kernel/simulation.ts';
@@ -121,11 +122,14 @@ async function apply(ctx: ProcessContext, operation: Operation, manager: Session
   }
 }
 
-/** Open both transcripts, as the runner opens one, repairing what the load report asks for. */
-async function openRepaired(factory: SessionManagerFactory, ctx: ProcessContext, path: string): Promise<SessionManagerPort> {
-  const manager = await factory(ctx, path);
-  if (manager.loadReport.malformedLines > 0 || manager.loadReport.missingHeader) await manager.rewriteFile();
-  return manager;
+/**
+ * Open a transcript after OpenClaw's repair step, as a run attempt does; with `forRun`, OpenClaw's whole open step
+ * (prepareSessionManagerForRun too), which hides pi's load-then-append hazard from the run.
+ */
+async function openRepaired(factory: SessionManagerFactory, ctx: ProcessContext, path: string, forRun: boolean): Promise<SessionManagerPort> {
+  if (forRun) return (await openSessionForRun(ctx, factory, path)).session;
+  await repairSessionFileIfNeeded(ctx.disk, path, ctx.incarnation, ctx.clock.nowMs());
+  return factory(ctx, path);
 }
 
 export interface DifferentialOptions {
@@ -133,6 +137,8 @@ export interface DifferentialOptions {
   tearPer1000?: number;
   /** Content both files hold (synced) before the first open. */
   initial?: string;
+  /** Open through OpenClaw's whole open step of a run attempt (repair, open, prepare); default: repair and open. */
+  forRun?: boolean;
 }
 
 export async function runDifferential(
@@ -153,8 +159,9 @@ export async function runDifferential(
         await ctx.disk.fsync(path);
       }
     }
-    let model = await openRepaired(factories.model, ctx, modelPath);
-    let real = await openRepaired(factories.pi, ctx, piPath);
+    const forRun = options.forRun === true;
+    let model = await openRepaired(factories.model, ctx, modelPath, forRun);
+    let real = await openRepaired(factories.pi, ctx, piPath, forRun);
     // After a crash the step records what the restarted process loads.
     const last = state.steps.at(-1);
     if (last?.operation.kind === 'crash') Object.assign(last, { model: snapshot(sim, model, modelPath), pi: snapshot(sim, real, piPath) });
@@ -169,8 +176,8 @@ export async function runDifferential(
         return;
       }
       const content = `m${state.appended++}`;
-      model = await apply(ctx, operation, model, content, () => openRepaired(factories.model, ctx, modelPath));
-      real = await apply(ctx, operation, real, content, () => openRepaired(factories.pi, ctx, piPath));
+      model = await apply(ctx, operation, model, content, () => openRepaired(factories.model, ctx, modelPath, forRun));
+      real = await apply(ctx, operation, real, content, () => openRepaired(factories.pi, ctx, piPath, forRun));
       state.steps.push({ step, operation, model: snapshot(sim, model, modelPath), pi: snapshot(sim, real, piPath) });
     }
   });

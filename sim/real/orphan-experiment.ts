@@ -1,13 +1,15 @@
 // Seed 003 experiment: does a SessionManager, with OpenClaw's orphan repair applied as seed 003 describes (buggy:
 // only the in-memory leaf moves), produce the full symptom: assistant entries that a backup (`.bak-*`) still holds
 // but the active transcript no longer has, and runs of consecutive user entries? One simulated runner does turns on
-// one session file as OpenClaw's run attempt does (open; repair a file with malformed lines with a backup; merge an
-// orphaned trailing user leaf for user-triggered runs; persist the prompt; the model call; on a transient error one
-// full retry after 2,500 ms, which opens and prompts again; persist the answer), while power losses land at random
-// (the machine dies; only what was written back survives), the OS writes the page cache back at random and a power
-// loss may tear the oldest unsynced append.
+// one session file as OpenClaw's run attempt does (repair a file with malformed lines with a backup, open, and empty
+// a file with no assistant message, src/session-file-repair.ts; merge an orphaned trailing user leaf for
+// user-triggered runs; persist the prompt; the model call; on a transient error one full retry after 2,500 ms, which
+// opens and prompts again; persist the answer), while power losses land at random (the machine dies; only what was
+// written back survives), the OS writes the page cache back at random and a power loss may tear the oldest unsynced
+// append.
 import type { ProcessContext } from '../../src/ports.ts';
 import { contentText } from '../../src/pi-format.ts';
+import { openSessionForRun } from '../../src/session-file-repair.ts';
 import { activeBranchOf, parseTranscript } from '../../src/session-manager.ts';
 import { modelSessionManagerFactory, type SessionManagerFactory, type SessionManagerPort } from '../../src/session-manager-port.ts';
 import { Simulation } from '../kernel/simulation.ts';
@@ -55,8 +57,7 @@ function longestRun(entries: readonly { role: string }[]): number {
 
 /** One attempt: open, repair, orphan repair (buggy), prompt, model call; resolves to whether the call failed. */
 async function attempt(ctx: ProcessContext, factory: SessionManagerFactory, state: RunnerState, turn: number, heartbeat: boolean): Promise<SessionManagerPort | undefined> {
-  const session = await factory(ctx, sessionPath);
-  if (session.loadReport.malformedLines > 0 || session.loadReport.missingHeader) await session.rewriteFile();
+  const { session } = await openSessionForRun(ctx, factory, sessionPath);
   const leaf = session.leaf;
   // Orphan merge only for user-triggered runs, and only for text of at least 4 characters once trimmed.
   if (!heartbeat && leaf?.message.role === 'user' && String(leaf.message.content).trim().length >= 4) {

@@ -1,13 +1,14 @@
 // The real pi SessionManager (@mariozechner/pi-coding-agent) behind the runner's SessionManagerPort. Every call into
 // pi runs under withBinding, so its readFileSync/writeFileSync/appendFileSync hit the simulated disk of the calling
 // incarnation (volatile until a sync: pi never fsyncs), its ids come from that incarnation's PRNG stream and its
-// timestamps from the simulated clock. What is OpenClaw's rather than pi's is done here, as OpenClaw does it:
-// - the load report is OpenClaw's repair judgement (malformed lines under a valid header); a file whose first line
-//   that parses is not a header is pi's to handle (pi truncates it to a fresh header when it opens it);
+// timestamps from the simulated clock. What is OpenClaw's rather than pi's is done here, as OpenClaw does it (the
+// repair before the open and prepareSessionManagerForRun's file write are the runner's, src/session-file-repair.ts):
 // - removeEntry is the fixed orphan repair: the entry leaves pi's in-memory entries and index, the leaf moves to
 //   its parent (or is reset);
-// - rewriteFile is the file-repair step: a backup `<file>.bak-<pid>-<time>`, then the in-memory lines through a
-//   temporary file and a rename; rewriteInPlace is pi's own rewrite hook (`_rewriteFile`: writeFileSync in place).
+// - resetToHeader is prepareSessionManagerForRun's edit of pi's internals: the header alone, no index, no leaf,
+//   unflushed;
+// - rewriteFile replaces the file with pi's in-memory lines as the repair step does (backup, temporary file,
+//   rename); rewriteInPlace is pi's own rewrite hook (`_rewriteFile`: writeFileSync in place).
 // Entries of other kinds (model_change, label, ...) and messages of roles the model does not use are entries of
 // role 'other' to the runner, as the model's own SessionManager keeps them. The gatesim turn id rides inside pi's
 // message object (`message.turnId`), not at the entry's top level as the model writes it, since pi builds the entry.
@@ -16,7 +17,8 @@ import { assert } from '../kernel/assert.ts';
 import type { SimDisk } from '../kernel/disk.ts';
 import type { ProcessTable } from '../kernel/process.ts';
 import type { ProcessContext } from '../../src/ports.ts';
-import type { LoadReport, SessionEntry, TranscriptMessage } from '../../src/session-manager.ts';
+import { replaceSessionFile } from '../../src/session-file-repair.ts';
+import type { SessionEntry, TranscriptMessage } from '../../src/session-manager.ts';
 import type { SessionManagerFactory, SessionManagerPort } from '../../src/session-manager-port.ts';
 import { type RealBinding, simulatedBinding, withBinding } from './bindings.ts';
 import type { PiEntry, PiSessionManager, PiSessionManagerModule } from './pi-types.ts';
@@ -33,26 +35,6 @@ export function piSessionManagerFactory(world: PiWorld, pi: PiSessionManagerModu
     assert(owner !== undefined, `no incarnation ${ctx.incarnation} for ${ctx.name}`);
     return PiSessionManagerAdapter.open(ctx, simulatedBinding(world.disk, owner, ctx.random, ctx.clock), pi, path);
   };
-}
-
-/** OpenClaw's repair judgement of a transcript's text: malformed lines count only under a valid header. */
-export function openClawLoadReport(text: string | undefined): LoadReport {
-  const report: LoadReport = { malformedLines: 0, missingHeader: false };
-  if (text === undefined) return report;
-  let header: unknown;
-  let malformed = 0;
-  for (const line of text.split('\n')) {
-    if (line.trim().length === 0) continue;
-    try {
-      const value = JSON.parse(line) as unknown;
-      header ??= value;
-    } catch {
-      malformed++;
-    }
-  }
-  const record = header as { type?: unknown; id?: unknown } | undefined;
-  if (record?.type === 'session' && typeof record.id === 'string') report.malformedLines = malformed;
-  return report;
 }
 
 /** A pi entry as the model's SessionEntry (simulated ms, the turn id lifted out; other kinds as role 'other'). */
@@ -74,15 +56,10 @@ export class PiSessionManagerAdapter implements SessionManagerPort {
     private readonly binding: RealBinding,
     readonly manager: PiSessionManager,
     readonly path: string,
-    readonly loadReport: LoadReport,
   ) {}
 
   static open(ctx: ProcessContext, binding: RealBinding, pi: PiSessionManagerModule, path: string): PiSessionManagerAdapter {
-    return withBinding(binding, () => {
-      const text = binding.fs.existsSync(path) ? binding.fs.readFileSync(path, 'utf8') : undefined;
-      const report = openClawLoadReport(text);
-      return new PiSessionManagerAdapter(ctx, binding, pi.SessionManager.open(path), path, report);
-    });
+    return new PiSessionManagerAdapter(ctx, binding, withBinding(binding, () => pi.SessionManager.open(path)), path);
   }
 
   get leaf(): SessionEntry | undefined {
@@ -119,6 +96,16 @@ export class PiSessionManagerAdapter implements SessionManagerPort {
     }
   }
 
+  resetToHeader(): void {
+    const header = this.manager.fileEntries.find((entry) => entry.type === 'session');
+    assert(header !== undefined, `pi holds no header for ${this.path}`);
+    this.manager.fileEntries = [header];
+    this.manager.byId.clear();
+    this.manager.labelsById.clear();
+    this.manager.leafId = null;
+    this.manager.flushed = false;
+  }
+
   async appendMessage(message: TranscriptMessage, turnId: string): Promise<SessionEntry> {
     const id = withBinding(this.binding, () => this.manager.appendMessage({ ...toPiMessage(message, this.ctx.clock.nowMs()), turnId }));
     const entry = this.manager.getEntry(id);
@@ -133,16 +120,6 @@ export class PiSessionManagerAdapter implements SessionManagerPort {
 
   async rewriteFile(): Promise<string> {
     const { disk, clock, incarnation } = this.ctx;
-    const current = await disk.read(this.path);
-    const backup = `${this.path}.bak-${incarnation}-${clock.nowMs()}`;
-    if (current !== undefined) {
-      await disk.write(backup, current);
-      await disk.fsync(backup);
-    }
-    const temporary = `${this.path}.tmp-${incarnation}`;
-    await disk.write(temporary, `${this.manager.fileEntries.map((entry) => JSON.stringify(entry)).join('\n')}\n`);
-    await disk.fsync(temporary);
-    await disk.rename(temporary, this.path);
-    return backup;
+    return replaceSessionFile(disk, this.path, `${this.manager.fileEntries.map((entry) => JSON.stringify(entry)).join('\n')}\n`, incarnation, clock.nowMs());
   }
 }

@@ -42,6 +42,8 @@ export interface PiSessionManager {
   fileEntries: (PiHeader | PiEntry)[];
   /** internal: the id index. */
   byId: Map<string, PiEntry>;
+  /** internal: labels by target id. */
+  labelsById: Map<string, string>;
   /** internal: the leaf pointer. */
   leafId: string | null;
   /** internal: whether the in-memory entries have been written. */

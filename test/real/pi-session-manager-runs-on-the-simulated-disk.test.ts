@@ -11,6 +11,7 @@ import type { ProcessContext } from '../../src/ports.ts';
 import { simEpochMs } from '../../src/pi-format.ts';
 import type { SessionEntry } from '../../src/session-manager.ts';
 import type { SessionManagerPort } from '../../src/session-manager-port.ts';
+import { repairSessionFileIfNeeded, type SessionFileRepair } from '../../src/session-file-repair.ts';
 import { Simulation } from '../../sim/kernel/simulation.ts';
 import { runDifferential } from '../../sim/real/differential.ts';
 import { piSessionManagerFactory } from '../../sim/real/pi-session-manager.ts';
@@ -87,9 +88,9 @@ describe.skipIf(piMissing)('the real pi SessionManager under simulation', () => 
     expect(linesOf(kept.disk.peek(path))).toHaveLength(3);
   });
 
-  it('a power loss may tear the oldest unsynced append, and the reload reports the torn line to the repair step', async () => {
-    let report = { malformedLines: -1, missingHeader: true };
-    let branch: string[] = [];
+  it('a power loss may tear the oldest unsynced append; pi skips the torn line and the repair step drops it', async () => {
+    let repair: SessionFileRepair | undefined;
+    let branches: string[][] = [];
     await withPi('tear-3', async (ctx, open, sim) => {
       const first = await open();
       await first.appendMessage({ role: 'user', content: 'u' }, 't1');
@@ -98,12 +99,13 @@ describe.skipIf(piMissing)('the real pi SessionManager under simulation', () => 
       await first.appendMessage({ role: 'user', content: 'a longer second user message' }, 't2');
       // The disk alone loses power (the process goes on, to reload what is left).
       sim.disk.powerLoss();
-      const second = await open();
-      report = second.loadReport;
-      branch = second.activeBranch().map((entry) => String(entry.message.content));
+      const contents = (session: SessionManagerPort) => session.activeBranch().map((entry) => String(entry.message.content));
+      const unrepaired = contents(await open());
+      repair = await repairSessionFileIfNeeded(ctx.disk, path, ctx.incarnation, ctx.clock.nowMs());
+      branches = [unrepaired, contents(await open())];
     }, 1000);
-    expect(report).toEqual({ malformedLines: 1, missingHeader: false });
-    expect(branch).toEqual(['u', 'a']);
+    expect(repair).toMatchObject({ repaired: true, droppedLines: 1 });
+    expect(branches).toEqual([['u', 'a'], ['u', 'a']]);
   });
 
   const seeds = ['det-a', 'det-b', 'det-c', 'det-d', 'det-e'];

@@ -1,9 +1,11 @@
 // The pi SessionManager and its JSONL transcript, on the simulated disk: a header line first; nothing written
-// until the first assistant message, then every entry in one write, then one append per entry; load skips malformed
-// lines and takes the last entry in file order as the leaf; branch() only moves the leaf; removeEntry + rewriteFile
-// keeps a `.bak-<pid>-<time>` copy and replaces the file through a temporary file and an atomic rename. Files are
-// in pi's format (header with a uuid and an ISO timestamp, `message` entries with 8-hex ids, ISO timestamps and pi's
-// AgentMessage), and a file the real pi SessionManager wrote (no gatesim `turnId`) loads as well.
+// until the first assistant message, then every line appended, then one append per entry; load skips malformed
+// lines, requires the first line that parses to be a header (else the file is truncated to a fresh one) and takes
+// the last entry in file order as the leaf; a loaded file counts as flushed, which is pi's load-then-append hazard;
+// branch() only moves the leaf; rewriteInPlace writes the whole file in place, not atomically; removeEntry +
+// rewriteFile keeps a `.bak-<pid>-<time>` copy and replaces the file through a temporary file and an atomic rename.
+// Files are in pi's format (header with a uuid and an ISO timestamp, `message` entries with 8-hex ids, ISO timestamps
+// and pi's AgentMessage), and a file the real pi SessionManager wrote (no gatesim `turnId`) loads as well.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ModelAssertionError } from '../../../src/assert.ts';
@@ -91,9 +93,9 @@ describe('writing the transcript', () => {
       message: { role: 'assistant', content: [{ type: 'text', text: 'yes' }], stopReason: 'stop', timestamp: simEpochMs + (a1?.timestamp ?? -1) },
     });
     expect(value.afterAppend).toBe(`${value.afterFlush ?? ''}${piLine(value.u3)}\n`);
-    // One whole-file write at the first assistant message, one append after; both synced.
-    expect(traceOf(sim, 'disk.write').map((event) => event.fields.path)).toEqual([path]);
-    expect(traceOf(sim, 'disk.append').map((event) => event.fields.path)).toEqual([path]);
+    // Every line appended at the first assistant message (pi appends even to a new file), one append after; synced.
+    expect(traceOf(sim, 'disk.write')).toEqual([]);
+    expect(traceOf(sim, 'disk.append').map((event) => event.fields.path)).toEqual([path, path]);
     expect(sim.disk.peekSynced(path)).toBe(value.afterAppend);
   });
 
@@ -139,41 +141,100 @@ describe('loading the transcript', () => {
     const { value } = await inProcess(sql, 'load', async (ctx) => {
       await ctx.disk.write(path, `${file}\n`);
       const manager = await open(ctx);
-      return { entries: [...manager.allEntries()], leaf: manager.leaf, branch: manager.activeBranch(), report: manager.loadReport };
+      const loaded = { entries: [...manager.allEntries()], leaf: manager.leaf, branch: manager.activeBranch(), report: manager.loadReport };
+      await manager.rewriteInPlace();
+      return { ...loaded, rewritten: await ctx.disk.read(path) };
     });
     expect(value.entries).toEqual([e1, e2, e3]);
     expect(value.leaf).toEqual(e3);
     // e2 is a dead-end sibling: the leaf follows file order, not the longest path.
     expect(ids(value.branch)).toEqual([e1.id, e3.id]);
-    // A header anywhere but the first line is malformed too.
-    expect(value.report).toEqual({ malformedLines: 4, missingHeader: false });
+    expect(value.report).toEqual({ malformedLines: 2, truncated: false });
+    // A header after the first line, and JSON that is no entry, stay in the file (pi keeps them) and out of the tree.
+    expect(lines(value.rewritten)).toEqual([header, piLine(e1), piLine(e2), piLine(e3), JSON.stringify({ type: 'message', id: 'noparent' }), header]);
   });
 
-  it('reports a missing header and still loads the entries', async () => {
-    const e1 = entry('bbbbbbb1', null);
-    const { value } = await inProcess(sql, 'no-header', async (ctx) => {
-      await ctx.disk.write(path, `${piLine(e1)}\n`);
-      const manager = await open(ctx);
-      return { entries: [...manager.allEntries()], report: manager.loadReport, leaf: manager.leaf };
-    });
-    expect(value.entries).toEqual([e1]);
-    expect(value.leaf).toEqual(e1);
-    expect(value.report).toEqual({ malformedLines: 0, missingHeader: true });
+  it('truncates a file whose first line that parses is not a header to a fresh header, in place: its entries are gone', async () => {
+    const e1 = entry('bbbbbbb1', null, 'assistant');
+    for (const file of [`${piLine(e1)}\n${header}\n`, '', '\n  \n', '{"type":"sess\n']) {
+      const { value, sim } = await inProcess(sql, 'no-header', async (ctx) => {
+        await ctx.disk.write(path, file);
+        await ctx.disk.fsync(path);
+        const manager = await open(ctx);
+        return { entries: [...manager.allEntries()], report: manager.loadReport, leaf: manager.leaf, text: await ctx.disk.read(path), files: await ctx.disk.list(path) };
+      });
+      expect(value.entries).toEqual([]);
+      expect(value.leaf).toBeUndefined();
+      expect(value.report.truncated).toBe(true);
+      const [fresh, ...rest] = lines(value.text);
+      expect(rest).toEqual([]);
+      expect(JSON.parse(fresh ?? '')).toMatchObject({ type: 'session', version: 3, id: expect.stringMatching(uuidPattern) });
+      // Written over the file itself: no backup, no temporary file.
+      expect(value.files).toEqual([path]);
+      expect(traceOf(sim, 'disk.write').map((event) => event.fields.path)).toEqual([path, path]);
+    }
   });
 
-  it('after a load that skipped a torn line, the next append rewrites the whole file without it', async () => {
+  it("a torn last line is not cleaned by the load: pi's next append lands on it, and a reload loses that entry", async () => {
     const e1 = entry('ccccccc1', null);
     const e2 = entry('ccccccc2', 'ccccccc1', 'assistant');
-    const { value, sim } = await inProcess(sql, 'torn-rewrite', async (ctx) => {
+    const { value } = await inProcess(sql, 'torn-append', async (ctx) => {
       await ctx.disk.write(path, `${[header, piLine(e1), piLine(e2)].join('\n')}\n{"type":"mess`);
       const manager = await open(ctx);
       const e3 = await say(manager, 'user', 'next');
-      return { e3, text: await ctx.disk.read(path) };
+      const reloaded = await open(ctx);
+      return { e3, text: await ctx.disk.read(path), reloaded: ids(reloaded.allEntries()), report: reloaded.loadReport };
     });
-    expect(lines(value.text)).toEqual([header, piLine(e1), piLine(e2), piLine(value.e3)]);
     expect(value.e3.parentId).toBe(e2.id);
-    expect(traceOf(sim, 'disk.append')).toHaveLength(0);
-    expect(traceOf(sim, 'disk.write')).toHaveLength(2);
+    expect(lines(value.text).at(-1)).toBe(`{"type":"mess${piLine(value.e3)}`);
+    // That is why OpenClaw's repair step runs before every open (test/model/units/session-file-repair-*.test.ts).
+    expect(value.reloaded).toEqual([e1.id, e2.id]);
+    expect(value.report).toEqual({ malformedLines: 1, truncated: false });
+  });
+});
+
+describe("pi's load-then-append hazard", () => {
+  it('a loaded file with no assistant message counts as flushed; a user append unflushes it; the answer appends it all again', async () => {
+    const e1 = entry('fffffff1', null);
+    const { value, sim } = await inProcess(sql, 'hazard', async (ctx) => {
+      await ctx.disk.write(path, `${header}\n${piLine(e1)}\n`);
+      const manager = await open(ctx);
+      const u2 = await say(manager, 'user', 'second');
+      const afterUser = await ctx.disk.read(path);
+      const a2 = await say(manager, 'assistant', 'answer');
+      return { u2, a2, afterUser, text: await ctx.disk.read(path) };
+    });
+    expect(value.afterUser).toBe(`${header}\n${piLine(e1)}\n`);
+    expect(lines(value.text)).toEqual([header, piLine(e1), header, piLine(e1), piLine(value.u2), piLine(value.a2)]);
+    expect(traceOf(sim, 'disk.append')).toHaveLength(1);
+  });
+
+  it('an assistant message appended first goes alone: a loaded file counts as flushed', async () => {
+    const e1 = entry('fffffff2', null);
+    const { value } = await inProcess(sql, 'no-hazard', async (ctx) => {
+      await ctx.disk.write(path, `${header}\n${piLine(e1)}\n`);
+      const manager = await open(ctx);
+      const a1 = await say(manager, 'assistant', 'answer');
+      return { a1, text: await ctx.disk.read(path) };
+    });
+    expect(lines(value.text)).toEqual([header, piLine(e1), piLine(value.a1)]);
+  });
+
+  it('resetToHeader (OpenClaw prepareSessionManagerForRun) leaves the header alone and unflushed: one header on the next flush', async () => {
+    const e1 = entry('fffffff3', null);
+    const { value } = await inProcess(sql, 'reset-to-header', async (ctx) => {
+      await ctx.disk.write(path, `${header}\n${piLine(e1)}\n`);
+      const manager = await open(ctx);
+      await ctx.disk.write(path, '');
+      manager.resetToHeader();
+      const after = { entries: [...manager.allEntries()], leaf: manager.leaf };
+      const u1 = await say(manager, 'user', 'first');
+      const a1 = await say(manager, 'assistant', 'answer');
+      return { after, u1, a1, text: await ctx.disk.read(path) };
+    });
+    expect(value.after).toEqual({ entries: [], leaf: undefined });
+    expect(value.u1.parentId).toBeNull();
+    expect(lines(value.text)).toEqual([header, piLine(value.u1), piLine(value.a1)]);
   });
 });
 
@@ -222,7 +283,7 @@ describe('loading a file the real pi SessionManager wrote', () => {
       const manager = await open(ctx);
       return { entries: [...manager.allEntries()], report: manager.loadReport, leaf: manager.leaf?.id, branch: ids(manager.activeBranch()) };
     });
-    expect(value.report).toEqual({ malformedLines: 0, missingHeader: false });
+    expect(value.report).toEqual({ malformedLines: 0, truncated: false });
     expect(value.entries).toEqual(expected);
     expect(value.leaf).toBe('e01f4b6d');
     // "thanks" is the dead end pi's branch left behind.
@@ -350,7 +411,7 @@ describe('removeEntry and rewriteFile (the persisted orphan repair)', () => {
     expect(stampMs).toBeLessThanOrEqual(value.rewriteDoneMs);
     expect(value.backupText).toBe(value.before);
     expect(value.leafAfterRemove).toBe(a1.id);
-    const temporary = `${path}.tmp-${value.pid}`;
+    const temporary = `${path}.repair-${value.pid}-${stampMs}.tmp`;
     // The file itself is never written in place: only the backup and the temporary file are, then the rename.
     expect(value.rewriteEvents.filter(([kind]) => kind !== 'disk.sync')).toEqual([
       ['disk.write', value.backup, null, null],
@@ -363,6 +424,30 @@ describe('removeEntry and rewriteFile (the persisted orphan repair)', () => {
     expect(u2.parentId).toBe(a1.id);
     // The new file was synced before the rename, so it is durable as it stands.
     expect(sim.disk.peekSynced(path)).toBe(value.text);
+  });
+
+  it('a removed leaf hands the leaf to its parent, or resets it when the parent is gone', async () => {
+    const { value } = await inProcess(sql, 'remove-leaf', async (ctx) => {
+      const manager = await open(ctx);
+      const u1 = await say(manager, 'user', 'q1');
+      const a1 = await say(manager, 'assistant', 'r1');
+      const u2 = await say(manager, 'user', 'q2');
+      manager.branch(u1.id);
+      const u3 = await say(manager, 'user', 'q2 again');
+      manager.removeEntry(u3.id);
+      const afterChild = manager.leaf?.id;
+      manager.removeEntry(a1.id);
+      const afterOther = manager.leaf?.id;
+      manager.removeEntry(u1.id);
+      const afterRoot = manager.leaf?.id;
+      return { u1, u2, afterChild, afterOther, afterRoot, left: ids(manager.allEntries()) };
+    });
+    // Not the last entry in file order (u2): the removed entry's parent.
+    expect(value.afterChild).toBe(value.u1.id);
+    // Removing an entry that is not the leaf leaves the leaf alone.
+    expect(value.afterOther).toBe(value.u1.id);
+    expect(value.afterRoot).toBeUndefined();
+    expect(value.left).toEqual([value.u2.id]);
   });
 
   it('writes no backup when there is no file yet', async () => {
@@ -386,6 +471,61 @@ describe('removeEntry and rewriteFile (the persisted orphan repair)', () => {
   });
 });
 
+describe('rewriteInPlace (pi\'s rewrite hook)', () => {
+  it('replaces the whole file in place, not atomically: no backup, no temporary file, no fsync', async () => {
+    const { value, sim } = await inProcess(sql, 'in-place', async (ctx, running) => {
+      const manager = await open(ctx);
+      const u1 = await say(manager, 'user', 'q1');
+      const a1 = await say(manager, 'assistant', 'r1');
+      const orphan = await say(manager, 'user', 'orphan');
+      const before = await ctx.disk.read(path);
+      manager.removeEntry(orphan.id);
+      const firstEvent = running.trace.events.length;
+      await manager.rewriteInPlace();
+      const events = running.trace.events.slice(firstEvent).map((event) => [event.kind, event.fields.path ?? null]);
+      return { u1, a1, before, events, text: await ctx.disk.read(path), files: await ctx.disk.list(path) };
+    });
+    expect(value.events).toEqual([['disk.write', path]]);
+    expect(lines(value.text)).toEqual([lines(value.before)[0], piLine(value.u1), piLine(value.a1)]);
+    expect(value.files).toEqual([path]);
+    // Volatile until a writeback: the durable file still holds the orphan.
+    expect(sim.disk.peekSynced(path)).toBe(value.before);
+  });
+
+  it('a power loss before the writeback undoes it whole, where rewriteFile is durable at its rename', async () => {
+    const durableAfterPowerLoss = async (rewrite: 'rewriteInPlace' | 'rewriteFile'): Promise<string[]> => {
+      let before = '';
+      const { sim } = await inProcess(sql, `power-loss-${rewrite}`, async (ctx, running) => {
+        const manager = await open(ctx);
+        await say(manager, 'user', 'q1');
+        await say(manager, 'assistant', 'r1');
+        const orphan = await say(manager, 'user', 'orphan');
+        before = (await ctx.disk.read(path)) ?? '';
+        manager.removeEntry(orphan.id);
+        await manager[rewrite]();
+        running.disk.powerLoss();
+      });
+      return [before, sim.disk.peekSynced(path) ?? ''].map((text) => lines(text).join('\n'));
+    };
+    const [before, inPlace] = await durableAfterPowerLoss('rewriteInPlace');
+    expect(inPlace).toBe(before);
+    const [beforeAtomic, replaced] = await durableAfterPowerLoss('rewriteFile');
+    expect(lines(replaced)).toHaveLength(lines(beforeAtomic).length - 1);
+  });
+
+  it('does not mark the file flushed: rewritten before the first assistant message, it is appended again whole', async () => {
+    const { value } = await inProcess(sql, 'in-place-unflushed', async (ctx) => {
+      const manager = await open(ctx);
+      const u1 = await say(manager, 'user', 'q1');
+      await manager.rewriteInPlace();
+      const a1 = await say(manager, 'assistant', 'r1');
+      return { u1, a1, text: await ctx.disk.read(path) };
+    });
+    const [head, ...rest] = lines(value.text);
+    expect(rest).toEqual([piLine(value.u1), head, piLine(value.u1), piLine(value.a1)]);
+  });
+});
+
 describe('parseTranscript and activeBranchOf', () => {
   it('parseTranscript skips the header, counts malformed lines and names the last entry the leaf', () => {
     const e1 = entry('ddddddd1', null);
@@ -393,6 +533,12 @@ describe('parseTranscript and activeBranchOf', () => {
     const parsed = parseTranscript([header, piLine(e1), '{oops', piLine(e2), ''].join('\n'));
     expect(parsed).toEqual({ entries: [e1, e2], malformedLines: 1, leafId: e2.id });
     expect(parseTranscript('')).toEqual({ entries: [], malformedLines: 0, leafId: null });
+  });
+
+  it('parseTranscript finds no entries when the first line that parses is not a header, as the load', () => {
+    const e1 = entry('ddddddd3', null);
+    expect(parseTranscript([piLine(e1), header].join('\n'))).toEqual({ entries: [], malformedLines: 0, leafId: null });
+    expect(parseTranscript(['{oops', header, piLine(e1)].join('\n'))).toEqual({ entries: [e1], malformedLines: 1, leafId: e1.id });
   });
 
   it('activeBranchOf walks root-to-leaf from the last entry, leaving dead-end siblings out', () => {
@@ -460,7 +606,7 @@ describe('a reload agrees with what was appended', () => {
         const parsed = parseTranscript(text ?? '');
         expect(parsed).toEqual({ entries: written, malformedLines: 0, leafId: written.at(-1)?.id ?? null });
         expect(reloaded?.entries).toEqual(written);
-        expect(reloaded?.report).toEqual({ malformedLines: 0, missingHeader: false });
+        expect(reloaded?.report).toEqual({ malformedLines: 0, truncated: false });
         expect(reloaded?.leaf).toEqual(written.at(-1));
         expect(reloaded?.branch).toEqual(activeBranchOf(parsed.entries));
       }),

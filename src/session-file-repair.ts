@@ -1,0 +1,115 @@
+// OpenClaw's steps around opening a session file for a run attempt (`src/agents/pi-embedded-runner/run/attempt.ts`),
+// taken under the session write lock (here: the session lane):
+// 1. repairSessionFileIfNeeded (`src/agents/session-file-repair.ts`): the lines are parsed, blank lines skipped and
+//    lines that do not parse dropped. The header is judged by the first line that parses: with no such line the
+//    file is an "empty session file", and when that line is not a session header the file is left untouched with a
+//    warning ("invalid session header"); neither is repaired. A file with a valid header and dropped lines is
+//    repaired: a backup `<file>.bak-<pid>-<time>` of the old text, the kept lines in a temporary file
+//    `<file>.repair-<pid>-<time>.tmp`, renamed over the file. A missing file, or one with nothing dropped, stays.
+// 2. hadSessionFile: whether the file exists before the SessionManager opens it.
+// 3. SessionManager.open: pi truncates an empty file, or one with no valid header, to a fresh header line.
+// 4. prepareSessionManagerForRun (`src/agents/pi-embedded-runner/session-manager-init.ts`): pi marks a loaded file
+//    flushed even when it holds no assistant message, its next non-assistant append unmarks it, and the first
+//    assistant message then appends every in-memory line again (two headers, repeated entries). So when the file
+//    existed and holds no assistant message, OpenClaw empties it and takes the in-memory entries back to the header
+//    alone: the first assistant message writes header and entries once.
+// The model fsyncs what it writes here, as the runner fsyncs every transcript write; OpenClaw does not. And the fixed
+// runner goes one step further than OpenClaw: a last line that a power loss tore just short of its newline parses,
+// so the repair keeps it, and pi's next append (which never checks for a final newline) would land on the same line,
+// which the next repair then drops with both entries in it. The runner ends such a line before it opens the file
+// (`endTornLastLine`); what studies OpenClaw as it is (sim/real's seed-003 experiment) leaves it.
+import type { Disk, ProcessContext } from './ports.ts';
+import { isSessionHeader } from './pi-format.ts';
+import type { SessionManagerFactory, SessionManagerPort } from './session-manager-port.ts';
+
+/** What the repair step did, with OpenClaw's reasons for leaving a file as it is. */
+export type SessionFileRepair =
+  | { repaired: true; droppedLines: number; backupPath: string }
+  | {
+      repaired: false;
+      droppedLines: number;
+      reason?: 'missing session file' | 'empty session file' | 'invalid session header';
+      /** The file is clean but its last line lacks its newline (OpenClaw does not look; the runner ends the line). */
+      unterminated?: true;
+    };
+
+/** OpenClaw's repairSessionFileIfNeeded on the simulated disk; `pid` and `nowMs` name the backup. */
+export async function repairSessionFileIfNeeded(disk: Disk, path: string, pid: number, nowMs: number): Promise<SessionFileRepair> {
+  const content = await disk.read(path);
+  if (content === undefined) return { repaired: false, droppedLines: 0, reason: 'missing session file' };
+  const kept: unknown[] = [];
+  let droppedLines = 0;
+  for (const line of content.split(/\r?\n/)) {
+    if (line.trim().length === 0) continue;
+    try {
+      kept.push(JSON.parse(line));
+    } catch {
+      droppedLines++;
+    }
+  }
+  const first = kept[0];
+  if (first === undefined) return { repaired: false, droppedLines, reason: 'empty session file' };
+  if (!isSessionHeader(first) || first.id.length === 0) return { repaired: false, droppedLines, reason: 'invalid session header' };
+  if (droppedLines === 0) return content.endsWith('\n') ? { repaired: false, droppedLines } : { repaired: false, droppedLines, unterminated: true };
+  const cleaned = `${kept.map((entry) => JSON.stringify(entry)).join('\n')}\n`;
+  const backupPath = await replaceSessionFile(disk, path, cleaned, pid, nowMs);
+  return { repaired: true, droppedLines, backupPath };
+}
+
+/**
+ * Replace a session file the way the repair step does: a backup of the current text (none when there is no file),
+ * then the new text in a temporary file renamed over it, so the file is never half written. Returns the backup path.
+ */
+export async function replaceSessionFile(disk: Disk, path: string, text: string, pid: number, nowMs: number): Promise<string> {
+  const current = await disk.read(path);
+  const backupPath = `${path}.bak-${pid}-${nowMs}`;
+  if (current !== undefined) {
+    await disk.write(backupPath, current);
+    await disk.fsync(backupPath);
+  }
+  const temporary = `${path}.repair-${pid}-${nowMs}.tmp`;
+  await disk.write(temporary, text);
+  await disk.fsync(temporary);
+  await disk.rename(temporary, path);
+  return backupPath;
+}
+
+/**
+ * OpenClaw's prepareSessionManagerForRun for a file that existed: with no assistant message in it, the file is
+ * emptied and the SessionManager taken back to its header, unflushed. Returns whether it did so.
+ */
+export async function prepareSessionManagerForRun(disk: Disk, session: SessionManagerPort, hadSessionFile: boolean): Promise<boolean> {
+  if (!hadSessionFile) return false;
+  if (session.allEntries().some((entry) => entry.message.role === 'assistant')) return false;
+  await disk.write(session.path, '');
+  await disk.fsync(session.path);
+  session.resetToHeader();
+  return true;
+}
+
+export interface OpenedSession {
+  session: SessionManagerPort;
+  repair: SessionFileRepair;
+  /** prepareSessionManagerForRun emptied the file (it existed and held no assistant message). */
+  reset: boolean;
+}
+
+export interface OpenOptions {
+  /** Beyond OpenClaw (the fixed runner): end a last line that lacks its newline before the open. */
+  endTornLastLine?: boolean;
+}
+
+/** Repair, open and prepare the session file at `path`, as a run attempt does (the caller holds the lock). */
+export async function openSessionForRun(ctx: ProcessContext, factory: SessionManagerFactory, path: string, options: OpenOptions = {}): Promise<OpenedSession> {
+  const repair = await repairSessionFileIfNeeded(ctx.disk, path, ctx.incarnation, ctx.clock.nowMs());
+  if (options.endTornLastLine === true && !repair.repaired && repair.unterminated === true) {
+    // Beyond OpenClaw: end a last line torn just short of its newline, so pi's next append starts a line of its own.
+    await ctx.disk.append(path, '\n');
+    await ctx.disk.fsync(path);
+  }
+  // The repair never creates or removes the file, so what it read says whether the file was there.
+  const hadSessionFile = repair.repaired || repair.reason !== 'missing session file';
+  const session = await factory(ctx, path);
+  const reset = await prepareSessionManagerForRun(ctx.disk, session, hadSessionFile);
+  return { session, repair, reset };
+}
