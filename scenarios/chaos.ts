@@ -3,6 +3,7 @@
 // random subset of the fault knobs on per run, and kills, power losses, stalls, LLM outages, partitions, holds and
 // resets land at random times and at random turn phases.
 import fc from 'fast-check';
+import { queueModes } from '../sim/run/plan.ts';
 import {
   byTime,
   clearStep,
@@ -51,6 +52,7 @@ export const chaos: Scenario = {
         ),
         { maxLength: 10 },
       ),
+      queueModes: fc.array(fc.constantFrom(...queueModes), { minLength: 4, maxLength: 4 }),
       faultKnobs: swarmFaultKnobs(),
       model: modelKnobs(),
       faultPhaseMs: fc.constant(faultPhaseMs),

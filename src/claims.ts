@@ -13,6 +13,7 @@
 // runner clears its processing acks) re-forms as the same turn with the same messages, so the prompt a turn
 // persisted and the prompt it asks again are the same; a turn that folds an unfinished earlier turn's messages into
 // its prompt takes them over (merged), so each message is answered by one turn.
+import type { QueueMode } from './config.ts';
 import type { SqlDatabase, SqlRow } from './ports.ts';
 
 /** nanoclaw's maxMessagesPerPrompt default: how many due rows one batch takes. */
@@ -59,7 +60,7 @@ function placeholders(count: number): string {
  * it: nanoclaw fetches whatever is pending again after a SIGKILL (the turn's runTurn releases them if its answer is
  * already durable).
  */
-export async function fetchBatch(inbound: SqlDatabase, outbound: SqlDatabase, nowMs: number): Promise<Batch | undefined> {
+export async function fetchBatch(inbound: SqlDatabase, outbound: SqlDatabase, nowMs: number, mode: QueueMode = 'collect'): Promise<Batch | undefined> {
   // The time test is done here, not in SQL: the query then has no parameter that changes every poll, so while the
   // table is unchanged an idle poll is answered from the SQLite adapter's read cache.
   const pending = await inbound.query("SELECT id, seq, kind, content, trigger, status, process_after FROM messages_in WHERE status IN ('pending', 'failed') ORDER BY seq DESC");
@@ -76,9 +77,14 @@ export async function fetchBatch(inbound: SqlDatabase, outbound: SqlDatabase, no
   const turnOf = (row: InboundRow) => claims.find((claim) => claim.message_id === row.id)?.turn_id as string | undefined;
   const fresh = due.filter((row) => turnOf(row) === undefined && row.status === 'pending');
   const command = fresh.findIndex((row) => row.kind === 'command');
-  const before = command < 0 ? fresh : fresh.slice(0, command);
+  const uptoCommand = command < 0 ? fresh : fresh.slice(0, command);
+  // followup: each message waits for a run of its own (the context rows before it ride along); collect and
+  // interrupt take every due message into one run.
+  const firstTrigger = uptoCommand.findIndex((row) => row.trigger === 1);
+  const followup = mode === 'followup' && firstTrigger >= 0;
+  const before = followup ? uptoCommand.slice(0, firstTrigger + 1) : uptoCommand;
   const resumed = due.map(turnOf).find((turnId) => turnId !== undefined);
-  if (resumed !== undefined) return reformed(inbound, outbound, resumed, before);
+  if (resumed !== undefined) return reformed(inbound, outbound, resumed, mode === 'followup' ? [] : before);
   const members = before.some((row) => row.trigger === 1) ? before : fresh.slice(command, command + 1);
   const head = members.find((row) => row.trigger === 1);
   if (head === undefined) return undefined;
@@ -96,6 +102,25 @@ async function reformed(inbound: SqlDatabase, outbound: SqlDatabase, turnId: str
   const failed = claimed.some((row) => row.status === 'failed');
   const members = [...claimed, ...(failed ? [] : joining.map((row) => ({ ...row, merged: false })))].sort((a, b) => a.seq - b.seq);
   return { turnId, kind: head.kind, members, failed };
+}
+
+/** Whether a due message with trigger=1 arrived after every message of the batch (an interrupt-mode run aborts). */
+export async function newerMessageDue(inbound: SqlDatabase, outbound: SqlDatabase, batch: Batch, nowMs: number): Promise<boolean> {
+  const newest = Math.max(...batch.members.map((member) => member.seq));
+  const later = await inbound.query("SELECT id, process_after FROM messages_in WHERE status = 'pending' AND trigger = 1 AND kind = 'chat' AND seq > ?", [newest]);
+  if (later.length === 0) return false;
+  const acked = new Set((await outbound.query('SELECT message_id FROM processing_ack')).map((row) => row.message_id as string));
+  return later.some((row) => Number(row.process_after) <= nowMs && !acked.has(row.id as string));
+}
+
+/**
+ * An aborted run gives its messages back as a SIGKILL would (their processing acks go; the turn keeps its claims), so
+ * the next fetch re-forms the turn with the message that interrupted it: a new run, asked a new prompt.
+ */
+export async function abandonBatch(outbound: SqlDatabase, batch: Batch): Promise<void> {
+  await outbound.transaction((tx) => {
+    for (const member of batch.members) tx.run("DELETE FROM processing_ack WHERE message_id = ? AND status = 'processing'", [member.id]);
+  });
 }
 
 /** Give back messages a turn claimed but will not answer (its answer was decided before they came): due again. */

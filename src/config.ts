@@ -94,7 +94,17 @@ export const defaultTimers: ModelTimers = {
   toolCallTimeoutMs: 10_000,
 };
 
+/**
+ * OpenClaw's per-session queue modes for a message that arrives while a run is active: `collect` (the default) merges
+ * the queued messages into the next run's prompt, `followup` gives each its own run in order, and `interrupt` aborts
+ * the active run (which then emits nothing of its own) and starts a new one.
+ */
+export const queueModes = ['collect', 'followup', 'interrupt'] as const;
+export type QueueMode = (typeof queueModes)[number];
+
 export interface ModelKnobs {
+  /** Queue mode per session key (collect where not given). */
+  queueModes: Readonly<Record<string, QueueMode>>;
   /** Agent cache capacity (LRU), per runner. */
   agentCacheSize: number;
   /** Config signature generation: bumping it makes cached agents stale (evicted on next use). */
@@ -104,6 +114,7 @@ export interface ModelKnobs {
 }
 
 export const defaultKnobs: ModelKnobs = {
+  queueModes: {},
   agentCacheSize: 8,
   configGeneration: 0,
   turnTriesMax: 5,
@@ -115,6 +126,11 @@ export interface ModelConfig {
   sessions: readonly string[];
   timers: ModelTimers;
   knobs: ModelKnobs;
+}
+
+/** The queue mode of a session. */
+export function queueModeOf(config: ModelConfig, sessionKey: string): QueueMode {
+  return config.knobs.queueModes[sessionKey] ?? 'collect';
 }
 
 /** A model configuration with the default timers and knobs, overridden where given. */

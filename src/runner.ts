@@ -5,8 +5,8 @@
 // again after the full-run retry delay; after turnTriesMax attempts the turn ends with an error reply. A heartbeat
 // file records progress so the gateway's sweep can kill a runner that is stuck (host-sweep.ts).
 import { AgentCache } from './agent.ts';
-import { type Batch, claimBatch, clearStaleProcessingAcks, completeTurn, fetchBatch, unfinishedTurns } from './claims.ts';
-import type { ModelConfig } from './config.ts';
+import { abandonBatch, type Batch, claimBatch, clearStaleProcessingAcks, completeTurn, fetchBatch, unfinishedTurns } from './claims.ts';
+import { type ModelConfig, queueModeOf } from './config.ts';
 import { LlmTransientError, type ProcessContext, type SqlDatabase } from './ports.ts';
 import { SessionDb } from './session-db.ts';
 import { modelSessionManagerFactory } from './session-manager-port.ts';
@@ -15,7 +15,7 @@ import { ignoreBusy, isBusy, retryBusy } from './busy.ts';
 import { toolServerName } from './protocol.ts';
 import { ReplyWaiter } from './reply-waiter.ts';
 import { isToolResult, type ToolRpc } from './tool-rpc.ts';
-import { runTurn, type TurnDeps } from './turn.ts';
+import { runTurn, TurnAborted, type TurnDeps } from './turn.ts';
 import type { ModelEnvironment } from './model.ts';
 
 export { runnerName } from './protocol.ts';
@@ -73,8 +73,9 @@ async function lane(deps: TurnDeps, sessionKey: string): Promise<void> {
   const { ctx, config, dbs } = deps;
   const inbound = await dbs.inboundDb(sessionKey);
   const outbound = await dbs.outboundDb(sessionKey);
+  const mode = queueModeOf(config, sessionKey);
   for (;;) {
-    const batch = await fetchBatch(inbound, outbound, ctx.clock.nowMs());
+    const batch = await fetchBatch(inbound, outbound, ctx.clock.nowMs(), mode);
     if (batch === undefined) {
       await ctx.timers.sleep(config.timers.pollIdleMs);
       continue;
@@ -105,6 +106,13 @@ async function runBatch(deps: TurnDeps, sessionKey: string, outbound: SqlDatabas
         branch = await runTurn(deps, sessionKey, batch, { attempt, giveUp: batch.failed || attempt > config.knobs.turnTriesMax });
         break;
       } catch (error) {
+        if (error instanceof TurnAborted) {
+          // interrupt: a newer message aborted the run, which says nothing more; its messages are given back and
+          // the next fetch runs them again with the newer one (the turn re-forms, asked a new prompt).
+          await retryBusy(ctx, () => abandonBatch(outbound, batch));
+          ctx.note('turn-aborted', { session: sessionKey, turn: turnId, attempt, at: error.at });
+          return;
+        }
         if (!(error instanceof LlmTransientError) && !isBusy(error)) throw error;
         ctx.note('turn-transient', { session: sessionKey, turn: turnId, attempt, error: (error as Error).message });
       }

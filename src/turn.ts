@@ -5,8 +5,8 @@
 // state.db or the transcript are recognised. The fixed runner writes an assistant row before the reply it carries
 // leaves the process (write-ahead), so a kill between the two cannot leave a visible reply without its row.
 import { AiAgent, type AgentCache, type AgentMessage, type CacheLookup } from './agent.ts';
-import { type Batch, type BatchMember, claimOf, mergeTurn, releaseMembers, turnMembers, writeErrorReplies } from './claims.ts';
-import type { ModelConfig } from './config.ts';
+import { type Batch, type BatchMember, claimOf, mergeTurn, newerMessageDue, releaseMembers, turnMembers, writeErrorReplies } from './claims.ts';
+import { type ModelConfig, queueModeOf } from './config.ts';
 import type { ModelEnvironment } from './model.ts';
 import type { LlmAnswer, ProcessContext, SqlDatabase, ToolName } from './ports.ts';
 import type { HeartbeatFile } from './runner.ts';
@@ -133,12 +133,29 @@ async function runTurnWithAgent(deps: TurnDeps, sessionKey: string, batch: Batch
     durableFinal !== undefined
       ? { toolCalls: durableToolCalls(built.own), result: durableFinal.content }
       : await callModel(state, batch.kind, options.attempt, prompt, options.giveUp === true);
+  // interrupt: until its final row is durable, a run that a newer message arrived for stops and emits nothing more.
+  const checkInterrupt = async (at: string): Promise<void> => {
+    if (durableFinal !== undefined || options.giveUp === true || batch.kind !== 'chat' || queueModeOf(config, sessionKey) !== 'interrupt') return;
+    if (await newerMessageDue(inbound, outbound, batch, ctx.clock.nowMs())) throw new TurnAborted(at);
+  };
+  await checkInterrupt('answer');
   // What this turn is about to say, before any of it is written: the trace's record of what was produced.
   ctx.note('answer', { session: sessionKey, turn: turnId, toolCalls: answer.toolCalls.length, resumed: durableFinal !== undefined });
-  for (let index = 0; index < answer.toolCalls.length; index++) await toolSend(state, answer, index);
+  for (let index = 0; index < answer.toolCalls.length; index++) {
+    await checkInterrupt(`tool-${index}`);
+    await toolSend(state, answer, index);
+  }
+  await checkInterrupt('final');
   await persistFinal(state, answer.result);
   await dispatchResult(state, answer.result);
   return session.activeBranch().map((entry) => entry.id);
+}
+
+/** A run in interrupt mode that a newer message aborted (OpenClaw aborts the active run and starts a new one). */
+export class TurnAborted extends Error {
+  constructor(readonly at: string) {
+    super(`run aborted by a newer message (${at})`);
+  }
 }
 
 /**

@@ -8,7 +8,9 @@ import { formatMs } from './format.ts';
 const itemsPerLineMax = 8;
 
 export function planText(plan: Plan): string[] {
-  const lines = [`  ${plan.sessions} session(s); faults until ${formatMs(plan.faultPhaseMs)}, then ${formatMs(plan.settleMs)} fault-free`];
+  const modes = (plan.queueModes ?? []).slice(0, plan.sessions);
+  const queue = modes.some((mode) => mode !== 'collect') ? `; queue ${modes.map((mode, index) => `s${index} ${mode}`).join(', ')}` : '';
+  const lines = [`  ${plan.sessions} session(s); faults until ${formatMs(plan.faultPhaseMs)}, then ${formatMs(plan.settleMs)} fault-free${queue}`];
   lines.push(`  workload: ${listed(plan.workload.map(workloadText))}`);
   lines.push(`  faults:   ${listed(plan.faults.map(faultText))}`);
   const knobs = knobText(plan);

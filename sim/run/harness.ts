@@ -66,7 +66,8 @@ export async function runSpec(spec: RunSpec, options: RunOptions): Promise<RunRe
     ...(options.settleQuietHops === undefined ? {} : { settleQuietHops: options.settleQuietHops }),
   });
   const sessions = Array.from({ length: plan.sessions }, (_, index) => sessionKey(index));
-  const config = modelConfig({ bugs: spec.bugs, sessions, knobs: { agentCacheSize: plan.model.agentCacheSize } });
+  const queueModes = Object.fromEntries(sessions.map((session, index) => [session, plan.queueModes?.[index] ?? 'collect']));
+  const config = modelConfig({ bugs: spec.bugs, sessions, knobs: { agentCacheSize: plan.model.agentCacheSize, queueModes } });
   const world = buildWorld({
     timers: config.timers,
     gatewayName,

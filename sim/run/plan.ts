@@ -2,9 +2,12 @@
 // with their timing, and knobs. Scenarios generate plans with fast-check, so a failing plan shrinks; the seed
 // string encodes a plan exactly.
 import type { BugId } from '../../src/index.ts';
+import type { QueueMode } from '../../src/config.ts';
+
+export { type QueueMode, queueModes } from '../../src/config.ts';
 
 /** The phases of a turn, in order (shared by the trace, fault triggers, coverage and reports). */
-export const phases = ['ingest', 'prompt-persisted', 'model-call', 'tool-send', 'result-dispatch', 'flush', 'delivery'] as const;
+export const phases = ['ingest', 'prompt-persisted', 'model-call', 'abort', 'tool-send', 'result-dispatch', 'flush', 'delivery'] as const;
 /** A phase of a turn. */
 export type Phase = (typeof phases)[number];
 
@@ -91,6 +94,8 @@ export interface Plan {
   faults: FaultStep[];
   faultKnobs: FaultKnobs;
   model: ModelKnobsPlan;
+  /** OpenClaw's queue mode of each session, by session number (collect where not given). */
+  queueModes?: QueueMode[];
   /** Faults stop at this time; afterwards the run goes on fault-free for settleMs (liveness). */
   faultPhaseMs: number;
   settleMs: number;
@@ -138,6 +143,8 @@ export function phaseOfTrace(event: { kind: string }): Phase | undefined {
       return 'prompt-persisted';
     case 'model.model-call':
       return 'model-call';
+    case 'model.turn-aborted':
+      return 'abort';
     case 'model.tool-call':
     case 'model.tool-sent':
       return 'tool-send';
