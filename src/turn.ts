@@ -79,7 +79,10 @@ export async function runTurn(deps: TurnDeps, sessionKey: string, row: InboundRo
   const durableFinal = built.own.find((message) => message.role === 'assistant' && message.toolCalls === null);
   const resuming = durableFinal !== undefined;
   // Resuming, it claims nothing new, but the messages it claimed before still belong in its prompt entries.
-  const folded = row.kind === 'command' ? [] : await foldUnanswered(deps, inbound, sessionKey, row, resuming ? [] : [...built.trailingUsers, ...orphan]);
+  // OpenClaw merges queued messages only into user- or manually-triggered runs: a heartbeat run ('system' row) claims
+  // none (the orphan is still taken off the branch below; its own row answers it later).
+  const claims = resuming || row.kind !== 'chat' ? [] : [...built.trailingUsers, ...orphan];
+  const folded = row.kind === 'command' ? [] : await foldUnanswered(deps, inbound, sessionKey, row, claims);
   if (!resuming) await repairOrphanedTrailingUser(deps, session, sessionKey, turnId);
   const agent = lookup.agent;
   if (lookup.reused) initCachedAgentForTurn(agent, built.history.length, config, ctx.clock.nowMs());
@@ -143,7 +146,8 @@ async function foldUnanswered(
   const turnId = row.id;
   const repaired: string[] = [];
   for (const candidate of candidates) {
-    if (candidate.turnId === turnId || candidate.content.length < 4) continue;
+    // OpenClaw trims the orphan's text before its 4-character check.
+    if (candidate.turnId === turnId || candidate.content.trim().length < 4) continue;
     const state = (await inbound.query('SELECT status, merged_into FROM messages_in WHERE id = ?', [candidate.turnId]))[0];
     if (state?.status === 'pending') {
       await inbound.run("UPDATE messages_in SET status = 'completed', merged_into = ? WHERE id = ? AND status = 'pending'", [turnId, candidate.turnId]);

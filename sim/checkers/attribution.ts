@@ -14,8 +14,8 @@
 // canned reply answers exactly one message (assignCanned).
 import { parseMessageBlocks } from '../../src/index.ts';
 import type { LlmToolCall } from '../../src/ports.ts';
-import type { CommandFact, LlmAnswerFact, ShownFact, UserMessageFact } from '../world/ledger.ts';
-import { answersIn, cannedReplies, carries, commandsOf, normalized, type Observations, shownIn, takenUp } from './observations.ts';
+import type { LlmAnswerFact, ShownFact } from '../world/ledger.ts';
+import { answersIn, cannedReplies, carries, commandStartsOf, commandsOf, normalized, type Observations, shownIn, type Subject, subjectAtMs, subjectKey, takenUp } from './observations.ts';
 
 export interface Slot {
   answer: LogicalAnswer;
@@ -32,7 +32,7 @@ export interface LogicalAnswer {
   result: string;
   toolCalls: LlmToolCall[];
   first: LlmAnswerFact;
-  /** Markers of user messages and ids of commands the prompt carries. */
+  /** Keys of the user messages, commands and command starts the prompt carries. */
   subjects: string[];
   slots: Slot[];
   superseded: boolean;
@@ -90,17 +90,6 @@ function attribute(o: Observations, session: string): Attribution {
   return { session, answers, slotOf, canned: [...cannedFor.values()], cannedFor, unexplained };
 }
 
-/** A subject of a session: a user message, or a command its run reached a prompt or a transcript with. */
-export type Subject = UserMessageFact | CommandFact;
-
-export function subjectKey(subject: Subject): string {
-  return 'marker' in subject ? subject.marker : `run:${subject.runId}`;
-}
-
-function sentAt(subject: Subject): number {
-  return 'marker' in subject ? subject.sentAtMs : subject.requestedAtMs;
-}
-
 function isClear(subject: Subject): boolean {
   return 'marker' in subject && subject.text.trim().toLowerCase().startsWith('/clear');
 }
@@ -112,7 +101,10 @@ function isClear(subject: Subject): boolean {
  * reply left over is shown again.
  */
 function assignCanned(o: Observations, session: string, answers: readonly LogicalAnswer[], shown: readonly ShownFact[], unexplained: Unexplained[]): Map<string, ShownFact> {
-  const subjects: Subject[] = [...o.ledger.userMessages.filter((message) => message.sessionKey === session), ...commandsOf(o, session).filter((command) => takenUp(o, session, command))];
+  const subjects: Subject[] = [
+    ...o.ledger.userMessages.filter((message) => message.sessionKey === session),
+    ...[...commandsOf(o, session), ...commandStartsOf(o, session)].filter((command) => takenUp(o, session, command)),
+  ];
   // A message is fully answered when some answer carrying it was shown whole; a partly shown answer (its tool message
   // went out, then the run was given up) still leaves the message open for the error reply.
   const covered = new Set<string>();
@@ -126,7 +118,7 @@ function assignCanned(o: Observations, session: string, answers: readonly Logica
   const cannedFor = new Map<string, ShownFact>();
   for (const fact of shown) {
     const clear = normalized(fact.text) === normalized(cannedReplies[1]);
-    const candidates = subjects.filter((subject) => isClear(subject) === clear && sentAt(subject) <= fact.atMs && !cannedFor.has(subjectKey(subject)));
+    const candidates = subjects.filter((subject) => isClear(subject) === clear && subjectAtMs(subject) <= fact.atMs && !cannedFor.has(subjectKey(subject)));
     const open = candidates.filter((subject) => !covered.has(subjectKey(subject)));
     // A message whose answer was shown whole may still get the error reply when the system gave up on it afterwards
     // (killed before it finished, then every retry failed): its last request carrying it failed.
@@ -139,10 +131,10 @@ function assignCanned(o: Observations, session: string, answers: readonly Logica
 
 function logicalAnswers(o: Observations, session: string): LogicalAnswer[] {
   const byPrompt = new Map<string, LogicalAnswer>();
-  const subjectsOf = (prompt: string): string[] => [
-    ...o.ledger.userMessages.filter((message) => message.sessionKey === session && carries(prompt, message)).map((message) => message.marker),
-    ...commandsOf(o, session).filter((command) => carries(prompt, command)).map(subjectKey),
-  ];
+  const subjectsOf = (prompt: string): string[] =>
+    [...o.ledger.userMessages.filter((message) => message.sessionKey === session), ...commandsOf(o, session), ...commandStartsOf(o, session)]
+      .filter((subject) => carries(prompt, subject))
+      .map(subjectKey);
   for (const fact of answersIn(o, session)) {
     if (byPrompt.has(fact.prompt)) continue;
     const answer: LogicalAnswer = {
