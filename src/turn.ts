@@ -79,10 +79,7 @@ export async function runTurn(deps: TurnDeps, sessionKey: string, row: InboundRo
   const durableFinal = built.own.find((message) => message.role === 'assistant' && message.toolCalls === null);
   const resuming = durableFinal !== undefined;
   // Resuming, it claims nothing new, but the messages it claimed before still belong in its prompt entries.
-  // OpenClaw merges queued messages only into user- or manually-triggered runs: a heartbeat run ('system' row) claims
-  // none (the orphan is still taken off the branch below; its own row answers it later).
-  const claims = resuming || row.kind !== 'chat' ? [] : [...built.trailingUsers, ...orphan];
-  const folded = row.kind === 'command' ? [] : await foldUnanswered(deps, inbound, sessionKey, row, claims);
+  const folded = row.kind === 'command' ? [] : await foldUnanswered(deps, inbound, sessionKey, row, resuming ? [] : [...built.trailingUsers, ...orphan]);
   if (!resuming) await repairOrphanedTrailingUser(deps, session, sessionKey, turnId);
   const agent = lookup.agent;
   if (lookup.reused) initCachedAgentForTurn(agent, built.history.length, config, ctx.clock.nowMs());
@@ -146,8 +143,7 @@ async function foldUnanswered(
   const turnId = row.id;
   const repaired: string[] = [];
   for (const candidate of candidates) {
-    // OpenClaw trims the orphan's text before its 4-character check.
-    if (candidate.turnId === turnId || candidate.content.trim().length < 4) continue;
+    if (candidate.turnId === turnId || !mergesQueuedText(row.kind, candidate.content)) continue;
     const state = (await inbound.query('SELECT status, merged_into FROM messages_in WHERE id = ?', [candidate.turnId]))[0];
     if (state?.status === 'pending') {
       await inbound.run("UPDATE messages_in SET status = 'completed', merged_into = ? WHERE id = ? AND status = 'pending'", [turnId, candidate.turnId]);
@@ -163,6 +159,15 @@ async function foldUnanswered(
     [turnId],
   );
   return [...new Set([...claimed.map((claim) => claim.content as string), ...repaired])].filter((text) => !row.content.includes(text));
+}
+
+/**
+ * OpenClaw's orphan merge runs only for user- or manually-triggered runs (a chat row here; a heartbeat's 'system' row
+ * never merges: the orphan is still taken off the branch, and its own row answers it later), and only for a text of at
+ * least 4 characters once trimmed.
+ */
+export function mergesQueuedText(rowKind: string, text: string): boolean {
+  return rowKind === 'chat' && text.trim().length >= 4;
 }
 
 /** OpenClaw's merged prompt: the queued messages first, under their prefix, then the message itself. */
