@@ -106,9 +106,12 @@ function assignCanned(o: Observations, session: string, answers: readonly Logica
     ...[...commandsOf(o, session), ...commandStartsOf(o, session)].filter((command) => takenUp(o, session, command)),
   ];
   // A message is fully answered when some answer carrying it was shown whole; a partly shown answer (its tool message
-  // went out, then the run was given up) still leaves the message open for the error reply.
+  // went out, then the run was given up) still leaves the message open for the error reply, and so does an answer with
+  // nothing to show (a heartbeat's HEARTBEAT_OK for a command's start): the user saw nothing of it.
   const covered = new Set<string>();
-  for (const answer of answers) if (answer.slots.every((slot) => slot.shownBy !== null)) for (const subject of answer.subjects) covered.add(subject);
+  for (const answer of answers) {
+    if (answer.slots.length > 0 && answer.slots.every((slot) => slot.shownBy !== null)) for (const subject of answer.subjects) covered.add(subject);
+  }
   const requests = o.ledger.requests.filter((request) => request.sessionKey === session);
   const gaveUpOn = (subject: Subject): boolean => {
     const carrying = requests.filter((request) => carries(request.prompt, subject));
