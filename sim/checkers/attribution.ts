@@ -5,7 +5,7 @@
 // tool payload verbatim shares that payload's slot, so showing both is a duplicate and showing one is complete.
 // Every message shown (reactions aside) must fill an open slot of an answer returned before it was shown, in its
 // session; a message that finds none was shown again (a duplicate) or was never produced. Showings fill slots of
-// answers still standing first, then tool payloads, then the earliest; any order fills the same number, so the
+// answers still standing first, then tool payloads, then the latest; any order fills the same number, so the
 // counts are exact and only the naming of which answer a stock phrase belonged to can be ambiguous.
 //
 // An answer stands unless it was superseded (a later answer in the session was asked a prompt carrying every user
@@ -72,9 +72,11 @@ function attribute(o: Observations, session: string): Attribution {
       .filter((answer) => answer.first.returnedAtMs <= fact.atMs)
       .flatMap((answer) => answer.slots.filter((slot) => slot.shownBy === null && slot.text === text));
     // Among slots the showing could fill: an answer still standing first, then a tool payload (its carrier row was
-    // written before the send, so a stock phrase a tool sent is credited to the tool), then the earliest answer.
+    // written before the send, so a stock phrase a tool sent is credited to the tool), then the latest answer (a stock
+    // phrase shown after a newer answer returned is credited to it, not to an older answer the system may have given
+    // up on since).
     const rank = (candidate: Slot): number => (candidate.answer.superseded ? 2 : 0) + (candidate.toolCalls.length > 0 ? 0 : 1);
-    const slot = open.reduce<Slot | undefined>((best, candidate) => (best === undefined || rank(candidate) < rank(best) ? candidate : best), undefined);
+    const slot = open.reduce<Slot | undefined>((best, candidate) => (best === undefined || rank(candidate) <= rank(best) ? candidate : best), undefined);
     if (slot !== undefined) {
       slot.shownBy = fact;
       slotOf.set(fact, slot);

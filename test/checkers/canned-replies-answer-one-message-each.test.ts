@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { errorReply, LlmTransientError, outboundPath } from '../../src/index.ts';
 import type { OutboundSend } from '../../src/protocol.ts';
 import { loadSqlJs } from '../../sim/kernel/sqlite.ts';
-import { invariants, marker, session0, withRun } from '../model/support.ts';
+import { forMessage, handPlan, invariants, marker, reply, session0, user, withRun } from '../model/support.ts';
 import { both, execReply, firstReply, input, interim, type Prepare, secondReply, shown, sqlAt, tamperNetwork, turnsAndExec } from './support.ts';
 
 const sql = await loadSqlJs();
@@ -44,6 +44,19 @@ const answerLostOn =
   };
 
 describe('each canned reply answers one message', () => {
+  it("a stock phrase shown after a newer answer returned is that answer's: the older answer given up keeps the error reply", async () => {
+    // m0's answer ("done") comes back each time but never reaches the runner, which gives up with the error reply;
+    // well after, m1 is answered "done" too and shown. Credited to m0's older answer, that showing would leave m1's
+    // answer unshown and the error reply with no message to answer.
+    const plan = handPlan([user(1_000, 'first'), user(200_000, 'second')]);
+    const script = forMessage({ 0: { toolCalls: [], result: reply('done') }, 1: { toolCalls: [], result: reply('done') } });
+    await withRun(sql, { bugs: [], plan, script, prepare: answerLostOn(marker(0)) }, (result) => {
+      expect(result.ledger.answers.filter((answer) => answer.prompt.includes(marker(0))).length).toBeGreaterThan(1);
+      expect(shown(result)).toEqual([errorReply, 'done']);
+      expect(result.violations).toEqual([]);
+    });
+  });
+
   it("a command's start whose heartbeat was answered HEARTBEAT_OK, then given up, takes the error reply: nothing of that answer was shown", async () => {
     await withRun(sql, input(answerLostOn('Exec started ('), turnsAndExec), (result) => {
       const startAnswers = result.ledger.answers.filter((answer) => answer.prompt.includes('Exec started ('));
