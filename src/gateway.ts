@@ -3,20 +3,27 @@
 //
 // Inbound chat messages are written to the session's `messages_in` keyed by the platform delivery id (a redelivery
 // is ignored) and acknowledged only after the write commits. A message that arrives while a run is active simply
-// queues behind it in its session lane. Node events become untrusted system events with contextKey `exec:<runId>`
-// and request a heartbeat wake; the heartbeat runner drains them into a prompt row when the session's lane is idle.
+// queues behind it in its session lane. Node events (a command started, a command finished) become untrusted system
+// events with contextKey `exec:<runId>` and request a heartbeat wake; the heartbeat runner drains them into a prompt
+// row when the session's lane is idle.
 import type { BugId, ModelConfig } from './config.ts';
 import { DeliveryPollers } from './delivery.ts';
-import { HeartbeatWakes, type Wake, type WakeOutcome } from './heartbeat-wake.ts';
+import { HeartbeatWakes, scopedWakeTarget, type Wake, type WakeOutcome } from './heartbeat-wake.ts';
 import type { Delivery, ProcessContext } from './ports.ts';
 import { gatewayName, type InboundAck, type InboundMessage, messageType, type NodeEvent, platformName, runnerName, type SendAck, toolServerName } from './protocol.ts';
 import { ignoreBusy, isBusy, retryBusy } from './busy.ts';
 import { laneBusy } from './claims.ts';
 import { HostSweep } from './host-sweep.ts';
 import { SessionDbs } from './session-dbs.ts';
-import { formatSystemEvents, type SystemEvent, SystemEventQueue } from './system-events.ts';
+import { formatSystemEvents, isExecCompletionEvent, type SystemEvent, SystemEventQueue } from './system-events.ts';
 
 export const execOutputCharsMax = 180;
+/** The default agent (OpenClaw's DEFAULT_AGENT_ID). */
+export const defaultAgentId = 'main';
+/** The body of an exec-event heartbeat's prompt (one drained event is an exec completion). */
+export const execEventPrompt = 'An async command you ran earlier has completed. The result is shown in the system messages above.';
+/** The body of any other heartbeat's prompt: the agent answers HEARTBEAT_OK when nothing needs attention. */
+export const heartbeatPrompt = 'Read HEARTBEAT.md if it exists and follow it. If nothing needs attention, reply HEARTBEAT_OK.';
 
 export { gatewayName, platformName };
 
@@ -94,43 +101,52 @@ class Gateway {
     this.ctx.net.send(platformName, { type: 'inbound.ack', deliveryId: message.deliveryId } satisfies InboundAck);
   }
 
-  /** Node-event ingestion (OpenClaw server-node-events.ts). */
+  /**
+   * Node-event ingestion (OpenClaw server-node-events.ts): `exec.started` and `exec.finished` become untrusted system
+   * events with contextKey `exec:<runId>` and request an `exec-event` wake, scoped to the session when its key is an
+   * agent session key and unscoped otherwise (the node default `node-<nodeId>`).
+   */
   private async onNodeEvent(delivery: Delivery<NodeEvent>): Promise<void> {
     const event = delivery.payload;
     const sessionKey = event.sessionKey.length > 0 ? event.sessionKey : `node-${event.nodeId}`;
-    if (!this.config.sessions.includes(sessionKey)) {
-      delivery.ack();
-      return;
-    }
-    const execKey = `${sessionKey}::${event.runId}`;
-    if (event.event === 'exec.finished' && this.bug('exec-dedupe-memory') && this.seenInMemory(execKey)) {
-      this.ctx.note('exec-duplicate-dropped', { session: sessionKey, run: event.runId, memory: true });
-      delivery.ack();
-      return;
-    }
-    // seed 000 (exec-replay): no idempotency check keyed by (sessionKey, runId) on this path.
-    if (event.event === 'exec.finished' && !this.bug('exec-replay') && !this.bug('exec-dedupe-memory') && (await this.execSeen(sessionKey, execKey))) {
-      this.ctx.note('exec-duplicate-dropped', { session: sessionKey, run: event.runId });
-      delivery.ack();
-      return;
-    }
     const text = execEventText(event);
     if (text === undefined) {
       delivery.ack();
       return;
     }
+    // A key no session of this gateway serves (the node default) still gets its in-memory event and its wake, but no
+    // prompt will ever carry it durably, so it is acknowledged at once.
+    const served = this.config.sessions.includes(sessionKey);
+    const execKey = execDedupeKey(sessionKey, event);
+    if (served && (await this.isDuplicate(sessionKey, event, execKey))) {
+      this.ctx.note('exec-duplicate-dropped', { session: sessionKey, run: event.runId, event: event.event, memory: this.bug('exec-dedupe-memory') });
+      delivery.ack();
+      return;
+    }
     const result = this.events.enqueueSystemEvent(sessionKey, text, {
-      contextKey: `exec:${event.runId}`,
+      contextKey: event.runId.length > 0 ? `exec:${event.runId}` : 'exec',
       trusted: false,
       execKey,
     });
     this.ctx.note('system-event', { session: sessionKey, run: event.runId, event: event.event, queued: result.queued });
     if (result.queued && event.event === 'exec.finished' && this.bug('exec-dedupe-memory')) this.rememberInMemory(execKey);
-    if (result.queued) result.event.onDurable.push(() => delivery.ack());
+    if (!served) delivery.ack();
+    else if (result.queued) result.event.onDurable.push(() => delivery.ack());
     else if (result.duplicateOf !== null) result.duplicateOf.onDurable.push(() => delivery.ack());
     else delivery.ack();
     // seed 000 (exec-replay): the wake is requested even when the enqueue was refused as a duplicate.
-    if (result.queued || this.bug('exec-replay')) this.wakes.requestHeartbeatNow('main', sessionKey, 'exec-event');
+    if (result.queued || this.bug('exec-replay')) this.wakes.requestHeartbeatNow('exec-event', scopedWakeTarget(sessionKey));
+  }
+
+  /**
+   * Whether the event was already taken up. Seed 000's bug keeps no key; its proposed fix (exec-dedupe-memory) keeps
+   * `exec.finished` keys in memory only; the fixed gateway keeps a durable key per event, written with the prompt row.
+   */
+  private async isDuplicate(sessionKey: string, event: NodeEvent, execKey: string): Promise<boolean> {
+    if (this.bug('exec-dedupe-memory')) return event.event === 'exec.finished' && this.seenInMemory(execKey);
+    // seed 000 (exec-replay): no idempotency check keyed by (sessionKey, runId) on this path.
+    if (this.bug('exec-replay')) return false;
+    return this.execSeen(sessionKey, execKey);
   }
 
   /** seed 000's proposed fix: a key seen within the window (10 min) is a duplicate. */
@@ -155,47 +171,57 @@ class Gateway {
     return rows.length > 0;
   }
 
-  /** The heartbeat runner: skip while the lane is busy, else drain system events into a prompt row. */
+  /**
+   * The heartbeat runner: an unscoped wake serves the agent's main session; skip while the session's lane is busy,
+   * else drain its system events into a prompt row.
+   */
   private async runHeartbeat(wake: Wake): Promise<WakeOutcome> {
-    const busy = await laneBusy(await this.dbs.inboundDb(wake.sessionKey), await this.dbs.outboundDb(wake.sessionKey));
+    const sessionKey = wake.sessionKey ?? mainSessionKey(wake.agentId ?? defaultAgentId);
+    if (!this.config.sessions.includes(sessionKey)) {
+      // The model serves only its configured chat sessions; the main session of an unscoped wake is not one of them.
+      this.ctx.note('heartbeat-skip', { session: sessionKey, reason: 'no-session' });
+      return 'ran';
+    }
+    const busy = await laneBusy(await this.dbs.inboundDb(sessionKey), await this.dbs.outboundDb(sessionKey));
     if (busy) {
-      this.ctx.note('heartbeat-skip', { session: wake.sessionKey, reason: 'requests-in-flight' });
+      this.ctx.note('heartbeat-skip', { session: sessionKey, reason: 'requests-in-flight' });
       return 'skipped-busy';
     }
-    const drained = this.events.drainSystemEvents(wake.sessionKey);
+    const drained = this.events.drainSystemEvents(sessionKey);
     if (drained.length === 0) return 'ran';
     try {
-      await this.persistHeartbeatPrompt(wake.sessionKey, drained);
+      await this.persistHeartbeatPrompt(sessionKey, drained);
     } catch (error) {
       if (!isBusy(error)) throw error;
-      this.events.requeue(wake.sessionKey, drained);
+      this.events.requeue(sessionKey, drained);
       return 'skipped-busy';
     }
     for (const event of drained) for (const ack of event.onDurable) ack();
     return 'ran';
   }
 
+  /**
+   * One prompt row for the drained events: their `System (untrusted): …` block, then the exec-event prompt when one is
+   * an exec completion, else the heartbeat prompt. The fixed gateway writes a durable key per event in the same
+   * transaction and leaves out an event whose key is already there (a replay that slipped past the check at ingestion).
+   */
   private async persistHeartbeatPrompt(sessionKey: string, drained: SystemEvent[]): Promise<void> {
     const inbound = await this.dbs.inboundDb(sessionKey);
     const nowMs = this.ctx.clock.nowMs();
     const rowId = `sys:${this.ctx.incarnation}:${++this.systemRows}`;
-    const prompt = `${formatSystemEvents(drained)}\n\nAn async command you ran earlier has completed. The result is shown in the system messages above.`;
     // seed 000 (exec-replay, and its proposed in-memory fix exec-dedupe-memory): no durable key is recorded.
     const fixed = !this.bug('exec-replay') && !this.bug('exec-dedupe-memory');
-    const runIds = await inbound.transaction((tx) => {
-      const fresh: string[] = [];
-      for (const event of drained) {
-        if (event.execKey === null) continue;
-        // Fixed: a durable idempotency key per (sessionKey, runId), written with the prompt row.
-        if (fixed && tx.run('INSERT OR IGNORE INTO exec_seen(key, seen_at) VALUES (?, ?)', [event.execKey, nowMs]).changes === 0) continue;
-        fresh.push(event.execKey.split('::')[1] ?? '');
-      }
-      if (fresh.length === 0) return fresh;
+    const fresh = await inbound.transaction((tx) => {
+      const kept = drained.filter((event) => !fixed || event.execKey === null || tx.run('INSERT OR IGNORE INTO exec_seen(key, seen_at) VALUES (?, ?)', [event.execKey, nowMs]).changes > 0);
+      const block = formatSystemEvents(kept);
+      // Every kept event is heartbeat noise (or a replay): nothing to tell the agent.
+      if (block.length === 0) return [];
+      const body = kept.some((event) => isExecCompletionEvent(event.text)) ? execEventPrompt : heartbeatPrompt;
       const seq = Number(tx.query('SELECT COALESCE(MAX(seq), 0) + 1 AS next FROM messages_in')[0]?.next ?? 1);
-      tx.run("INSERT INTO messages_in(id, seq, kind, content, created_at) VALUES (?, ?, 'system', ?, ?)", [rowId, seq, prompt, nowMs]);
-      return fresh;
+      tx.run("INSERT INTO messages_in(id, seq, kind, content, created_at) VALUES (?, ?, 'system', ?, ?)", [rowId, seq, `${block}\n\n${body}`, nowMs]);
+      return kept;
     });
-    this.ctx.note('exec-ingest', { session: sessionKey, row: runIds.length > 0 ? rowId : null, runs: runIds.join(',') });
+    this.ctx.note('exec-ingest', { session: sessionKey, row: fresh.length > 0 ? rowId : null, runs: fresh.map((event) => event.contextKey ?? '').join(',') });
   }
 
   /** Every sweepEveryMs: nanoclaw's host sweep (host-sweep.ts), restart what is down, forget old exec keys. */
@@ -225,13 +251,32 @@ class Gateway {
   }
 }
 
-/** `Exec finished (node=<nodeId> id=<runId>, code <n>)` plus the collapsed, cut output; undefined if silent. */
+/**
+ * OpenClaw's exec event text: `Exec started (node=<nodeId> id=<runId>): <command>`, or `Exec finished (node=<nodeId>
+ * id=<runId>, code <n>)` (`…, timeout)`) plus a line of the collapsed, cut output; undefined for a silent finish.
+ */
 export function execEventText(event: NodeEvent): string | undefined {
-  // exec.started only updates the node's run table in OpenClaw; it never becomes a prompt line here.
-  if (event.event === 'exec.started') return undefined;
+  const node = `node=${event.nodeId}${event.runId.length > 0 ? ` id=${event.runId}` : ''}`;
+  if (event.event === 'exec.started') {
+    const command = event.command.trim();
+    return `Exec started (${node})${command.length > 0 ? `: ${command}` : ''}`;
+  }
   const output = event.output.replace(/\s+/g, ' ').trim();
   if (!event.timedOut && event.exitCode === 0 && output.length === 0) return undefined;
   const cut = output.length > execOutputCharsMax ? `${output.slice(0, execOutputCharsMax)}…` : output;
   const status = event.timedOut ? 'timeout' : `code ${event.exitCode}`;
-  return `Exec finished (node=${event.nodeId} id=${event.runId}, ${status})${cut.length > 0 ? `\n${cut}` : ''}`;
+  return `Exec finished (${node}, ${status})${cut.length > 0 ? `\n${cut}` : ''}`;
+}
+
+/**
+ * The durable dedupe key of an exec event: `<sessionKey>::<runId>` for `exec.finished` (seed 000's key), with a
+ * `::started` suffix for `exec.started`, so a command's start never hides its finish.
+ */
+export function execDedupeKey(sessionKey: string, event: NodeEvent): string {
+  return `${sessionKey}::${event.runId}${event.event === 'exec.started' ? '::started' : ''}`;
+}
+
+/** OpenClaw's main session key of an agent (`agent:<agentId>:main`): where an unscoped wake's heartbeat runs. */
+export function mainSessionKey(agentId: string): string {
+  return `agent:${agentId}:main`;
 }

@@ -14,7 +14,7 @@ export {
   parseBugList,
   UnknownBugError,
 } from './config.ts';
-export { execEventText, gatewayName, platformName } from './gateway.ts';
+export { execEventPrompt, execEventText, gatewayName, heartbeatPrompt, platformName } from './gateway.ts';
 export {
   buildModel,
   type BuiltModel,

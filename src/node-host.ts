@@ -1,12 +1,15 @@
-// The node host: runs commands for an agent and reports `exec.started` / `exec.finished` with the full runId and
-// sessionKey over a reconnecting connection to the gateway, which resends every event the gateway has not
-// acknowledged after a reconnect. A SIGKILL loses the commands it was running and its resend buffer.
+// The node host: runs commands for an agent and reports `exec.started` (with the command line) when a command starts
+// and `exec.finished` (exit code, timeout, output) when it ends, both with the full runId and sessionKey, over a
+// reconnecting connection to the gateway, which resends every event the gateway has not acknowledged after a
+// reconnect. A SIGKILL loses the commands it was running and its resend buffer.
 import type { ProcessContext } from './ports.ts';
 import type { NodeEvent } from './protocol.ts';
 
 export interface ExecCommand {
   runId: string;
   sessionKey: string;
+  /** The command line (`exec.started` names it). */
+  command: string;
   durationMs: number;
   exitCode: number;
   timedOut: boolean;
@@ -36,6 +39,7 @@ export class NodeHost {
       nodeId: this.nodeId,
       runId: command.runId,
       sessionKey: command.sessionKey,
+      command: command.command,
       exitCode: command.exitCode,
       timedOut: command.timedOut,
       output: command.output,

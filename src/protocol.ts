@@ -45,6 +45,8 @@ export interface NodeEvent {
   nodeId: string;
   runId: string;
   sessionKey: string;
+  /** The command line, as `exec.started` reports it. */
+  command: string;
   exitCode: number;
   timedOut: boolean;
   output: string;

@@ -4,6 +4,11 @@
 //
 // Dedupe: seed 000's buggy rule refuses only a text equal to the last enqueued text, so after a drain the same
 // text is accepted again; the fixed rule compares against every queued entry by (text, contextKey).
+//
+// Rendering (OpenClaw src/auto-reply/reply/session-system-events.ts): each drained event becomes `System: ` lines
+// (`System (untrusted): ` for an untrusted one), one per line of its text, so a continuation line cannot pass for user
+// content; only the first line carries the event's timestamp. Heartbeat noise (the heartbeat prompt itself,
+// `heartbeat poll`/`heartbeat wake` lines, `reason periodic` lines) is left out of the block.
 import type { Clock } from './ports.ts';
 
 export const systemEventsPerSessionMax = 20;
@@ -38,7 +43,8 @@ export class SystemEventQueue {
   enqueueSystemEvent(
     sessionKey: string,
     text: string,
-    options: { contextKey: string | null; trusted: boolean; execKey: string | null },
+    /** trusted defaults to true, as in OpenClaw; node events pass false. */
+    options: { contextKey: string | null; trusted?: boolean; execKey: string | null },
   ): EnqueueResult {
     const cleaned = text.trim();
     if (cleaned.length === 0) return { queued: false, duplicateOf: null };
@@ -55,7 +61,7 @@ export class SystemEventQueue {
       text: cleaned,
       ts: this.clock.nowMs(),
       contextKey,
-      trusted: options.trusted,
+      trusted: options.trusted ?? true,
       onDurable: [],
       execKey: options.execKey,
     };
@@ -95,9 +101,28 @@ export class SystemEventQueue {
   }
 }
 
-/** Render drained events one per line, before the body of the prompt. */
+/** OpenClaw's compactSystemEvent: the event's text trimmed, or null for heartbeat noise (left out of the block). */
+export function compactSystemEvent(text: string): string | null {
+  const trimmed = text.trim();
+  const lower = trimmed.toLowerCase();
+  if (trimmed.length === 0 || lower.includes('reason periodic') || lower.startsWith('read heartbeat.md')) return null;
+  if (lower.includes('heartbeat poll') || lower.includes('heartbeat wake')) return null;
+  return trimmed;
+}
+
+/** An exec completion (`Exec finished …`): its heartbeat gets the exec-event prompt instead of the heartbeat prompt. */
+export function isExecCompletionEvent(text: string): boolean {
+  return /^exec finished(?::|\s*\()/i.test(text.trimStart());
+}
+
+/** Render drained events before the body of the prompt: a prefix on every line, the timestamp on the first only. */
 export function formatSystemEvents(events: readonly SystemEvent[]): string {
   return events
-    .map((event) => `System${event.trusted ? '' : ' (untrusted)'}: [${event.ts}] ${event.text}`)
+    .flatMap((event) => {
+      const compacted = compactSystemEvent(event.text);
+      if (compacted === null) return [];
+      const prefix = event.trusted ? 'System' : 'System (untrusted)';
+      return compacted.split('\n').map((line, index) => `${prefix}: ${index === 0 ? `[${event.ts}] ` : ''}${line}`);
+    })
     .join('\n');
 }

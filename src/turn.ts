@@ -209,7 +209,7 @@ async function foldUnanswered(
   const turnId = batch.turnId;
   const repaired: string[] = [];
   for (const candidate of candidates) {
-    if (candidate.turnId === turnId || candidate.content.length < 4) continue;
+    if (candidate.turnId === turnId || !mergesQueuedText(batch.kind, candidate.content)) continue;
     const claim = await claimOf(outbound, candidate.turnId);
     const given = (await inbound.query('SELECT status FROM messages_in WHERE id = ?', [candidate.turnId]))[0]?.status === 'failed';
     if (given || (claim.turnId !== null && claim.turnId !== candidate.turnId)) continue;
@@ -225,6 +225,15 @@ async function foldUnanswered(
   const content = batchText(batch);
   const merged = members.filter((member) => member.merged).map((member) => member.content);
   return { folded: [...new Set([...merged, ...repaired])].filter((text) => !content.includes(text)), members: members.length > 0 ? members : batch.members };
+}
+
+/**
+ * OpenClaw's orphan merge runs only for user- or manually-triggered runs (a chat row here; a heartbeat's 'system' row
+ * never merges: the orphan is still taken off the branch, and its own row answers it later), and only for a text of at
+ * least 4 characters once trimmed.
+ */
+export function mergesQueuedText(rowKind: string, text: string): boolean {
+  return rowKind === 'chat' && text.trim().length >= 4;
 }
 
 /** OpenClaw's merged prompt: the queued messages first, under their prefix, then the message itself. */

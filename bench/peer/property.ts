@@ -3,7 +3,8 @@
 // sessions), starts every process of the model in the fc.scheduler world (bench/peer/world.ts), lets fast-check
 // interleave every asynchronous step, and checks what a careful engineer would assert about their own system:
 // - no duplicate reply: a turn never shows the user the same text twice;
-// - no double ingestion: a chat message (by its marker) or an exec run becomes at most one user row in state.db;
+// - no double ingestion: a chat message (by its marker) or an exec run's start or finish becomes at most one user row
+//   in state.db;
 // - no lost reply: every tool payload and every `to="user"` block the LLM produced reaches the user;
 // - replies persisted: a reply the user saw has an assistant row in state.db and an assistant entry on the JSONL's
 //   active branch.
@@ -72,7 +73,8 @@ export const peerPlanArb: fc.Arbitrary<PeerPlan> = fc.record({
 /** One run of the property; returns the broken assertion, or undefined if every one held. */
 export async function peerRun(s: fc.Scheduler, plan: PeerPlan, bugs: readonly BugId[], sql: SqlJsStatic): Promise<string | undefined> {
   const world = new PeerWorld(s, sql, plan.seed);
-  const sessions = Array.from({ length: plan.sessions }, (_, index) => `chat:${index}`);
+  // Agent session keys, as OpenClaw's are: a node event for any other key gets an unscoped wake (the main session's).
+  const sessions = Array.from({ length: plan.sessions }, (_, index) => `agent:main:chat:${index}`);
   const config = modelConfig({ bugs, sessions });
   const env = buildWorld({ timers: config.timers, gatewayName, configGeneration: config.knobs.configGeneration, randomFor: (key) => world.randomFor(key) as Random, nowMs: () => world.nowMs });
   const model = buildModel(config, { llm: env.modelApi, configGeneration: () => env.deployed.configGeneration });
@@ -89,12 +91,12 @@ export async function peerRun(s: fc.Scheduler, plan: PeerPlan, bugs: readonly Bu
       if (step.kind === 'user') env.platform.userSays(session, `d${index}`, `${step.text} [m${index}]`, `[m${index}]`);
       else if (step.kind === 'clear') env.platform.userSays(session, `d${index}`, `/clear [m${index}]`, `[m${index}]`);
       else if (step.kind === 'config-bump') env.deployed.configGeneration++;
-      else model.nodeHost.run({ runId: `run-${index}`, sessionKey: session, durationMs: step.durationMs, exitCode: step.exitCode, timedOut: false, output: step.output });
+      else model.nodeHost.run({ runId: `run-${index}`, sessionKey: session, command: env.commandLine(`run-${index}`), durationMs: step.durationMs, exitCode: step.exitCode, timedOut: false, output: step.output });
     });
   });
   try {
     await world.drive(workloadMs + settleMs, stepsMax);
-    env.ledger.answers.forEach((fact) => answers.set(`${fact.sessionKey} ${fact.prompt.match(/\[m\d+\]|run-\d+/)?.[0] ?? fact.index}`, { sessionKey: fact.sessionKey, answer: fact }));
+    env.ledger.answers.forEach((fact) => answers.set(`${fact.sessionKey} ${fact.prompt.match(/\[m\d+\]|id=run-\d+[,)]/)?.[0] ?? fact.index}`, { sessionKey: fact.sessionKey, answer: fact }));
     return check(world, env.platform.visible, answers, sessions, plan.steps.length);
   } finally {
     world.close();
@@ -125,7 +127,8 @@ function check(
   const state = world.databases.get(stateDbPath)?.query('SELECT session_id, role, content FROM messages') ?? [];
   const userRows = state.filter((row) => row.role === 'user').map((row) => String(row.content));
   for (let index = 0; index < stepCount; index++) {
-    for (const marker of [`[m${index}]`, `run-${index}`]) {
+    // A run is reported twice, as `Exec started (… id=run-N)` and `Exec finished (… id=run-N, …)`: each at most once.
+    for (const marker of [`[m${index}]`, `id=run-${index})`, `id=run-${index},`]) {
       if (userRows.filter((content) => content.includes(marker)).length > 1) return `double ingestion: ${marker} is in two user rows`;
     }
   }

@@ -5,7 +5,7 @@
 // tool payload verbatim shares that payload's slot, so showing both is a duplicate and showing one is complete.
 // Every message shown (reactions aside) must fill an open slot of an answer returned before it was shown, in its
 // session; a message that finds none was shown again (a duplicate) or was never produced. Showings fill slots of
-// answers still standing first, then tool payloads, then the earliest; any order fills the same number, so the
+// answers still standing first, then tool payloads, then the latest; any order fills the same number, so the
 // counts are exact and only the naming of which answer a stock phrase belonged to can be ambiguous.
 //
 // An answer stands unless it was superseded (a later answer in the session was asked a prompt carrying every user
@@ -15,8 +15,8 @@
 // carried (assignCanned).
 import { parseMessageBlocks } from '../../src/index.ts';
 import type { LlmToolCall } from '../../src/ports.ts';
-import type { CommandFact, LlmAnswerFact, ShownFact, UserMessageFact } from '../world/ledger.ts';
-import { answersIn, cannedReplies, carries, commandsOf, normalized, type Observations, shownIn, takenUp } from './observations.ts';
+import type { LlmAnswerFact, ShownFact } from '../world/ledger.ts';
+import { answersIn, cannedReplies, carries, commandStartsOf, commandsOf, normalized, type Observations, shownIn, type Subject, subjectAtMs, subjectKey, takenUp } from './observations.ts';
 
 export interface Slot {
   answer: LogicalAnswer;
@@ -33,7 +33,7 @@ export interface LogicalAnswer {
   result: string;
   toolCalls: LlmToolCall[];
   first: LlmAnswerFact;
-  /** Markers of user messages and ids of commands the prompt carries. */
+  /** Keys of the user messages, commands and command starts the prompt carries. */
   subjects: string[];
   slots: Slot[];
   superseded: boolean;
@@ -73,9 +73,11 @@ function attribute(o: Observations, session: string): Attribution {
       .filter((answer) => answer.first.returnedAtMs <= fact.atMs)
       .flatMap((answer) => answer.slots.filter((slot) => slot.shownBy === null && slot.text === text));
     // Among slots the showing could fill: an answer still standing first, then a tool payload (its carrier row was
-    // written before the send, so a stock phrase a tool sent is credited to the tool), then the earliest answer.
+    // written before the send, so a stock phrase a tool sent is credited to the tool), then the latest answer (a stock
+    // phrase shown after a newer answer returned is credited to it, not to an older answer the system may have given
+    // up on since).
     const rank = (candidate: Slot): number => (candidate.answer.superseded ? 2 : 0) + (candidate.toolCalls.length > 0 ? 0 : 1);
-    const slot = open.reduce<Slot | undefined>((best, candidate) => (best === undefined || rank(candidate) < rank(best) ? candidate : best), undefined);
+    const slot = open.reduce<Slot | undefined>((best, candidate) => (best === undefined || rank(candidate) <= rank(best) ? candidate : best), undefined);
     if (slot !== undefined) {
       slot.shownBy = fact;
       slotOf.set(fact, slot);
@@ -91,17 +93,6 @@ function attribute(o: Observations, session: string): Attribution {
   return { session, answers, slotOf, canned: [...cannedFor.values()], cannedFor, unexplained };
 }
 
-/** A subject of a session: a user message, or a command its run reached a prompt or a transcript with. */
-export type Subject = UserMessageFact | CommandFact;
-
-export function subjectKey(subject: Subject): string {
-  return 'marker' in subject ? subject.marker : `run:${subject.runId}`;
-}
-
-function sentAt(subject: Subject): number {
-  return 'marker' in subject ? subject.sentAtMs : subject.requestedAtMs;
-}
-
 function isClear(subject: Subject): boolean {
   return 'marker' in subject && subject.text.trim().toLowerCase().startsWith('/clear');
 }
@@ -115,11 +106,17 @@ function isClear(subject: Subject): boolean {
  */
 function assignCanned(o: Observations, session: string, answers: readonly LogicalAnswer[], shown: readonly ShownFact[], unexplained: Unexplained[]): Map<string, ShownFact> {
   // A context message (it did not mention the agent) is owed no reply, so no canned reply answers it.
-  const subjects: Subject[] = [...o.ledger.userMessages.filter((message) => message.sessionKey === session && message.mentions), ...commandsOf(o, session).filter((command) => takenUp(o, session, command))];
+  const subjects: Subject[] = [
+    ...o.ledger.userMessages.filter((message) => message.sessionKey === session && message.mentions),
+    ...[...commandsOf(o, session), ...commandStartsOf(o, session)].filter((command) => takenUp(o, session, command)),
+  ];
   // A message is fully answered when some answer carrying it was shown whole; a partly shown answer (its tool message
-  // went out, then the run was given up) still leaves the message open for the error reply.
+  // went out, then the run was given up) still leaves the message open for the error reply, and so does an answer with
+  // nothing to show (a heartbeat's HEARTBEAT_OK for a command's start): the user saw nothing of it.
   const covered = new Set<string>();
-  for (const answer of answers) if (answer.slots.every((slot) => slot.shownBy !== null)) for (const subject of answer.subjects) covered.add(subject);
+  for (const answer of answers) {
+    if (answer.slots.length > 0 && answer.slots.every((slot) => slot.shownBy !== null)) for (const subject of answer.subjects) covered.add(subject);
+  }
   const requests = o.ledger.requests.filter((request) => request.sessionKey === session);
   const gaveUpOn = (subject: Subject): boolean => {
     const carrying = requests.filter((request) => carries(request.prompt, subject));
@@ -130,7 +127,7 @@ function assignCanned(o: Observations, session: string, answers: readonly Logica
   const turnMates: { fact: ShownFact; prompt: string; open: Subject[] }[] = [];
   for (const fact of shown) {
     const clear = normalized(fact.text) === normalized(cannedReplies[1]);
-    const candidates = subjects.filter((subject) => isClear(subject) === clear && sentAt(subject) <= fact.atMs && !cannedFor.has(subjectKey(subject)));
+    const candidates = subjects.filter((subject) => isClear(subject) === clear && subjectAtMs(subject) <= fact.atMs && !cannedFor.has(subjectKey(subject)));
     const open = candidates.filter((subject) => !covered.has(subjectKey(subject)));
     // A message whose answer was shown whole may still get the error reply when the system gave up on it afterwards
     // (killed before it finished, then every retry failed): its last request carrying it failed.
@@ -154,10 +151,10 @@ function assignCanned(o: Observations, session: string, answers: readonly Logica
 
 function logicalAnswers(o: Observations, session: string): LogicalAnswer[] {
   const byPrompt = new Map<string, LogicalAnswer>();
-  const subjectsOf = (prompt: string): string[] => [
-    ...o.ledger.userMessages.filter((message) => message.sessionKey === session && carries(prompt, message)).map((message) => message.marker),
-    ...commandsOf(o, session).filter((command) => carries(prompt, command)).map(subjectKey),
-  ];
+  const subjectsOf = (prompt: string): string[] =>
+    [...o.ledger.userMessages.filter((message) => message.sessionKey === session), ...commandsOf(o, session), ...commandStartsOf(o, session)]
+      .filter((subject) => carries(prompt, subject))
+      .map(subjectKey);
   for (const fact of answersIn(o, session)) {
     if (byPrompt.has(fact.prompt)) continue;
     const answer: LogicalAnswer = {

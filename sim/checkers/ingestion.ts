@@ -1,34 +1,30 @@
 // Ingestion invariants over the ledger and the final durable state, whatever internal ids the system used:
-// - no-double-ingestion: each user message (found by its marker) and each command (by its runId in OpenClaw's
-//   `Exec finished (node=… id=<runId>, …)` text) is in at most one user row of state.db and at most one user entry
-//   anywhere in its session's JSONL file (a dead-end copy off the active branch is still a durable second turn),
-//   and once in it (a prompt carrying one message twice ingested it twice);
+// - no-double-ingestion: each user message (found by its marker), each command (by its runId in OpenClaw's
+//   `Exec finished (node=… id=<runId>, …)` line) and each command's start (its `Exec started (node=… id=<runId>)`
+//   line, a report of its own) is in at most one user row of state.db and at most one user entry anywhere in its
+//   session's JSONL file (a dead-end copy off the active branch is still a durable second turn), and once in it (a
+//   prompt carrying one message twice ingested it twice);
 // - no-lost-user-message: every message the gateway accepted (acknowledged to the platform) is, at the end, in a
 //   user row of state.db and in a user entry on the JSONL active branch (its own, or the prompt it was merged into);
 //   a context message (it did not mention the agent) only once it is due there (observations.ts contextDue).
-import type { CommandFact, UserMessageFact } from '../world/ledger.ts';
 import { activeBranch } from './durable.ts';
-import { acceptedMessages, carries, commandsOf, contextDue, type Observations, occurrences, stepAt } from './observations.ts';
+import { acceptedMessages, commandStartsOf, commandsOf, contextDue, carries, describeSubject, type Observations, occurrences, stepAt, type Subject, subjectAtMs } from './observations.ts';
 import { classOf, type InvariantName, type Violation } from './violation.ts';
 
 function violation(o: Observations, invariant: InvariantName, message: string, atMs: number): Violation {
   return { invariant, message, step: stepAt(o, atMs), timeMs: atMs, class: classOf(invariant) };
 }
 
-function describe(subject: UserMessageFact | CommandFact): string {
-  return 'marker' in subject ? `message ${subject.marker} (delivery ${subject.deliveryId})` : `command ${subject.runId}`;
-}
-
 export function checkIngestion(o: Observations, out: Violation[]): void {
   for (const session of o.sessions) {
     const userRows = o.durable.rows.filter((row) => row.sessionId === session && row.role === 'user');
     const entries = (o.durable.transcripts.get(session)?.entries ?? []).filter((entry) => entry.role === 'user');
-    const subjects: (UserMessageFact | CommandFact)[] = [...o.ledger.userMessages.filter((message) => message.sessionKey === session), ...commandsOf(o, session)];
+    const subjects: Subject[] = [...o.ledger.userMessages.filter((message) => message.sessionKey === session), ...commandsOf(o, session), ...commandStartsOf(o, session)];
     for (const subject of subjects) {
-      const atMs = 'marker' in subject ? subject.sentAtMs : subject.requestedAtMs;
+      const atMs = subjectAtMs(subject);
       const inDb = ingested(userRows.map((row) => row.content), subject, 'user rows of state.db');
       const inFile = ingested(entries.map((entry) => entry.text), subject, 'user entries of its JSONL file');
-      for (const where of [inDb, inFile]) if (where !== undefined) out.push(violation(o, 'no-double-ingestion', `${session}: ${describe(subject)} ${where}`, atMs));
+      for (const where of [inDb, inFile]) if (where !== undefined) out.push(violation(o, 'no-double-ingestion', `${session}: ${describeSubject(subject)} ${where}`, atMs));
     }
   }
   checkUserMessages(o, out);
@@ -39,7 +35,7 @@ export function checkIngestion(o: Observations, out: Violation[]): void {
  * several of them, or several times in one (a prompt that carries the same message twice, as one batch holding two
  * inbound rows of one delivery would).
  */
-function ingested(texts: readonly string[], subject: UserMessageFact | CommandFact, where: string): string | undefined {
+function ingested(texts: readonly string[], subject: Subject, where: string): string | undefined {
   const counts = texts.map((text) => occurrences(text, subject)).filter((count) => count > 0);
   if (counts.length > 1) return `is in ${counts.length} ${where}`;
   const [count] = counts;
@@ -55,6 +51,6 @@ function checkUserMessages(o: Observations, out: Violation[]): void {
     if (inDb && inJsonl) continue;
     const where = !inDb ? 'state.db' : 'the JSONL active branch';
     const context = message.mentions ? '' : ' (context for a later message)';
-    out.push(violation(o, 'no-lost-user-message', `${message.sessionKey}: ${describe(message)}${context} was accepted but never reached ${where}`, o.endMs));
+    out.push(violation(o, 'no-lost-user-message', `${message.sessionKey}: ${describeSubject(message)}${context} was accepted but never reached ${where}`, o.endMs));
   }
 }

@@ -3,7 +3,8 @@
 //   does not mention it is context, owed no reply) and every command the system took up (its run is in an LLM
 //   prompt or a durable transcript) is answered: a reply the user saw belongs to an answer whose prompt
 //   carried it, or one of the system's own replies was assigned to it (`Session cleared.` for a /clear, the error
-//   reply after giving up; each canned reply answers one message, see attribution.ts);
+//   reply after giving up; each canned reply answers one message, see attribution.ts). A command's start owes no
+//   reply: OpenClaw's heartbeat for it asks for HEARTBEAT_OK when nothing needs attention, which nobody is shown;
 // - quiescent-after-heal: once the faults have stopped and a stated grace has passed (quiescenceGraceMs, 15 s: the
 //   time a supervisor needs to act on what went wrong during the faults, e.g. a claim that went stale under a slow
 //   model call just before the heal), no process is killed or crashes again (the kernel's own record of kills and
@@ -17,8 +18,8 @@
 //   more than killsWithoutProgressMax (6: the first claim and nanoclaw's 5 retries) times in a row with no progress in between (no answer from the LLM API and
 //   nothing shown to the user). Kills, starts and their causes are the kernel's facts; progress is the world's.
 import type { CommandFact, UserMessageFact } from '../world/ledger.ts';
-import { type Attribution, subjectKey } from './attribution.ts';
-import { addressedMessages, carries, commandsOf, type Observations, stepAt, takenUp } from './observations.ts';
+import type { Attribution } from './attribution.ts';
+import { addressedMessages, carries, commandsOf, describeSubject, type Observations, stepAt, subjectKey, takenUp } from './observations.ts';
 import { classOf, type Violation } from './violation.ts';
 
 export function checkLiveness(o: Observations, attributions: Map<string, Attribution>, out: Violation[]): void {
@@ -27,10 +28,9 @@ export function checkLiveness(o: Observations, attributions: Map<string, Attribu
     if (attribution === undefined) continue;
     for (const subject of subjectsOf(o, session)) {
       if (answered(attribution, subject)) continue;
-      const what = 'marker' in subject ? `message ${subject.marker} (delivery ${subject.deliveryId})` : `command ${subject.runId}`;
       out.push({
         invariant: 'every-inbound-answered',
-        message: `${session}: ${what} got no reply ${o.endMs - o.faultPhaseMs} ms after the faults stopped`,
+        message: `${session}: ${describeSubject(subject)} got no reply ${o.endMs - o.faultPhaseMs} ms after the faults stopped`,
         step: Math.max(0, o.events.length - 1),
         timeMs: o.endMs,
         class: classOf('every-inbound-answered'),

@@ -123,24 +123,66 @@ export function contextDue(o: Observations, context: UserMessageFact): boolean {
   });
 }
 
-/** pi/OpenClaw's exec event text names the run as `id=<runId>,` (finished) in the prompt. */
+/**
+ * OpenClaw's exec event lines name a command's run twice: `Exec started (node=… id=<runId>): <command>` when it starts
+ * and `Exec finished (node=… id=<runId>, …)` when it ends. The finish (its result) is the command's report; the
+ * start is a report of its own.
+ */
 export function mentionsRun(text: string, runId: string): boolean {
-  return text.includes(`Exec finished (node=`) && new RegExp(`\\bid=${escapeRegExp(runId)}[,)]`).test(text);
+  return new RegExp(`Exec finished \\(node=[^\\s,()]+ id=${escapeRegExp(runId)},`).test(text);
 }
 
-/** Whether a text (prompt, row, entry) carries a user message or a command. */
-export function carries(text: string, subject: UserMessageFact | CommandFact): boolean {
-  return 'marker' in subject ? text.includes(subject.marker) : mentionsRun(text, subject.runId);
+/** Whether a text carries the `Exec started` line of a run. */
+export function mentionsStart(text: string, runId: string): boolean {
+  return new RegExp(`Exec started \\(node=[^\\s,()]+ id=${escapeRegExp(runId)}\\)`).test(text);
+}
+
+/** The start of a command, as its `Exec started` line reports it: ingested at most once, like the command's finish. */
+export interface CommandStart {
+  start: CommandFact;
+}
+
+/** What a prompt or a transcript may carry: a user message, a command's finish (the command) or its start. */
+export type Subject = UserMessageFact | CommandFact | CommandStart;
+
+/** Whether a text (prompt, row, entry) carries a user message, a command (its finish) or a command's start. */
+export function carries(text: string, subject: Subject): boolean {
+  if ('marker' in subject) return text.includes(subject.marker);
+  return 'start' in subject ? mentionsStart(text, subject.start.runId) : mentionsRun(text, subject.runId);
+}
+
+/** A subject's name in attributions and canned-reply assignments. */
+export function subjectKey(subject: Subject): string {
+  if ('marker' in subject) return subject.marker;
+  return 'start' in subject ? `start:${subject.start.runId}` : `run:${subject.runId}`;
+}
+
+/** A subject as a violation message names it. */
+export function describeSubject(subject: Subject): string {
+  if ('marker' in subject) return `message ${subject.marker} (delivery ${subject.deliveryId})`;
+  return 'start' in subject ? `the start of command ${subject.start.runId}` : `command ${subject.runId}`;
+}
+
+/** When the subject entered the world: the user typed it, or the workload asked for the command. */
+export function subjectAtMs(subject: Subject): number {
+  if ('marker' in subject) return subject.sentAtMs;
+  return 'start' in subject ? subject.start.requestedAtMs : subject.requestedAtMs;
 }
 
 /** How many times a text carries a user message (its marker) or a command (its `Exec finished (node=… id=<runId>…` line). */
-export function occurrences(text: string, subject: UserMessageFact | CommandFact): number {
+export function occurrences(text: string, subject: Subject): number {
   if ('marker' in subject) return text.split(subject.marker).length - 1;
-  return [...text.matchAll(new RegExp(`Exec finished \\(node=[^\\s)]* id=${escapeRegExp(subject.runId)}[,)]`, 'g'))].length;
+  if ('start' in subject) return [...text.matchAll(new RegExp(`Exec started \\(node=[^\\s,()]+ id=${escapeRegExp(subject.start.runId)}\\)`, 'g'))].length;
+  return [...text.matchAll(new RegExp(`Exec finished \\(node=[^\\s,()]+ id=${escapeRegExp(subject.runId)},`, 'g'))].length;
 }
 
 export function commandsOf(o: Observations, session: string): CommandFact[] {
   return o.ledger.commands.filter((command) => command.sessionKey === session);
+}
+
+/** The starts of a session's commands (each a subject of its own). */
+export function commandStartsOf(o: Observations, session: string): CommandStart[] {
+  return commandsOf(o, session).map((command) => ({ start: command }));
 }
 
 export function shownIn(o: Observations, session: string): ShownFact[] {
@@ -155,10 +197,10 @@ function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 
-/** A command the system took up: its run is in an LLM prompt or in a durable transcript (a silent run never is). */
-export function takenUp(o: Observations, session: string, command: CommandFact): boolean {
+/** A command (or its start) the system took up: its line is in an LLM prompt or a durable row (a silent run never is). */
+export function takenUp(o: Observations, session: string, subject: CommandFact | CommandStart): boolean {
   return (
-    o.ledger.requests.some((request) => request.sessionKey === session && carries(request.prompt, command)) ||
-    o.durable.rows.some((row) => row.sessionId === session && carries(row.content, command))
+    o.ledger.requests.some((request) => request.sessionKey === session && carries(request.prompt, subject)) ||
+    o.durable.rows.some((row) => row.sessionId === session && carries(row.content, subject))
   );
 }

@@ -174,7 +174,8 @@ function scheduleWorkload(sim: Simulation, model: BuiltModel, world: World, spec
         break;
       case 'exec':
         sim.at(step.atMs, () => {
-          const command = { runId: `run-${index}`, sessionKey: session, durationMs: step.durationMs, exitCode: step.exitCode, timedOut: false, output: step.output };
+          const runId = `run-${index}`;
+          const command = { runId, sessionKey: session, command: world.commandLine(runId), durationMs: step.durationMs, exitCode: step.exitCode, timedOut: false, output: step.output };
           world.ledger.commandRequested({ ...command, requestedAtMs: sim.clock.nowMs() });
           model.nodeHost.run(command);
         });

@@ -6,7 +6,9 @@
 // (`(reply <tag>)`), so a durable assistant row can be traced to exactly one answer, while the visible blocks may
 // be stock phrases that other answers also use. An answer makes 0 to toolCallsMax tool calls of mixed kinds. Latency,
 // transient errors (alone, in streaks on one prompt, or for every request during an outage) and slow responses are
-// drawn per request and only while the fault phase lasts. Tests may script answers per request.
+// drawn per request and only while the fault phase lasts. Tests may script answers per request. A prompt that ends by
+// asking for HEARTBEAT_OK when nothing needs attention (OpenClaw's heartbeat prompt, sent when the only news is that a
+// command started) is answered `HEARTBEAT_OK`, as instructed: a closing text with no message for the user.
 import { type LlmAnswer, type LlmApi, type LlmRequest, LlmTransientError, type Random, type Timers, type ToolName } from '../../src/ports.ts';
 import { contentHash } from '../../src/text.ts';
 import type { Ledger } from './ledger.ts';
@@ -54,6 +56,14 @@ export interface ScriptedAnswer {
 }
 
 export type AnswerScript = (request: LlmRequest) => ScriptedAnswer | undefined;
+
+/** OpenClaw's heartbeat token: nothing needs attention. */
+export const heartbeatOk = 'HEARTBEAT_OK';
+
+/** Whether the prompt's last instruction is to reply HEARTBEAT_OK when nothing needs attention. */
+export function asksForHeartbeatOk(prompt: string): boolean {
+  return /reply HEARTBEAT_OK\.?\s*$/.test(prompt);
+}
 
 /** The tag naming the answer to a prompt: the same for every request with that session and prompt. */
 export function answerTag(request: LlmRequest): string {
@@ -113,7 +123,7 @@ export class FakeModelApi implements LlmApi {
 
   /** The answer to a prompt (the same on every request). */
   private answer(request: LlmRequest, tag: string): LlmAnswer {
-    const scripted = this.script?.(request) ?? this.generate(tag);
+    const scripted = this.script?.(request) ?? (asksForHeartbeatOk(request.prompt) ? { toolCalls: [], result: heartbeatOk } : this.generate(tag));
     return {
       toolCalls: scripted.toolCalls.map((call, index) => ({ id: call.id ?? `toolu_${tag}_${index}`, name: call.name, text: call.text })),
       result: `${scripted.result}\n(reply ${tag})`,

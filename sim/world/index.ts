@@ -1,6 +1,6 @@
 // The world the system under test talks to and cannot crash: the chat platform, the LLM API and the deployed
 // config, with the ground-truth ledger they write. The workload driver (sim/run/harness.ts) drives the platform and
-// the node host and records the commands it asked for.
+// the node host and records the commands it asked for, each with a command line the world draws for its run.
 import type { ModelTimers } from '../../src/config.ts';
 import type { Random } from '../../src/ports.ts';
 import { FakeModelApi } from './fake-model.ts';
@@ -13,7 +13,12 @@ export interface World {
   platform: Platform;
   modelApi: FakeModelApi;
   deployed: { configGeneration: number };
+  /** The command line of a run (what `exec.started` reports), drawn from the run's own sub-stream. */
+  commandLine: (runId: string) => string;
 }
+
+/** Command lines an agent asks a node host to run. */
+export const commandLines = ['npm test', 'make build', 'git pull --rebase', 'ls -la /var/log', 'python3 scripts/report.py --weekly', 'cargo check'] as const;
 
 export function buildWorld(options: {
   timers: ModelTimers;
@@ -30,6 +35,7 @@ export function buildWorld(options: {
     platform: new Platform(options.timers, options.gatewayName, ledger),
     modelApi: new FakeModelApi((key) => options.randomFor(`model/${key}`), ledger, options.nowMs, options.recordFault),
     deployed: { configGeneration: options.configGeneration },
+    commandLine: (runId) => options.randomFor(`workload/command/${runId}`).pick(commandLines),
   };
 }
 

@@ -30,6 +30,8 @@ export interface UserMessageFact {
 export interface CommandFact {
   sessionKey: string;
   runId: string;
+  /** The command line (reported by `exec.started`). */
+  command: string;
   output: string;
   exitCode: number;
   timedOut: boolean;

@@ -6,8 +6,8 @@ import { describe, expect, it } from 'vitest';
 import { errorReply, LlmTransientError, outboundPath } from '../../src/index.ts';
 import type { OutboundSend } from '../../src/protocol.ts';
 import { loadSqlJs } from '../../sim/kernel/sqlite.ts';
-import { handPlan, invariants, marker, session0, withRun } from '../model/support.ts';
-import { both, firstReply, input, type Prepare, shown, sqlAt, tamperNetwork } from './support.ts';
+import { forMessage, handPlan, invariants, marker, reply, session0, user, withRun } from '../model/support.ts';
+import { both, execReply, firstReply, input, interim, type Prepare, secondReply, shown, sqlAt, tamperNetwork, turnsAndExec } from './support.ts';
 
 const sql = await loadSqlJs();
 
@@ -27,7 +27,47 @@ const llmFailsOn =
 const swallow = (text: string): Prepare =>
   tamperNetwork((_from, to, payload) => (to === 'platform' && (payload as Partial<OutboundSend>).type === 'send' && (payload as OutboundSend).text === text ? [] : [payload]));
 
+/**
+ * Every request whose prompt carries `fragment` gets its answer from the LLM (the ledger records it) and the caller
+ * an error all the same, as if the response were lost on the way back: the runner retries, then gives up.
+ */
+const answerLostOn =
+  (fragment: string): Prepare =>
+  (_sim, _model, world) => {
+    const api = world.modelApi;
+    const complete = api.complete.bind(api);
+    api.complete = async (request, timers) => {
+      const answer = await complete(request, timers);
+      if (request.prompt.includes(fragment)) throw new LlmTransientError('connection reset after the response');
+      return answer;
+    };
+  };
+
 describe('each canned reply answers one message', () => {
+  it("a stock phrase shown after a newer answer returned is that answer's: the older answer given up keeps the error reply", async () => {
+    // m0's answer ("done") comes back each time but never reaches the runner, which gives up with the error reply;
+    // well after, m1 is answered "done" too and shown. Credited to m0's older answer, that showing would leave m1's
+    // answer unshown and the error reply with no message to answer.
+    const plan = handPlan([user(1_000, 'first'), user(200_000, 'second')]);
+    const script = forMessage({ 0: { toolCalls: [], result: reply('done') }, 1: { toolCalls: [], result: reply('done') } });
+    await withRun(sql, { bugs: [], plan, script, prepare: answerLostOn(marker(0)) }, (result) => {
+      expect(result.ledger.answers.filter((answer) => answer.prompt.includes(marker(0))).length).toBeGreaterThan(1);
+      expect(shown(result)).toEqual([errorReply, 'done']);
+      expect(result.violations).toEqual([]);
+    });
+  });
+
+  it("a command's start whose heartbeat was answered HEARTBEAT_OK, then given up, takes the error reply: nothing of that answer was shown", async () => {
+    await withRun(sql, input(answerLostOn('Exec started ('), turnsAndExec), (result) => {
+      const startAnswers = result.ledger.answers.filter((answer) => answer.prompt.includes('Exec started ('));
+      expect(startAnswers.length).toBeGreaterThan(1);
+      expect(startAnswers.every((answer) => answer.result.startsWith('HEARTBEAT_OK'))).toBe(true);
+      expect(shown(result)).toEqual([firstReply, interim, secondReply, errorReply, execReply]);
+      expect(result.violations).toEqual([]);
+    });
+  });
+
+
   it("m0's reply is lost for ever while m1 is given up: the error reply answers m1, and m0's loss fires", async () => {
     await withRun(sql, input(both(swallow(firstReply), llmFailsOn(marker(1)))), (result) => {
       // The user typed two messages and saw one error reply: m0's answer (which the LLM returned) never arrived.

@@ -1,11 +1,13 @@
-// no-double-ingestion: each user message (by its marker) and each exec runId becomes at most one user turn in each
-// durable transcript, whatever internal ids the system gave it. Every sabotage here leaves each internal id unique
+// no-double-ingestion: each user message (by its marker), each exec run's finish (`Exec finished (… id=<runId>, …)`)
+// and each exec run's start (`Exec started (… id=<runId>)`, a report of its own) becomes at most one user turn in each
+// durable transcript, whatever internal ids the system gave it; a run's start and its finish are not two ingestions. Every sabotage here leaves each internal id unique
 // (a new delivery id, a new inbound row id, a new state.db row id, a new JSONL entry id), so counting user rows per
 // turn_id or user entries per turnId sees nothing wrong. The verdict rests on the durable transcripts, not on
 // nanoclaw's queue: a duplicate prompt row that inbound.db no longer holds (pruned once completed) still counts.
 import { describe, expect, it } from 'vitest';
 import { inboundPath, stateDbPath, transcriptPath } from '../../src/index.ts';
 import type { InboundMessage } from '../../src/protocol.ts';
+import { mentionsRun, mentionsStart } from '../../sim/checkers/observations.ts';
 import { loadSqlJs } from '../../sim/kernel/sqlite.ts';
 import { invariants, marker, session0, withRun } from '../model/support.ts';
 import {
@@ -49,6 +51,14 @@ const execPromptTwice = sqlAt(
   [`%id=${execRunId},%`],
 );
 
+/** After the exec run's start was answered, a second prompt row with a new id and the start's content appears. */
+const startPromptTwice = sqlAt(
+  60_000,
+  inboundPath(session0),
+  "INSERT INTO messages_in(id, seq, kind, content, created_at) SELECT 'sys:copy', (SELECT MAX(seq) + 1 FROM messages_in), kind, content, 60000 FROM messages_in WHERE kind = 'system' AND content LIKE ?",
+  [`%Exec started (node=node-1 id=${execRunId})%`],
+);
+
 /** The same, and the copy is pruned from inbound.db once completed (as a queue that deletes finished rows would). */
 const execPromptTwicePruned: Prepare = both(execPromptTwice, sqlAt(100_000, inboundPath(session0), "DELETE FROM messages_in WHERE id = 'sys:copy' AND status = 'completed'"));
 
@@ -70,7 +80,9 @@ describe('no-double-ingestion', () => {
   it('holds on the untouched run: each message and the exec run are one user row and one user entry', async () => {
     await withRun(sql, input(undefined, turnsAndExec), (result) => {
       expect(shown(result)).toEqual([firstReply, interim, secondReply, execReply]);
-      for (const fragment of [m0, marker(1), `id=${execRunId},`]) {
+      // The run's start and its finish are two prompt rows (the start's heartbeat answered HEARTBEAT_OK, shown to
+      // nobody); neither counts as a second ingestion of the other.
+      for (const fragment of [m0, marker(1), `id=${execRunId},`, `id=${execRunId})`]) {
         expect(userRowsWith(result, fragment)).toHaveLength(1);
         expect(durableEntries(result, transcriptPath(session0)).filter(isEntry('user', fragment))).toHaveLength(1);
       }
@@ -113,7 +125,7 @@ describe('no-double-ingestion', () => {
 
   it('fires when one exec runId becomes two prompt rows and inbound.db keeps only one of them', async () => {
     await withRun(sql, input(execPromptTwicePruned, turnsAndExec), (result) => {
-      expect(result.sim.sqlite.inspect(inboundPath(session0), "SELECT id FROM messages_in WHERE kind = 'system'")).toHaveLength(1);
+      expect(result.sim.sqlite.inspect(inboundPath(session0), "SELECT id FROM messages_in WHERE kind = 'system' AND content LIKE '%Exec finished%'")).toHaveLength(1);
       expect(userRowsWith(result, `id=${execRunId},`)).toHaveLength(2);
       expect(invariants(result)).toEqual(['no-double-ingestion', 'no-duplicate-visible-reply', 'one-assistant-row-per-visible-reply']);
       expect(messagesOf(result, invariant)).toEqual([
@@ -121,6 +133,30 @@ describe('no-double-ingestion', () => {
         `${session0}: command ${execRunId} is in 2 user entries of its JSONL file`,
       ]);
     });
+  });
+
+  it("fires when one exec run's start becomes two prompt rows: the start, not the command, is ingested twice", async () => {
+    await withRun(sql, input(startPromptTwice, turnsAndExec), (result) => {
+      expect(userRowsWith(result, `id=${execRunId})`)).toHaveLength(2);
+      expect(userRowsWith(result, `id=${execRunId},`)).toHaveLength(1);
+      // The copy's turn asks the same prompt again: HEARTBEAT_OK again, nothing shown, one more assistant row.
+      expect(shown(result)).toEqual([firstReply, interim, secondReply, execReply]);
+      expect(messagesOf(result, invariant)).toEqual([
+        `${session0}: the start of command ${execRunId} is in 2 user rows of state.db`,
+        `${session0}: the start of command ${execRunId} is in 2 user entries of its JSONL file`,
+      ]);
+    });
+  });
+
+  it("tells a run's start line from its finish line, and one run from another", () => {
+    const finish = 'System (untrusted): [6003] Exec finished (node=node-1 id=run-2, code 1)\nSystem (untrusted): boom';
+    const start = 'System (untrusted): [1018] Exec started (node=node-1 id=run-2): npm test';
+    expect([mentionsRun(finish, 'run-2'), mentionsStart(finish, 'run-2')]).toEqual([true, false]);
+    expect([mentionsRun(start, 'run-2'), mentionsStart(start, 'run-2')]).toEqual([false, true]);
+    // Another run's finish beside this run's start is not this run's finish; a longer id is another run.
+    const mixed = 'System (untrusted): [1] Exec finished (node=node-1 id=run-20, code 0)\nSystem (untrusted): [2] Exec started (node=node-1 id=run-2): ls';
+    expect([mentionsRun(mixed, 'run-2'), mentionsStart(mixed, 'run-2'), mentionsRun(mixed, 'run-20')]).toEqual([false, true, true]);
+    expect(mentionsStart('Exec started (node=node-1 id=run-21): ls', 'run-2')).toBe(false);
   });
 
   it('fires for a duplicate user row inserted into state.db behind every component', async () => {

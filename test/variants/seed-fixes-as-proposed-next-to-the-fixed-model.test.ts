@@ -3,7 +3,9 @@
 // - exec-dedupe-memory (seed 000's fix: exec.finished deduped by (sessionKey, runId) in memory for 10 minutes): the
 //   gateway is SIGKILLed right after it committed the exec prompt and before the node host saw the acknowledgement;
 //   the node host resends on reconnect, the new gateway's memory is empty, and the replay becomes a second turn.
-//   The fixed gateway keeps the key durably, in the prompt row's transaction, and drops the replay.
+//   The fixed gateway keeps the key durably, in the prompt row's transaction, and drops the replay. The fix keys
+//   exec.finished only: a replayed exec.started becomes a second turn for the run's start even with the gateway up;
+//   the fixed gateway keeps a durable key for the start too.
 // - sent-payloads-pr2531 (seed 001's fix as merged: one shared turn_sent_payloads row cleared at four boundaries):
 //   the runner is SIGKILLed after the turn's final row is durable and before it dispatches the closing text; the
 //   cold-start clear at the top of the poll loop wipes the record of the payload the tool already sent, but the
@@ -20,37 +22,54 @@ import { type BugId, stateDbPath } from '../../src/index.ts';
 import type { Simulation } from '../../sim/kernel/simulation.ts';
 import { loadSqlJs } from '../../sim/kernel/sqlite.ts';
 import type { FaultStep } from '../../sim/run/plan.ts';
-import { handPlan, invariants, notes, reply, user, visible, withRun } from '../model/support.ts';
+import { handPlan, invariants, notes, reply, session0, user, visible, withRun } from '../model/support.ts';
 
 const sql = await loadSqlJs();
 
 describe('exec-dedupe-memory: seed 000 fix as proposed', () => {
-  // ingest-phase events: system-event (the enqueue) is nth 0, exec-ingest (the prompt row committed) is nth 1.
-  const killGatewayAfterPromptRow: FaultStep = { kind: 'kill-at-phase', phase: 'ingest', nth: 1, delayMs: 0, process: 'gateway', restartAfterMs: 2_000 };
-  const plan = handPlan([{ kind: 'exec', atMs: 1_000, session: 0, durationMs: 5_000, exitCode: 1, output: 'boom' }], [killGatewayAfterPromptRow]);
-  const input = (bugs: BugId[]) => ({ bugs, plan });
+  // ingest-phase events: the start's system-event (nth 0) and prompt row (exec-ingest, nth 1), then the finish's
+  // system-event (nth 2) and prompt row (nth 3).
+  const killGatewayAfterPromptRow = (nth: number): FaultStep => ({ kind: 'kill-at-phase', phase: 'ingest', nth, delayMs: 0, process: 'gateway', restartAfterMs: 2_000 });
+  const planWith = (fault: FaultStep) => handPlan([{ kind: 'exec', atMs: 1_000, session: 0, durationMs: 5_000, exitCode: 1, output: 'boom' }], [fault]);
+  const promptRows = (result: Parameters<typeof notes>[0]) => notes(result, 'exec-ingest').filter((note) => note.fields.row !== null);
+  const doubleIngestion = (result: Parameters<typeof notes>[0]) => result.violations.filter((violation) => violation.invariant === 'no-double-ingestion').map((violation) => violation.message);
 
-  it('falls short: after a gateway SIGKILL the node host resends and the run becomes a second turn', async () => {
-    await withRun(sql, input(['exec-dedupe-memory']), (result) => {
-      expect(notes(result, 'exec-ingest').filter((note) => note.fields.row !== null)).toHaveLength(2);
+  it('falls short: after a gateway SIGKILL the node host resends exec.finished and the run becomes a second turn', async () => {
+    await withRun(sql, { bugs: ['exec-dedupe-memory'], plan: planWith(killGatewayAfterPromptRow(3)) }, (result) => {
+      expect(promptRows(result)).toHaveLength(3);
       expect(invariants(result)).toContain('no-double-ingestion');
-      expect(result.violations.find((violation) => violation.invariant === 'no-double-ingestion')?.message).toContain('command run-0 is in 2 user rows of state.db');
+      expect(doubleIngestion(result)).toContain(`${session0}: command run-0 is in 2 user rows of state.db`);
     });
   });
 
   it('the fixed gateway drops the resend by its durable key: one turn, no violation', async () => {
-    await withRun(sql, input([]), (result) => {
-      expect(notes(result, 'exec-ingest').filter((note) => note.fields.row !== null)).toHaveLength(1);
-      expect(notes(result, 'exec-duplicate-dropped')).toHaveLength(1);
+    await withRun(sql, { bugs: [], plan: planWith(killGatewayAfterPromptRow(3)) }, (result) => {
+      expect(promptRows(result)).toHaveLength(2);
+      expect(notes(result, 'exec-duplicate-dropped').map((note) => note.fields.event)).toEqual(['exec.finished']);
       expect(result.violations).toEqual([]);
     });
   });
 
-  it('holds when the gateway stays up: the replay within 10 minutes is dropped from memory', async () => {
-    const resetAfterPromptRow: FaultStep = { kind: 'reset-at-phase', phase: 'ingest', nth: 1, delayMs: 0, link: 1 };
-    const resetPlan = handPlan([{ kind: 'exec', atMs: 1_000, session: 0, durationMs: 5_000, exitCode: 1, output: 'boom' }], [resetAfterPromptRow]);
-    await withRun(sql, { bugs: ['exec-dedupe-memory'], plan: resetPlan, prepare: (sim: Simulation) => sim.network.configure('node-host', 'gateway', { reconnectDelayMs: 51_000 }) }, (result) => {
-      expect(notes(result, 'exec-duplicate-dropped').map((note) => note.fields.memory)).toEqual([true]);
+  it('holds for exec.finished when the gateway stays up: the replay within 10 minutes is dropped from memory', async () => {
+    const resetAfterPromptRow: FaultStep = { kind: 'reset-at-phase', phase: 'ingest', nth: 3, delayMs: 0, link: 1 };
+    await withRun(sql, { bugs: ['exec-dedupe-memory'], plan: planWith(resetAfterPromptRow), prepare: (sim: Simulation) => sim.network.configure('node-host', 'gateway', { reconnectDelayMs: 51_000 }) }, (result) => {
+      expect(notes(result, 'exec-duplicate-dropped').map((note) => [note.fields.event, note.fields.memory])).toEqual([['exec.finished', true]]);
+      expect(result.violations).toEqual([]);
+    });
+  });
+
+  it('falls short for exec.started, which it does not key: a replayed start becomes a second turn even with the gateway up', async () => {
+    const resetAfterStartRow: FaultStep = { kind: 'reset-at-phase', phase: 'ingest', nth: 1, delayMs: 0, link: 1 };
+    const input = (bugs: BugId[]) => ({ bugs, plan: planWith(resetAfterStartRow), prepare: (sim: Simulation) => sim.network.configure('node-host', 'gateway', { reconnectDelayMs: 51_000 }) });
+    await withRun(sql, input(['exec-dedupe-memory']), (result) => {
+      expect(notes(result, 'exec-duplicate-dropped')).toEqual([]);
+      expect(doubleIngestion(result)).toEqual([
+        `${session0}: the start of command run-0 is in 2 user rows of state.db`,
+        `${session0}: the start of command run-0 is in 2 user entries of its JSONL file`,
+      ]);
+    });
+    await withRun(sql, input([]), (result) => {
+      expect(notes(result, 'exec-duplicate-dropped').map((note) => [note.fields.event, note.fields.memory])).toEqual([['exec.started', false]]);
       expect(result.violations).toEqual([]);
     });
   });

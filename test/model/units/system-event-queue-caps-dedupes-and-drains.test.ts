@@ -1,11 +1,12 @@
 // The per-session system-event queue (OpenClaw src/infra/system-events.ts), run inside a simulated process so its
 // timestamps come from the simulated clock: cap 20 dropping the oldest, trimmed non-empty text, the fixed
 // (text, contextKey) dedupe against every queued entry versus seed 000's last-text-only dedupe, drain and requeue,
-// and the `System (untrusted): [ts] text` rendering.
+// trusted by default, and the rendering (OpenClaw session-system-events.ts): a `System (untrusted): ` prefix on every
+// line of an event, its `[ts]` on the first line only, heartbeat noise left out.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { ProcessContext } from '../../../src/ports.ts';
-import { formatSystemEvents, type SystemEvent, SystemEventQueue, systemEventsPerSessionMax } from '../../../src/system-events.ts';
+import { compactSystemEvent, formatSystemEvents, isExecCompletionEvent, type SystemEvent, SystemEventQueue, systemEventsPerSessionMax } from '../../../src/system-events.ts';
 import { loadSqlJs } from '../../../sim/kernel/sqlite.ts';
 import { inProcess } from './support.ts';
 
@@ -222,19 +223,64 @@ describe('both dedupe modes against a reference model', () => {
 });
 
 describe('formatSystemEvents', () => {
-  it('renders one `System (untrusted): [ts] text` line per event, trusted ones without the marker', async () => {
+  it('prefixes every line of an event, puts the timestamp on its first line only, trusted ones without the marker', async () => {
     await withQueue('format', false, async (queue, ctx) => {
       await ctx.timers.sleep(500);
-      queue.enqueueSystemEvent(session, 'Exec finished (node=n1 id=r1, code 0)\nhello', exec('r1'));
+      queue.enqueueSystemEvent(session, 'Exec finished (node=n1 id=r1, code 1)\nCompiled 14 files\nwarning: unused variable', exec('r1'));
       await ctx.timers.sleep(250);
-      queue.enqueueSystemEvent(session, 'Heartbeat', { contextKey: null, trusted: true, execKey: null });
-      expect(formatSystemEvents(queue.drainSystemEvents(session))).toBe(
-        'System (untrusted): [500] Exec finished (node=n1 id=r1, code 0)\nhello\nSystem: [750] Heartbeat',
-      );
+      queue.enqueueSystemEvent(session, 'Exec started (node=n1 id=r2): npm test', exec('r2'));
+      queue.enqueueSystemEvent(session, 'Build server restarted', { contextKey: null, execKey: null });
+      expect(formatSystemEvents(queue.drainSystemEvents(session)).split('\n')).toEqual([
+        'System (untrusted): [500] Exec finished (node=n1 id=r1, code 1)',
+        'System (untrusted): Compiled 14 files',
+        'System (untrusted): warning: unused variable',
+        'System (untrusted): [750] Exec started (node=n1 id=r2): npm test',
+        'System: [750] Build server restarted',
+      ]);
     });
   });
 
-  it('renders nothing for no events', () => {
+  it('leaves heartbeat noise out of the block: the heartbeat prompt, heartbeat poll and wake lines, reason periodic', async () => {
+    const noise = [
+      'Read HEARTBEAT.md if it exists and follow it. If nothing needs attention, reply HEARTBEAT_OK.',
+      'heartbeat poll: nothing queued',
+      'Heartbeat wake requested',
+      'reason periodic: 30m elapsed',
+    ];
+    for (const text of noise) expect(compactSystemEvent(text)).toBeNull();
+    // A cron payload that only mentions the heartbeat is not the heartbeat prompt.
+    expect(compactSystemEvent('  Remind me to read HEARTBEAT.md tomorrow ')).toBe('Remind me to read HEARTBEAT.md tomorrow');
+    await withQueue('format-noise', false, async (queue) => {
+      queue.enqueueSystemEvent(session, noise[0] as string, { contextKey: null, execKey: null });
+      queue.enqueueSystemEvent(session, 'Exec started (node=n1 id=r1): make build', exec('r1'));
+      for (const text of noise.slice(1)) queue.enqueueSystemEvent(session, text, { contextKey: null, execKey: null });
+      expect(formatSystemEvents(queue.drainSystemEvents(session))).toBe('System (untrusted): [0] Exec started (node=n1 id=r1): make build');
+    });
+  });
+
+  it('renders nothing for no events, or for noise alone', async () => {
     expect(formatSystemEvents([])).toBe('');
+    await withQueue('format-only-noise', false, async (queue) => {
+      queue.enqueueSystemEvent(session, 'heartbeat poll: idle', { contextKey: null, execKey: null });
+      expect(formatSystemEvents(queue.drainSystemEvents(session))).toBe('');
+    });
+  });
+
+  it('tells an exec completion from the other exec lines', () => {
+    expect(isExecCompletionEvent('Exec finished (node=n1 id=r1, code 0)\nok')).toBe(true);
+    expect(isExecCompletionEvent('  exec finished: r1')).toBe(true);
+    expect(isExecCompletionEvent('Exec started (node=n1 id=r1): npm test')).toBe(false);
+    expect(isExecCompletionEvent('The user asked: Exec finished (node=n1 id=r1, code 0)?')).toBe(false);
+  });
+});
+
+describe('trust', () => {
+  it('defaults to trusted, as OpenClaw does; node events pass untrusted', async () => {
+    await withQueue('trust', false, async (queue) => {
+      const trusted = queue.enqueueSystemEvent(session, 'Build server restarted', { contextKey: null, execKey: null });
+      const node = queue.enqueueSystemEvent(session, 'Exec started (node=n1 id=r1): npm test', exec('r1'));
+      expect(trusted.queued && trusted.event.trusted).toBe(true);
+      expect(node.queued && node.event.trusted).toBe(false);
+    });
   });
 });
