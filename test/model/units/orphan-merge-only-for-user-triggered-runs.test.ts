@@ -4,12 +4,12 @@
 // and only when its text has at least 4 characters once trimmed. The orphan leaves the branch either way; a message
 // not merged is answered by its own row when it comes due again.
 import { describe, expect, it } from 'vitest';
-import { inboundPath, queuedPrefix } from '../../../src/index.ts';
+import { inboundPath, queuedPrefix, transcriptPath } from '../../../src/index.ts';
+import { modelSessionManagerFactory } from '../../../src/session-manager-port.ts';
 import { mergesQueuedText } from '../../../src/turn.ts';
-import type { FaultStep } from '../../../sim/run/plan.ts';
 import type { Simulation } from '../../../sim/kernel/simulation.ts';
 import { loadSqlJs } from '../../../sim/kernel/sqlite.ts';
-import { handPlan, llmPrompts, marker, notes, session0, transcript, user, withRun } from '../support.ts';
+import { handPlan, llmPrompts, notes, session0, transcript, user, withRun } from '../support.ts';
 
 const sql = await loadSqlJs();
 
@@ -27,49 +27,51 @@ describe('which queued texts merge', () => {
 });
 
 /**
- * m0 is answered; m1's first turn persists its prompt (the phase's fourth event: turn-start and prompt-persisted of
- * each turn) and the runner is killed at once, so m1 is the transcript's trailing user entry; the restarted runner
- * sends m1's row back with a 10 s backoff. At 24 s another writer adds a row of `kind` to the session's inbound.db,
- * due at once, so it runs while m1 is the orphan.
+ * m0 is answered by 5 s. At 12 s another writer (a rogue process with its own SessionManager, as a second writer
+ * would be) appends a user entry that no turn answers, so it is the transcript's trailing user entry, the orphan. At
+ * 24 s another writer adds a row of `kind` to the session's inbound.db, due at once, so it runs while the orphan is
+ * the leaf. (A killed turn no longer leaves an orphan for another turn: its batch re-forms as the same turn.)
  */
-const killAfterPrompt: FaultStep = { kind: 'kill-at-phase', phase: 'prompt-persisted', nth: 3, delayMs: 0, process: 'runner', restartAfterMs: 1_000 };
+const orphanText = 'an earlier question';
 const heartbeatText = 'System (untrusted): [24000] Exec started (node=node-1 id=run-9): ls\n\nRead HEARTBEAT.md if it exists and follow it. If nothing needs attention, reply HEARTBEAT_OK.';
-const m1 = `hello there ${marker(1)}`;
 
 function input(kind: 'system' | 'chat', content: string) {
   return {
     bugs: [],
-    plan: handPlan([user(1_000, 'first question'), user(20_000, 'hello there')], [killAfterPrompt]),
-    prepare: (sim: Simulation) =>
+    plan: handPlan([user(1_000, 'first question')]),
+    prepare: (sim: Simulation) => {
+      sim.spawn('second-writer', async (ctx) => {
+        await ctx.timers.sleep(12_000);
+        const session = await modelSessionManagerFactory(ctx, transcriptPath(session0));
+        await session.appendMessage({ role: 'user', content: orphanText }, 'ghost');
+        await ctx.disk.fsync(transcriptPath(session0));
+      });
       sim.at(24_000, () =>
         sim.sqlite.inspect(inboundPath(session0), "INSERT INTO messages_in(id, seq, kind, content, created_at) VALUES ('late', (SELECT MAX(seq) + 1 FROM messages_in), ?, ?, 24000)", [kind, content]),
-      ),
+      );
+    },
   };
 }
 
 describe('the orphan and the next run', () => {
-  it('a heartbeat run does not merge the orphan: the orphan leaves the branch and its own row answers it later', async () => {
+  it('a heartbeat run does not merge the orphan: the orphan leaves the branch and its text is in no prompt', async () => {
     await withRun(sql, input('system', heartbeatText), (result) => {
       const repair = notes(result, 'orphan-repair').find((note) => note.fields.turn === 'late');
       expect(repair?.fields.persisted).toBe(true);
       expect(notes(result, 'merge')).toEqual([]);
+      expect(notes(result, 'history-repair')).toEqual([]);
       const prompts = llmPrompts(result);
-      const heartbeat = prompts.find((prompt) => prompt.includes('id=run-9'));
-      expect(heartbeat).toBe(heartbeatText);
-      // m1 is asked only in its own prompt: once before the kill, once again after the heartbeat (its row's backoff).
-      expect(prompts.filter((prompt) => prompt.includes(marker(1)))).toEqual([m1, m1]);
-      expect(prompts.lastIndexOf(m1)).toBeGreaterThan(prompts.indexOf(heartbeatText));
-      const users = transcript(result).filter((entry) => entry.message.role === 'user');
-      expect(users.filter((entry) => entry.message.content.includes(marker(1)))).toHaveLength(1);
-      expect(result.violations).toEqual([]);
+      expect(prompts.find((prompt) => prompt.includes('id=run-9'))).toBe(heartbeatText);
+      expect(prompts.some((prompt) => prompt.includes(orphanText))).toBe(false);
+      expect(transcript(result).some((entry) => entry.message.content === orphanText)).toBe(false);
     });
   });
 
   it('a user-triggered run merges the orphan under the queued-message prefix', async () => {
     await withRun(sql, input('chat', 'a message typed elsewhere'), (result) => {
-      expect(notes(result, 'merge').map((note) => [note.fields.turn, note.fields.merged])).toEqual([['late', 'in:d1']]);
+      expect(notes(result, 'history-repair').map((note) => [note.fields.turn, note.fields.folded])).toEqual([['late', 'ghost']]);
       const merged = llmPrompts(result).find((prompt) => prompt.endsWith('a message typed elsewhere'));
-      expect(merged).toBe(`${queuedPrefix}\n${m1}\n\na message typed elsewhere`);
+      expect(merged).toBe(`${queuedPrefix}\n${orphanText}\n\na message typed elsewhere`);
     });
   });
 });
