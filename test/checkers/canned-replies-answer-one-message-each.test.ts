@@ -93,20 +93,24 @@ describe('each canned reply answers one message', () => {
   });
 
   it('one error reply answers both commands of a turn that carried them, and nothing fires', async () => {
-    // Two commands finish together: one exec-event prompt carries both; the LLM API is down for the whole fault phase
-    // (its own outage, so the ledger records each failed request), and the turn gives up with one error reply.
-    const exec = (atMs: number, output: string) => ({ kind: 'exec' as const, atMs, session: 0, durationMs: 1_000, exitCode: 1, output });
-    const twoCommands = handPlan([exec(1_000, 'first failed'), exec(1_000, 'second failed')]);
-    const outage: Prepare = (_sim, _model, world) => {
-      world.modelApi.outageUntilMs = twoCommands.faultPhaseMs;
+    // Two commands start at 1 s (their starts' heartbeat is answered HEARTBEAT_OK) and finish together at 31 s: one
+    // exec-event prompt carries both finishes. The LLM API is down from 20 s to the end of the fault phase (its own
+    // outage, so the ledger records each failed request), and that turn gives up with one error reply.
+    const exec = (output: string) => ({ kind: 'exec' as const, atMs: 1_000, session: 0, durationMs: 30_000, exitCode: 1, output });
+    const twoCommands = handPlan([exec('first failed'), exec('second failed')]);
+    const outage: Prepare = (sim, _model, world) => {
+      sim.at(20_000, () => {
+        world.modelApi.outageUntilMs = twoCommands.faultPhaseMs;
+      });
     };
     await withRun(sql, input(outage, twoCommands), (result) => {
-      const prompts = result.ledger.requests.map((request) => request.prompt);
-      expect(prompts.length).toBeGreaterThan(1);
-      // The turn's last (given up) request carries both commands.
-      expect(prompts.at(-1)).toContain('id=run-0');
-      expect(prompts.at(-1)).toContain('id=run-1');
-      expect(result.ledger.requests.every((request) => request.outcome === 'error')).toBe(true);
+      const failed = result.ledger.requests.filter((request) => request.outcome === 'error').map((request) => request.prompt);
+      expect(failed.length).toBeGreaterThan(1);
+      // Every failed request is the finishes' turn, carrying both commands.
+      for (const prompt of failed) {
+        expect(prompt).toContain('Exec finished (node=node-1 id=run-0,');
+        expect(prompt).toContain('Exec finished (node=node-1 id=run-1,');
+      }
       expect(shown(result)).toEqual([errorReply]);
       expect(result.violations).toEqual([]);
     });
