@@ -122,6 +122,8 @@ function assignCanned(o: Observations, session: string, answers: readonly Logica
     const carrying = requests.filter((request) => carries(request.prompt, subject));
     return carrying.length === 0 || carrying.every((request) => request.outcome !== 'answer') || carrying.at(-1)?.outcome === 'error';
   };
+  // The error reply goes first to a subject whose last request before it failed: that is the turn it ended.
+  const lastFailedBefore = (subject: Subject, atMs: number): boolean => requests.filter((request) => request.atMs <= atMs && carries(request.prompt, subject)).at(-1)?.outcome === 'error';
   const lastFailed = (subject: Subject): boolean => requests.filter((request) => carries(request.prompt, subject)).at(-1)?.outcome === 'error';
   const cannedFor = new Map<string, ShownFact>();
   const turnMates: { fact: ShownFact; prompt: string; open: Subject[] }[] = [];
@@ -131,7 +133,7 @@ function assignCanned(o: Observations, session: string, answers: readonly Logica
     const open = candidates.filter((subject) => !covered.has(subjectKey(subject)));
     // A message whose answer was shown whole may still get the error reply when the system gave up on it afterwards
     // (killed before it finished, then every retry failed): its last request carrying it failed.
-    const subject = open.find(gaveUpOn) ?? open[0] ?? (clear ? undefined : candidates.find((candidate) => covered.has(subjectKey(candidate)) && lastFailed(candidate)));
+    const subject = open.find((candidate) => lastFailedBefore(candidate, fact.atMs)) ?? open.find(gaveUpOn) ?? open[0] ?? (clear ? undefined : candidates.find((candidate) => covered.has(subjectKey(candidate)) && lastFailed(candidate)));
     if (subject === undefined) {
       unexplained.push({ shown: fact, reason: 'shown-again', repeats: undefined });
       continue;
