@@ -125,29 +125,42 @@ function assignCanned(o: Observations, session: string, answers: readonly Logica
   // The error reply goes first to a subject whose last request before it failed: that is the turn it ended.
   const lastFailedBefore = (subject: Subject, atMs: number): boolean => requests.filter((request) => request.atMs <= atMs && carries(request.prompt, subject)).at(-1)?.outcome === 'error';
   const lastFailed = (subject: Subject): boolean => requests.filter((request) => carries(request.prompt, subject)).at(-1)?.outcome === 'error';
-  const cannedFor = new Map<string, ShownFact>();
-  const turnMates: { fact: ShownFact; prompt: string; open: Subject[] }[] = [];
+  // Each canned reply answers one subject of its own (primary). An error reply ends a turn, so it also answers the
+  // other subjects the turn's last failed request carried (a turn may carry several, merged or batched), as their
+  // mate; a later error reply of their own still takes such a subject over.
+  const primary = new Map<string, ShownFact>();
+  const mates = new Map<string, ShownFact>();
   for (const fact of shown) {
     const clear = normalized(fact.text) === normalized(cannedReplies[1]);
-    const candidates = subjects.filter((subject) => isClear(subject) === clear && subjectAtMs(subject) <= fact.atMs && !cannedFor.has(subjectKey(subject)));
+    const candidates = subjects.filter((subject) => isClear(subject) === clear && subjectAtMs(subject) <= fact.atMs && !primary.has(subjectKey(subject)));
     const open = candidates.filter((subject) => !covered.has(subjectKey(subject)));
+    const unanswered = open.filter((subject) => !mates.has(subjectKey(subject)));
+    const endedHere = (candidate: Subject): boolean => lastFailedBefore(candidate, fact.atMs);
     // A message whose answer was shown whole may still get the error reply when the system gave up on it afterwards
     // (killed before it finished, then every retry failed): its last request carrying it failed.
-    const subject = open.find((candidate) => lastFailedBefore(candidate, fact.atMs)) ?? open.find(gaveUpOn) ?? open[0] ?? (clear ? undefined : candidates.find((candidate) => covered.has(subjectKey(candidate)) && lastFailed(candidate)));
+    const subject =
+      unanswered.find(endedHere) ??
+      unanswered.find(gaveUpOn) ??
+      open.find(endedHere) ??
+      open.find(gaveUpOn) ??
+      unanswered[0] ??
+      open[0] ??
+      (clear ? undefined : candidates.find((candidate) => covered.has(subjectKey(candidate)) && lastFailed(candidate)));
     if (subject === undefined) {
       unexplained.push({ shown: fact, reason: 'shown-again', repeats: undefined });
       continue;
     }
-    cannedFor.set(subjectKey(subject), fact);
+    primary.set(subjectKey(subject), fact);
+    mates.delete(subjectKey(subject));
     if (clear) continue;
     const gaveUpRequest = requests.filter((request) => request.atMs <= fact.atMs && request.outcome === 'error' && carries(request.prompt, subject)).at(-1);
-    if (gaveUpRequest !== undefined) turnMates.push({ fact, prompt: gaveUpRequest.prompt, open });
+    if (gaveUpRequest === undefined) continue;
+    for (const other of open) {
+      const key = subjectKey(other);
+      if (other !== subject && !primary.has(key) && !mates.has(key) && carries(gaveUpRequest.prompt, other)) mates.set(key, fact);
+    }
   }
-  // An error reply ends a turn: a message or command the turn's last failed request also carried (a turn may carry
-  // several, merged or batched) and that no error reply of its own answered is answered by it too.
-  for (const { fact, prompt, open } of turnMates) {
-    for (const other of open) if (!cannedFor.has(subjectKey(other)) && carries(prompt, other)) cannedFor.set(subjectKey(other), fact);
-  }
+  const cannedFor = new Map<string, ShownFact>([...mates, ...primary]);
   return cannedFor;
 }
 
