@@ -12,6 +12,8 @@ export {
   type ModelKnobs,
   type ModelTimers,
   parseBugList,
+  type QueueMode,
+  queueModes,
   UnknownBugError,
 } from './config.ts';
 export { execEventPrompt, execEventText, gatewayName, heartbeatPrompt, platformName } from './gateway.ts';

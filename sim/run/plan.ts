@@ -1,10 +1,9 @@
 // A plan: everything one run of the model needs besides the seed. Workload (what users and commands do), faults
 // with their timing, and knobs. Scenarios generate plans with fast-check, so a failing plan shrinks; the seed
 // string encodes a plan exactly.
-import type { BugId } from '../../src/index.ts';
-import type { QueueMode } from '../../src/config.ts';
+import type { BugId, QueueMode } from '../../src/index.ts';
 
-export { type QueueMode, queueModes } from '../../src/config.ts';
+export { type QueueMode, queueModes } from '../../src/index.ts';
 
 /** The phases of a turn, in order (shared by the trace, fault triggers, coverage and reports). */
 export const phases = ['ingest', 'prompt-persisted', 'model-call', 'abort', 'tool-send', 'result-dispatch', 'flush', 'delivery'] as const;

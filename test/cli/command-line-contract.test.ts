@@ -71,7 +71,7 @@ describe('JSON output', () => {
   });
 
   it('a violated invariant exits 1 and names the invariant', () => {
-    const run = cli('run', 'send-mid-turn', '--seed', '5', '--bugs', 'send-flag', '--json');
+    const run = cli('run', 'send-mid-turn', '--seed', '2', '--bugs', 'send-flag', '--json');
     const json = JSON.parse(run.stdout) as { verdict: string; violations: { invariant: string; message: string; step: number }[] };
     expect(run.status).toBe(1);
     expect(json.verdict).toBe('fail');
@@ -86,13 +86,17 @@ describe('JSON output', () => {
     expect(json.failures).toEqual([]);
     expect(json.firstFailureRun).toBeNull();
     expect(json.wallMs).toBeGreaterThan(0);
-    expect(Object.keys(json.coverage['kill-runner'] ?? {})).toEqual(['idle', 'ingest', 'prompt-persisted', 'model-call', 'tool-send', 'result-dispatch', 'flush', 'delivery']);
+    expect(Object.keys(json.coverage)).toEqual([
+      'kill-gateway', 'kill-runner', 'kill-tool-server', 'kill-node-host', 'power-loss', 'partition', 'hold', 'reset', 'drop', 'duplicate', 'reorder',
+      'disk-tear', 'disk-writeback', 'sql-busy', 'model-error', 'model-slow', 'model-outage', 'stall',
+    ]);
+    expect(Object.keys(json.coverage['kill-runner'] ?? {})).toEqual(['idle', 'ingest', 'prompt-persisted', 'model-call', 'abort', 'tool-send', 'result-dispatch', 'flush', 'delivery']);
   });
 
   it('list --json names every scenario, bug and invariant', () => {
     const json = JSON.parse(cli('list', '--json').stdout) as { scenarios: { name: string }[]; bugs: { id: string }[]; invariants: string[] };
     expect(json.scenarios.map((scenario) => scenario.name)).toEqual(['exec-replay', 'send-mid-turn', 'orphan-leaf', 'cached-agent', 'chaos']);
     expect(json.bugs.map((bug) => bug.id)).toEqual(['exec-replay', 'send-dup', 'send-flag', 'send-stale', 'orphan-leaf', 'flush-cursor', 'exec-dedupe-memory', 'sent-payloads-pr2531', 'orphan-rewrite-inplace', 'cursor-realign-gateway']);
-    expect(json.invariants).toEqual(['one-assistant-row-per-visible-reply', 'no-double-ingestion', 'no-duplicate-visible-reply', 'no-lost-reply', 'transcript-consistent', 'no-lost-user-message', 'every-inbound-answered', 'quiescent-after-heal']);
+    expect(json.invariants).toEqual(['one-assistant-row-per-visible-reply', 'no-double-ingestion', 'no-duplicate-visible-reply', 'no-lost-reply', 'transcript-consistent', 'no-lost-user-message', 'every-inbound-answered', 'quiescent-after-heal', 'answered-in-time', 'supervision']);
   });
 });
