@@ -67,16 +67,19 @@ function attribute(o: Observations, session: string): Attribution {
   const cannedShown: ShownFact[] = [];
   const unexplained: Unexplained[] = [];
   const cannedTexts = cannedReplies.map(normalized);
+  // Tool calls the system actually made: their carrier rows are durable in state.db (a tool call of an answer whose
+  // turn failed before the call was never sent, so it cannot be what the user saw).
+  const durableCalls = new Set(o.durable.rows.filter((row) => row.sessionId === session).flatMap((row) => row.toolCallIds));
   for (const fact of shownIn(o, session)) {
     const text = normalized(fact.text);
     const open = answers
       .filter((answer) => answer.first.returnedAtMs <= fact.atMs)
       .flatMap((answer) => answer.slots.filter((slot) => slot.shownBy === null && slot.text === text));
-    // Among slots the showing could fill: an answer still standing first, then a tool payload (its carrier row was
-    // written before the send, so a stock phrase a tool sent is credited to the tool), then the latest answer (a stock
+    // Among slots the showing could fill: an answer still standing first, then a tool payload whose carrier row is
+    // durable (written before the send, so a stock phrase a tool sent is credited to the tool), then the latest answer (a stock
     // phrase shown after a newer answer returned is credited to it, not to an older answer the system may have given
     // up on since).
-    const rank = (candidate: Slot): number => (candidate.answer.superseded ? 2 : 0) + (candidate.toolCalls.length > 0 ? 0 : 1);
+    const rank = (candidate: Slot): number => (candidate.answer.superseded ? 2 : 0) + (candidate.toolCalls.some((call) => durableCalls.has(call.id)) ? 0 : 1);
     const slot = open.reduce<Slot | undefined>((best, candidate) => (best === undefined || rank(candidate) <= rank(best) ? candidate : best), undefined);
     if (slot !== undefined) {
       slot.shownBy = fact;
@@ -124,6 +127,14 @@ function assignCanned(o: Observations, session: string, answers: readonly Logica
   };
   // The error reply goes first to a subject whose last request before it failed: that is the turn it ended.
   const lastFailedBefore = (subject: Subject, atMs: number): boolean => requests.filter((request) => request.atMs <= atMs && carries(request.prompt, subject)).at(-1)?.outcome === 'error';
+  // A turn may give up after its answer was shown (a write failed after the send, then every retry failed too): the
+  // error reply then follows the session's last request, which carried the subject.
+  // (Only a request after the previous canned reply: one turn, one error reply.)
+  let previousCannedAtMs = -1;
+  const lastAskedBefore = (atMs: number, subject: Subject): boolean => {
+    const last = requests.filter((request) => request.atMs <= atMs).at(-1);
+    return last !== undefined && last.atMs > previousCannedAtMs && carries(last.prompt, subject);
+  };
   const lastFailed = (subject: Subject): boolean => requests.filter((request) => carries(request.prompt, subject)).at(-1)?.outcome === 'error';
   // Each canned reply answers one subject of its own (primary). An error reply ends a turn, so it also answers the
   // other subjects the turn's last failed request carried (a turn may carry several, merged or batched), as their
@@ -145,7 +156,8 @@ function assignCanned(o: Observations, session: string, answers: readonly Logica
       open.find(gaveUpOn) ??
       unanswered[0] ??
       open[0] ??
-      (clear ? undefined : candidates.find((candidate) => covered.has(subjectKey(candidate)) && lastFailed(candidate)));
+      (clear ? undefined : candidates.find((candidate) => covered.has(subjectKey(candidate)) && (lastFailed(candidate) || lastAskedBefore(fact.atMs, candidate))));
+    previousCannedAtMs = fact.atMs;
     if (subject === undefined) {
       unexplained.push({ shown: fact, reason: 'shown-again', repeats: undefined });
       continue;
