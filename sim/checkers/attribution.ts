@@ -226,11 +226,15 @@ function slotsOf(answer: LogicalAnswer): Slot[] {
 
 /** An answer is given up when every message of its prompt got an error reply after it (and after its last request). */
 function markGivenUp(o: Observations, answers: LogicalAnswer[], cannedFor: ReadonlyMap<string, ShownFact>): void {
+  // A context message (it did not mention the agent) is owed no reply, so no error reply answers it: it does not keep
+  // an answer that carried it from being given up.
+  const context = new Set(o.ledger.userMessages.filter((message) => !message.mentions).map((message) => message.marker));
   for (const answer of answers) {
     const lastAskedMs = Math.max(...o.ledger.requests.filter((request) => request.sessionKey === answer.sessionKey && request.prompt === answer.prompt).map((request) => request.atMs));
+    const owed = answer.subjects.filter((subject) => !context.has(subject));
     answer.gaveUp =
-      answer.subjects.length > 0 &&
-      answer.subjects.every((subject) => {
+      owed.length > 0 &&
+      owed.every((subject) => {
         const reply = cannedFor.get(subject);
         return reply !== undefined && normalized(reply.text) === normalized(cannedReplies[0]) && reply.atMs >= answer.first.returnedAtMs && reply.atMs >= lastAskedMs;
       });
