@@ -104,7 +104,7 @@ function describeEvent(event: TraceEvent): string | undefined {
     case 'model.flush':
       return `state.db flush for ${String(f.turn)}: ${String(f.written)} rows from index ${String(f.from)}`;
     case 'model.visible':
-      return pc.green(`user sees ${JSON.stringify(f.text)} (${String(f.turn)})`);
+      return pc.green(`user sees ${JSON.stringify(f.text)} (${String(f.kind)} ${String(f.key)})`);
     case 'model.turn-completed':
       return `turn ${String(f.turn)} completed`;
     case 'model.turn-transient':
