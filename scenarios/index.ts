@@ -13,6 +13,9 @@ export type { Scenario } from './common.ts';
 /** Every scenario, built-in first, then registered ones in registration order (a live list). */
 export const scenarios: readonly Scenario[] = [execReplay, sendMidTurn, orphanLeaf, cachedAgent, chaos];
 
+/** How many of `scenarios` are built in (they come first). */
+export const builtinScenarioCount = scenarios.length;
+
 /** The names of `scenarios`, in the same order (a live list). */
 export const scenarioNames: readonly string[] = scenarios.map((scenario) => scenario.name);
 

@@ -6,13 +6,14 @@
 // `gs2` is the format version; <bugs> is `none` or bug ids joined by `+`; <seed> is the fast-check seed the plan
 // was generated from; <path> is where shrinking went (fast-check's counterexample path, `r` for the first plan of
 // the seed, its steps joined by `-` so the token is also a portable file name); <build> names the build that made it: the package version (dots written as `_`) and a short hash of
-// the scenario definitions (the plans they generate for fixed seeds), e.g. `0_1_0-3fa2c1`; <check> is 8 hex digits
+// the definition of the scenario it names (the plans that scenario generates for fixed seeds), e.g. `0_1_0-3fa2c1`, so
+// changing or registering another scenario leaves its strings valid; <check> is 8 hex digits
 // of a hash over the header and the plan it regenerates to, so a truncated, edited or foreign string is refused
 // instead of silently running something else.
 import packageJson from '../../package.json' with { type: 'json' };
 import { type BugId, bugIds, parseBugList, UnknownBugError } from '../../src/index.ts';
 import { contentHash } from '../../src/index.ts';
-import { findScenario, scenarioNames, scenarios } from '../../scenarios/index.ts';
+import { builtinScenarioCount, findScenario, type Scenario, scenarioNames, scenarios } from '../../scenarios/index.ts';
 import { generateSpec } from '../run/generate.ts';
 import type { RunSpec } from '../run/plan.ts';
 
@@ -41,27 +42,47 @@ export interface SeedHeader {
 
 export interface Build {
   version: string;
-  /** 6 hex digits over the plans every scenario generates for a few fixed seeds. */
+  /**
+   * 6 hex digits over the plans scenarios generate for a few fixed seeds: in a seed string, those of the scenario it
+   * names; in `thisBuild()`, those of every built-in scenario.
+   */
   scenarios: string;
 }
 
 let currentBuild: Build | undefined;
+const scenarioFingerprints = new Map<Scenario, string>();
 
-/** This build: the package version and the fingerprint of the scenario definitions (computed once). */
+function plansOf(scenario: Scenario): string {
+  return fingerprintSeeds.map((seed) => canonicalSpec(generateSpec(scenario, [], seed, undefined))).join('|');
+}
+
+/** This build as `--version` names it: the package version and the fingerprint of the built-in scenarios (computed once). */
 export function thisBuild(): Build {
   if (currentBuild === undefined) {
-    const plans = scenarios.map((scenario) => fingerprintSeeds.map((seed) => canonicalSpec(generateSpec(scenario, [], seed, undefined))).join('|'));
+    const plans = scenarios.slice(0, builtinScenarioCount).map(plansOf);
     currentBuild = { version: packageJson.version, scenarios: contentHash(plans.join('\n')).slice(0, 6) };
   }
   return currentBuild;
+}
+
+/** The build a seed string of this scenario names: the package version and the fingerprint of that scenario alone. */
+export function buildFor(scenarioName: string): Build {
+  const scenario = findScenario(scenarioName);
+  if (scenario === undefined) throw new SeedStringError(`unknown scenario "${clip(scenarioName)}" (known: ${scenarioNames.join(', ')})`);
+  let fingerprint = scenarioFingerprints.get(scenario);
+  if (fingerprint === undefined) {
+    fingerprint = contentHash(plansOf(scenario)).slice(0, 6);
+    scenarioFingerprints.set(scenario, fingerprint);
+  }
+  return { version: packageJson.version, scenarios: fingerprint };
 }
 
 export function buildToken(build: Build): string {
   return `${build.version.replace(/\./g, '_')}-${build.scenarios}`;
 }
 
-export function describeBuild(build: Build): string {
-  return `gatesim ${build.version} (scenarios ${build.scenarios})`;
+export function describeBuild(build: Build, scenario?: string): string {
+  return scenario === undefined ? `gatesim ${build.version} (scenarios ${build.scenarios})` : `gatesim ${build.version} (scenario ${scenario} ${build.scenarios})`;
 }
 
 function parseBuildToken(token: string): Build | undefined {
@@ -78,7 +99,7 @@ export function canonicalSpec(spec: RunSpec): string {
 export function encodeSeedString(header: SeedHeader, spec: RunSpec): string {
   const bugs = header.bugs.length === 0 ? 'none' : header.bugs.join('+');
   const scenarioField = header.sessionManager === 'pi' ? `${header.scenario}@pi` : header.scenario;
-  const body = `${seedFormatVersion}.${scenarioField}.${bugs}.${header.seed}.${header.path === undefined ? 'r' : header.path.replace(/:/g, '-')}.${buildToken(thisBuild())}`;
+  const body = `${seedFormatVersion}.${scenarioField}.${bugs}.${header.seed}.${header.path === undefined ? 'r' : header.path.replace(/:/g, '-')}.${buildToken(buildFor(header.scenario))}`;
   return `${body}.${contentHash(`${body}|${canonicalSpec(spec)}`)}`;
 }
 
@@ -92,10 +113,10 @@ export function decodeSeedString(text: string): SeedHeader & { check: string; bo
   checkVersion(parts[0] ?? '');
   if (parts.length !== 7) throw new SeedStringError(`malformed seed string: expected ${seedFormatVersion}.<scenario>.<bugs>.<seed>.<path>.<build>.<check>, got ${parts.length} fields (truncated?)`);
   const [, scenarioField = '', bugText = '', seedText = '', pathText = '', buildText = '', check = ''] = parts;
-  checkBuild(buildText);
   const [scenario = '', component, ...extra] = scenarioField.split('@');
   if (extra.length > 0 || (component !== undefined && component !== 'pi')) throw new SeedStringError(`malformed scenario field "${clip(scenarioField)}" (a scenario, optionally followed by @pi)`);
   if (findScenario(scenario) === undefined) throw new SeedStringError(`unknown scenario "${clip(scenario)}" (known: ${scenarioNames.join(', ')})`);
+  checkBuild(buildText, scenario);
   const bugs = decodeBugs(bugText);
   const seed = parseSeedNumber(seedText);
   if (pathText !== 'r' && !/^\d+(-\d+)*$/.test(pathText)) throw new SeedStringError(`malformed shrink path "${clip(pathText)}"`);
@@ -112,12 +133,12 @@ function checkVersion(version: string): void {
   throw new SeedStringError(`malformed seed string: it must start with "${seedFormatVersion}."`);
 }
 
-function checkBuild(text: string): void {
+function checkBuild(text: string, scenario: string): void {
   const build = parseBuildToken(text);
   if (build === undefined) throw new SeedStringError(`malformed seed string: bad build field "${clip(text)}" (truncated?)`);
-  const here = thisBuild();
+  const here = buildFor(scenario);
   if (build.version !== here.version || build.scenarios !== here.scenarios) {
-    throw new SeedStringError(`seed string was made by ${describeBuild(build)}; this is ${describeBuild(here)}: replay it with the build that made it`);
+    throw new SeedStringError(`seed string was made by ${describeBuild(build, scenario)}; this is ${describeBuild(here, scenario)}: replay it with the build that made it`);
   }
 }
 

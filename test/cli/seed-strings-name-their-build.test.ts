@@ -1,16 +1,20 @@
-// Seed strings name the build that made them (package version and a hash of the scenario definitions); a token
-// from another build is refused with one line naming both builds; the README's example seed string replays.
+// Seed strings name the build that made them (package version and a hash of the definition of the scenario they
+// name); a token from another build is refused with one line naming both builds; registering another scenario leaves
+// them valid; the README's example seed string replays.
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import packageJson from '../../package.json' with { type: 'json' };
-import { buildToken, decodeSeedString, thisBuild } from '../../sim/cli/seed-string.ts';
+import { buildFor, buildToken, decodeSeedString, thisBuild } from '../../sim/cli/seed-string.ts';
 import { cli } from './support.ts';
 
 describe('seed strings name their build', () => {
-  it('this build is the package version and a 6-hex-digit hash of the scenarios, written into every token', () => {
-    const build = thisBuild();
+  it("a token's build is the package version and a 6-hex-digit hash of its own scenario's plans", () => {
+    const build = buildFor('exec-replay');
     expect(build.version).toBe(packageJson.version);
     expect(build.scenarios).toMatch(/^[0-9a-f]{6}$/);
+    expect(thisBuild().scenarios).toMatch(/^[0-9a-f]{6}$/);
+    const fingerprints = new Set(['exec-replay', 'send-mid-turn', 'orphan-leaf', 'cached-agent', 'chaos'].map((name) => buildFor(name).scenarios));
+    expect(fingerprints.size, 'each scenario has a fingerprint of its own').toBe(5);
     const run = cli(['run', 'exec-replay', '--seed', '4', '--json']);
     const seed = (JSON.parse(run.stdout) as { seed: string }).seed;
     expect(seed.split('.')[5]).toBe(buildToken(build));
@@ -18,8 +22,8 @@ describe('seed strings name their build', () => {
   });
 
   it.each([
-    ['another version', (token: string) => token.replace(`.${buildToken(thisBuild())}.`, `.0_0_9-${thisBuild().scenarios}.`), 'gatesim 0.0.9'],
-    ['other scenarios', (token: string) => token.replace(`.${buildToken(thisBuild())}.`, `.${thisBuild().version.replace(/\./g, '_')}-abcdef.`), '(scenarios abcdef)'],
+    ['another version', (token: string) => token.replace(`.${buildToken(buildFor('exec-replay'))}.`, `.0_0_9-${buildFor('exec-replay').scenarios}.`), 'gatesim 0.0.9'],
+    ['another scenario definition', (token: string) => token.replace(`.${buildToken(buildFor('exec-replay'))}.`, `.${thisBuild().version.replace(/\./g, '_')}-abcdef.`), '(scenario exec-replay abcdef)'],
   ])('a token from a build with %s is refused with a line naming both builds', (_name, edit, theirs) => {
     const seed = (JSON.parse(cli(['run', 'exec-replay', '--seed', '4', '--json']).stdout) as { seed: string }).seed;
     const result = cli(['repro', edit(seed)]);
@@ -27,7 +31,7 @@ describe('seed strings name their build', () => {
     const lines = result.stderr.trim().split('\n');
     expect(lines).toHaveLength(1);
     expect(lines[0]).toContain(theirs);
-    expect(lines[0]).toContain(`this is gatesim ${thisBuild().version} (scenarios ${thisBuild().scenarios})`);
+    expect(lines[0]).toContain(`this is gatesim ${thisBuild().version} (scenario exec-replay ${buildFor('exec-replay').scenarios})`);
   });
 
   it('a token of the older format gs1 is refused naming this build', () => {

@@ -1,6 +1,7 @@
 // A scenario of one's own, registered through the public entry, is found by name, runs through the harness, gets a
 // seed string that replays it exactly, and fuzzes; a clashing or malformed name is refused.
 import { describe, expect, it } from 'vitest';
+import { cli } from '../cli/support.ts';
 import { byTime, fc, findScenario, fuzz, registerScenario, reproduce, runScenario, type Scenario, scenarioNames, settleMs, userStep, faultKnobs, modelKnobs } from '../../lib/index.ts';
 
 const faultPhaseMs = 30_000;
@@ -34,6 +35,13 @@ describe('registerScenario', () => {
     expect(first.result.verdict, first.report).toBe('pass');
     const again = await reproduce(first.seed);
     expect(again.result.traceHash).toBe(first.result.traceHash);
+  });
+
+  it("leaves a built-in scenario's seed strings valid: one printed by a process that never registered it replays here", async () => {
+    const printed = (JSON.parse(cli(['run', 'send-mid-turn', '--seed', '3', '--json']).stdout) as { seed: string; traceHash: string });
+    const again = await reproduce(printed.seed);
+    expect(again.seed).toBe(printed.seed);
+    expect(again.result.traceHash).toBe(printed.traceHash);
   });
 
   it('fuzzes', async () => {
