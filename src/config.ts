@@ -100,6 +100,7 @@ export const defaultTimers: ModelTimers = {
  * the active run (which then emits nothing of its own) and starts a new one.
  */
 export const queueModes = ['collect', 'followup', 'interrupt'] as const;
+/** One of `queueModes`: how a session treats a message that arrives while its run is active. */
 export type QueueMode = (typeof queueModes)[number];
 
 export interface ModelKnobs {

@@ -13,6 +13,7 @@ export {
   type ModelTimers,
   parseBugList,
   type QueueMode,
+  queueModeOf,
   queueModes,
   UnknownBugError,
 } from './config.ts';
