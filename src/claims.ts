@@ -43,6 +43,11 @@ export interface Batch {
   members: BatchMember[];
   /** The host gave up on the turn's messages (failed at claimTriesMax): the turn only closes with the error reply. */
   failed: boolean;
+  /**
+   * The highest seq among the rows pending when the batch was fetched: a row above it arrived while the run was
+   * active (what interrupts it), a row at or below it was already waiting (a later turn's, behind a command).
+   */
+  horizonSeq: number;
 }
 
 function toRow(row: SqlRow): InboundRow {
@@ -65,6 +70,7 @@ export async function fetchBatch(inbound: SqlDatabase, outbound: SqlDatabase, no
   // table is unchanged an idle poll is answered from the SQLite adapter's read cache.
   const pending = await inbound.query("SELECT id, seq, kind, content, trigger, status, process_after FROM messages_in WHERE status IN ('pending', 'failed') ORDER BY seq DESC");
   if (pending.length === 0) return undefined;
+  const horizonSeq = Number(pending[0]?.seq);
   const acked = new Set((await outbound.query('SELECT message_id FROM processing_ack')).map((row) => row.message_id as string));
   // A failed row (the host gave up on it) is not due for nanoclaw; the fixed runner still closes its turn (reformed).
   const due = pending
@@ -84,29 +90,33 @@ export async function fetchBatch(inbound: SqlDatabase, outbound: SqlDatabase, no
   const followup = mode === 'followup' && firstTrigger >= 0;
   const before = followup ? uptoCommand.slice(0, firstTrigger + 1) : uptoCommand;
   const resumed = due.map(turnOf).find((turnId) => turnId !== undefined);
-  if (resumed !== undefined) return reformed(inbound, outbound, resumed, mode === 'followup' ? [] : before);
+  if (resumed !== undefined) return reformed(inbound, outbound, resumed, mode === 'followup' ? [] : before, horizonSeq);
   const members = before.some((row) => row.trigger === 1) ? before : fresh.slice(command, command + 1);
   const head = members.find((row) => row.trigger === 1);
   if (head === undefined) return undefined;
-  return { turnId: head.id, kind: head.kind, members: members.map((row) => ({ ...row, merged: false })), failed: false };
+  return { turnId: head.id, kind: head.kind, members: members.map((row) => ({ ...row, merged: false })), failed: false, horizonSeq };
 }
 
 /**
  * An interrupted turn, as it claimed its messages, with the rows joining it. A turn the host gave up on takes no
  * new rows: it only closes with the error reply (the fixed runner's; nanoclaw leaves a failed row alone).
  */
-async function reformed(inbound: SqlDatabase, outbound: SqlDatabase, turnId: string, joining: readonly InboundRow[]): Promise<Batch | undefined> {
+async function reformed(inbound: SqlDatabase, outbound: SqlDatabase, turnId: string, joining: readonly InboundRow[], horizonSeq: number): Promise<Batch | undefined> {
   const claimed = await turnMembers(inbound, outbound, turnId, "AND m.status IN ('pending', 'failed')");
   const head = claimed.find((row) => row.id === turnId) ?? claimed.find((row) => row.trigger === 1);
   if (head === undefined) return undefined;
   const failed = claimed.some((row) => row.status === 'failed');
   const members = [...claimed, ...(failed ? [] : joining.map((row) => ({ ...row, merged: false })))].sort((a, b) => a.seq - b.seq);
-  return { turnId, kind: head.kind, members, failed };
+  return { turnId, kind: head.kind, members, failed, horizonSeq };
 }
 
-/** Whether a due message with trigger=1 arrived after every message of the batch (an interrupt-mode run aborts). */
+/**
+ * Whether a due message with trigger=1 arrived while the run was active, after every message of the batch (an
+ * interrupt-mode run aborts). A message that was already waiting when the batch was fetched does not interrupt: it
+ * sits behind a command, so the re-formed turn could not take it, and aborting for it would repeat forever.
+ */
 export async function newerMessageDue(inbound: SqlDatabase, outbound: SqlDatabase, batch: Batch, nowMs: number): Promise<boolean> {
-  const newest = Math.max(...batch.members.map((member) => member.seq));
+  const newest = Math.max(batch.horizonSeq, ...batch.members.map((member) => member.seq));
   const later = await inbound.query("SELECT id, process_after FROM messages_in WHERE status = 'pending' AND trigger = 1 AND kind = 'chat' AND seq > ?", [newest]);
   if (later.length === 0) return false;
   const acked = new Set((await outbound.query('SELECT message_id FROM processing_ack')).map((row) => row.message_id as string));
