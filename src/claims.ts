@@ -197,6 +197,7 @@ export async function mergeTurn(outbound: SqlDatabase, fromTurnId: string, intoT
   assert(fromTurnId !== intoTurnId, `turn ${intoTurnId} takes over its own messages`);
   await outbound.transaction((tx) => {
     const ids = tx.query('SELECT message_id FROM turn_claims WHERE turn_id = ?', [fromTurnId]).map((row) => row.message_id as string);
+    assert(ids.length > 0, `turn ${intoTurnId} takes over ${fromTurnId}, which claimed nothing`);
     for (const id of ids) {
       tx.run('UPDATE turn_claims SET turn_id = ?, merged = 1 WHERE message_id = ?', [intoTurnId, id]);
       tx.run("INSERT OR REPLACE INTO processing_ack(message_id, status, status_changed) VALUES (?, 'processing', ?)", [id, nowMs]);

@@ -97,6 +97,7 @@ export class SessionDbs {
   }
 
   private async open(handles: Map<string, SqlDatabase>, sessionKey: string, pathOf: (sessionKey: string) => string, schema: string): Promise<SqlDatabase> {
+    assert(sessionKey.length > 0, 'a session database of an unnamed session');
     let db = handles.get(sessionKey);
     if (db === undefined) {
       db = await this.sqlite.open(pathOf(sessionKey), schema);

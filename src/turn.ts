@@ -193,6 +193,7 @@ function batchText(batch: Batch): string {
 
 /** Hermes builds the turn's history from the stored transcript: no tool or empty rows; this turn's rows apart. */
 function buildHistory(rows: readonly DbMessage[], turnId: string): { history: AgentMessage[]; own: DbMessage[]; trailingUsers: DbMessage[] } {
+  assert(turnId.length > 0, 'the history of an unnamed turn');
   const own = rows.filter((row) => row.turnId === turnId);
   const history: AgentMessage[] = rows
     .filter((row) => row.turnId !== turnId && row.role !== 'tool' && row.content.length > 0)
@@ -459,6 +460,7 @@ async function dispatchResult(state: TurnState, result: string): Promise<void> {
   const kept = gaveUp ? [] : [...new Map(forUser.filter((_, index) => !suppressed.has(index)).map((body) => [normalizeWhitespace(body), body])).values()];
   // PR #2531's third boundary (after each result event) clears the shared row; send-stale, the seed's bug, is the
   // shared row that only a completed turn clears (no cold-start clear, no result boundary).
+  assert(kept.length <= forUser.length - suppressed.size, `turn ${state.turnId} keeps ${kept.length} of ${forUser.length} blocks with ${suppressed.size} suppressed`);
   const seedClears = sharedPayloadRow(config.bugs) && !config.bugs.has('send-stale');
   await state.outbound.transaction((tx) => {
     for (const body of kept) {
