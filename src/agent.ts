@@ -13,7 +13,7 @@
 // count), and evicts the least recently used past its capacity, never an agent whose turn is running (the cache
 // stays over capacity instead). Reuse resets the activity fields and the API call count; seed 004's bug is that it
 // does not realign the flush cursor to the history of the new turn.
-import { assert } from './assert.ts';
+import { assert, assertNonNegativeInteger } from './assert.ts';
 import { isBusy } from './busy.ts';
 import type { SessionDb, DbMessage } from './session-db.ts';
 
@@ -44,6 +44,8 @@ export class AiAgent {
   ) {}
 
   beginTurn(history: readonly AgentMessage[], user: AgentMessage): void {
+    assert(user.role === 'user', `a turn of ${this.sessionKey} begins with a user message, not ${user.role}`);
+    assert(history.every((message) => message.persisted), `the history a turn of ${this.sessionKey} begins from is durable`);
     this.messages = [...history, user];
   }
 
@@ -52,15 +54,20 @@ export class AiAgent {
    * whole loop, a write error logged); otherwise the later fix (cursor and durable mark per message, errors raised).
    */
   async flushMessagesToSessionDb(db: SessionDb, historyLength: number, nowMs: number, cursorAfterLoop = false): Promise<FlushOutcome> {
+    assertNonNegativeInteger(historyLength, 'flush historyLength');
+    assert(historyLength < this.messages.length, `flush of ${this.sessionKey}: the turn's user message follows its ${historyLength} history messages`);
+    assertNonNegativeInteger(this.lastFlushedDbIndex, `lastFlushedDbIndex of ${this.sessionKey}`);
     const from = Math.max(historyLength, this.lastFlushedDbIndex);
     let written = 0;
     for (let index = from; index < this.messages.length; index++) {
       const message = this.messages[index] as AgentMessage;
+      assert(message !== undefined, `flush index ${index} within the ${this.messages.length} messages of ${this.sessionKey}`);
       if (message.persisted) {
         if (!cursorAfterLoop) this.lastFlushedDbIndex = index + 1;
         continue;
       }
       try {
+      assert(message.turnId === this.messages[historyLength]?.turnId, `a flush of ${this.sessionKey} writes only its own turn's rows, not one of ${message.turnId}`);
         await db.appendMessage(this.sessionKey, message, nowMs);
       } catch (error) {
         // seed 004's flush: the error is logged, the cursor stays where the flush started.
@@ -72,6 +79,8 @@ export class AiAgent {
       message.persisted = true;
       this.lastFlushedDbIndex = index + 1;
     }
+    assert(cursorAfterLoop || this.lastFlushedDbIndex === Math.max(from, this.messages.length), `the fixed flush of ${this.sessionKey} leaves the cursor past its last message`);
+    assert(written <= Math.max(0, this.messages.length - from), `flush of ${this.sessionKey} wrote ${written} rows from index ${from} of ${this.messages.length}`);
     for (const message of this.messages.slice(from)) message.persisted = true;
     this.lastFlushedDbIndex = Math.max(this.lastFlushedDbIndex, this.messages.length);
     return { written, from, error: null };
@@ -99,6 +108,7 @@ export class AgentCache {
 
   constructor(private readonly capacity: number) {
     assert(capacity >= 1, 'an agent cache holds at least one agent');
+    assert(Number.isSafeInteger(capacity), `an agent cache capacity is a whole number, not ${capacity}`);
   }
 
   get size(): number {
@@ -107,8 +117,10 @@ export class AgentCache {
 
   /** The cached agent for the session if its signature matches and nobody else appended since; else a new one. */
   getOrCreate(sessionKey: string, signature: string, messageCount: number, create: () => AiAgent): CacheLookup {
+    assertNonNegativeInteger(messageCount, `message count of ${sessionKey}`);
     const cached = this.entries.get(sessionKey);
     if (cached !== undefined && cached.agent.signature === signature && cached.messageCount === messageCount) {
+      assert(cached.agent.sessionKey === sessionKey, `the agent cached for ${sessionKey} is for ${cached.agent.sessionKey}`);
       // LRU: move to the end.
       this.entries.delete(sessionKey);
       this.entries.set(sessionKey, cached);
@@ -117,17 +129,20 @@ export class AgentCache {
     const rebuilt = cached === undefined ? null : cached.agent.signature !== signature ? 'signature' : 'another-writer';
     this.entries.delete(sessionKey);
     const agent = create();
+    assert(agent.sessionKey === sessionKey && agent.signature === signature, `the agent created for ${sessionKey} (${signature}) is for ${agent.sessionKey} (${agent.signature})`);
     this.entries.set(sessionKey, { agent, messageCount });
     return { agent, reused: false, rebuilt, evicted: this.enforceCapacity() };
   }
 
   /** A turn of the session's agent starts: until it ends, the agent is never evicted. */
   begin(sessionKey: string): void {
+    assert(!this.running.has(sessionKey), `a turn of ${sessionKey} begins while another of its turns runs`);
     this.running.add(sessionKey);
   }
 
   /** The turn ended: the entry remembers the session's message count the agent's own writes left. */
   end(sessionKey: string, messageCount: number): void {
+    assert(this.running.has(sessionKey), `a turn of ${sessionKey} ends without having begun`);
     this.running.delete(sessionKey);
     const entry = this.entries.get(sessionKey);
     if (entry !== undefined) entry.messageCount = messageCount;
@@ -135,6 +150,7 @@ export class AgentCache {
 
   /** Session reset (/clear) or an explicit eviction. */
   evict(sessionKey: string): boolean {
+    assert(!this.running.has(sessionKey), `the agent of ${sessionKey} is evicted while its turn runs`);
     return this.entries.delete(sessionKey);
   }
 
@@ -147,6 +163,7 @@ export class AgentCache {
     if (excess <= 0) return [];
     const candidates = [...this.entries.keys()].slice(0, excess).filter((key) => !this.running.has(key));
     for (const key of candidates) this.entries.delete(key);
+    assert(this.entries.size >= this.capacity, `eviction stops at the capacity ${this.capacity}, the cache holds ${this.entries.size}`);
     return candidates;
   }
 }

@@ -6,3 +6,9 @@ export class ModelAssertionError extends Error {
 export function assert(condition: unknown, message: string): asserts condition {
   if (!condition) throw new ModelAssertionError(message);
 }
+
+/** A count, an index, a seq or a simulated time in ms: a safe integer, not below 0 (two checks, so a failure says which). */
+export function assertNonNegativeInteger(value: number, what: string): void {
+  assert(Number.isSafeInteger(value), `${what} must be a safe integer, got ${value}`);
+  assert(value >= 0, `${what} must be >= 0, got ${value}`);
+}

@@ -13,6 +13,7 @@
 // runner clears its processing acks) re-forms as the same turn with the same messages, so the prompt a turn
 // persisted and the prompt it asks again are the same; a turn that folds an unfinished earlier turn's messages into
 // its prompt takes them over (merged), so each message is answered by one turn.
+import { assert, assertNonNegativeInteger } from './assert.ts';
 import type { QueueMode } from './config.ts';
 import type { SqlDatabase, SqlRow } from './ports.ts';
 
@@ -51,6 +52,9 @@ export interface Batch {
 }
 
 function toRow(row: SqlRow): InboundRow {
+  assert(Number.isSafeInteger(Number(row.seq)), `messages_in row ${String(row.id)} has seq ${String(row.seq)}, not an integer`);
+  assert(Number(row.seq) >= 1, `messages_in row ${String(row.id)} has seq ${String(row.seq)}, below 1`);
+  assert(Number(row.trigger) === 0 || Number(row.trigger) === 1, `messages_in row ${String(row.id)} has trigger ${String(row.trigger)}, not 0 or 1`);
   return { id: row.id as string, seq: Number(row.seq), kind: row.kind as string, content: row.content as string, trigger: Number(row.trigger), status: (row.status as string | undefined) ?? 'pending' };
 }
 
@@ -68,6 +72,7 @@ function placeholders(count: number): string {
 export async function fetchBatch(inbound: SqlDatabase, outbound: SqlDatabase, nowMs: number, mode: QueueMode = 'collect'): Promise<Batch | undefined> {
   // The time test is done here, not in SQL: the query then has no parameter that changes every poll, so while the
   // table is unchanged an idle poll is answered from the SQLite adapter's read cache.
+  assertNonNegativeInteger(nowMs, 'fetchBatch nowMs');
   const pending = await inbound.query("SELECT id, seq, kind, content, trigger, status, process_after FROM messages_in WHERE status IN ('pending', 'failed') ORDER BY seq DESC");
   if (pending.length === 0) return undefined;
   const horizonSeq = Number(pending[0]?.seq);
@@ -78,6 +83,8 @@ export async function fetchBatch(inbound: SqlDatabase, outbound: SqlDatabase, no
     .slice(0, maxMessagesPerPrompt)
     .reverse()
     .map(toRow);
+  assert(due.length <= maxMessagesPerPrompt, `${due.length} due rows in one fetch, above maxMessagesPerPrompt ${maxMessagesPerPrompt}`);
+  assert(due.every((row, index) => index === 0 || (due[index - 1] as InboundRow).seq < row.seq), 'due rows come oldest first, by strictly increasing seq');
   if (!due.some((row) => row.trigger === 1)) return undefined;
   const claims = await outbound.query(`SELECT message_id, turn_id FROM turn_claims WHERE message_id IN (${placeholders(due.length)})`, due.map((row) => row.id));
   const turnOf = (row: InboundRow) => claims.find((claim) => claim.message_id === row.id)?.turn_id as string | undefined;
@@ -94,6 +101,8 @@ export async function fetchBatch(inbound: SqlDatabase, outbound: SqlDatabase, no
   const members = before.some((row) => row.trigger === 1) ? before : fresh.slice(command, command + 1);
   const head = members.find((row) => row.trigger === 1);
   if (head === undefined) return undefined;
+  assert(members.every((row) => row.status === 'pending'), `a fresh batch for ${head.id} takes only pending rows`);
+  assert(head.kind !== 'command' || members.length === 1, `the command ${head.id} runs as a turn of its own, not with ${members.length - 1} other rows`);
   return { turnId: head.id, kind: head.kind, members: members.map((row) => ({ ...row, merged: false })), failed: false, horizonSeq };
 }
 
@@ -107,6 +116,9 @@ async function reformed(inbound: SqlDatabase, outbound: SqlDatabase, turnId: str
   if (head === undefined) return undefined;
   const failed = claimed.some((row) => row.status === 'failed');
   const members = [...claimed, ...(failed ? [] : joining.map((row) => ({ ...row, merged: false })))].sort((a, b) => a.seq - b.seq);
+  assert(new Set(members.map((member) => member.id)).size === members.length, `turn ${turnId} re-forms with a message twice`);
+  assert(!failed || members.length === claimed.length, `turn ${turnId}, given up by the host, takes no new message`);
+  assert(members.every((member) => member.seq <= horizonSeq), `turn ${turnId} re-forms with a message above its fetch's horizon ${horizonSeq}`);
   return { turnId, kind: head.kind, members, failed, horizonSeq };
 }
 
@@ -116,7 +128,9 @@ async function reformed(inbound: SqlDatabase, outbound: SqlDatabase, turnId: str
  * sits behind a command, so the re-formed turn could not take it, and aborting for it would repeat forever.
  */
 export async function newerMessageDue(inbound: SqlDatabase, outbound: SqlDatabase, batch: Batch, nowMs: number): Promise<boolean> {
+  assert(batch.members.length > 0, `turn ${batch.turnId} has no message to compare a newer one with`);
   const newest = Math.max(batch.horizonSeq, ...batch.members.map((member) => member.seq));
+  assert(Number.isSafeInteger(newest), `turn ${batch.turnId}: its newest seq ${newest} is not an integer`);
   const later = await inbound.query("SELECT id, process_after FROM messages_in WHERE status = 'pending' AND trigger = 1 AND kind = 'chat' AND seq > ?", [newest]);
   if (later.length === 0) return false;
   const acked = new Set((await outbound.query('SELECT message_id FROM processing_ack')).map((row) => row.message_id as string));
@@ -128,6 +142,7 @@ export async function newerMessageDue(inbound: SqlDatabase, outbound: SqlDatabas
  * the next fetch re-forms the turn with the message that interrupted it: a new run, asked a new prompt.
  */
 export async function abandonBatch(outbound: SqlDatabase, batch: Batch): Promise<void> {
+  assert(batch.members.length > 0, `turn ${batch.turnId} abandons a batch with no message`);
   await outbound.transaction((tx) => {
     for (const member of batch.members) tx.run("DELETE FROM processing_ack WHERE message_id = ? AND status = 'processing'", [member.id]);
   });
@@ -135,6 +150,7 @@ export async function abandonBatch(outbound: SqlDatabase, batch: Batch): Promise
 
 /** Give back messages a turn claimed but will not answer (its answer was decided before they came): due again. */
 export async function releaseMembers(outbound: SqlDatabase, ids: readonly string[]): Promise<void> {
+  assert(new Set(ids).size === ids.length, `released message ids repeat: ${ids.join(',')}`);
   if (ids.length === 0) return;
   await outbound.transaction((tx) => {
     for (const id of ids) {
@@ -146,17 +162,21 @@ export async function releaseMembers(outbound: SqlDatabase, ids: readonly string
 
 /** The messages a turn claimed, oldest first (its batch and what it took over), with their inbound rows. */
 export async function turnMembers(inbound: SqlDatabase, outbound: SqlDatabase, turnId: string, filter = ''): Promise<BatchMember[]> {
+  assert(turnId.length > 0, 'turnMembers of an unnamed turn');
   const claims = await outbound.query('SELECT message_id, merged FROM turn_claims WHERE turn_id = ?', [turnId]);
   if (claims.length === 0) return [];
   const rows = await inbound.query(
     `SELECT m.id, m.seq, m.kind, m.content, m.trigger, m.status FROM messages_in m WHERE m.id IN (${placeholders(claims.length)}) ${filter} ORDER BY m.seq`,
     claims.map((claim) => claim.message_id as string),
   );
+  assert(rows.length <= claims.length, `turn ${turnId} has ${rows.length} inbound rows for ${claims.length} claims`);
   return rows.map((row) => ({ ...toRow(row), merged: Number(claims.find((claim) => claim.message_id === row.id)?.merged) === 1 }));
 }
 
 /** nanoclaw markProcessing, plus the fixed runner's record of the turn each message belongs to. */
 export async function claimBatch(outbound: SqlDatabase, batch: Batch, nowMs: number): Promise<void> {
+  assert(batch.members.length > 0, `turn ${batch.turnId} claims a batch with no message`);
+  assertNonNegativeInteger(nowMs, `claimBatch nowMs of turn ${batch.turnId}`);
   await outbound.transaction((tx) => {
     for (const member of batch.members) {
       tx.run("INSERT OR REPLACE INTO processing_ack(message_id, status, status_changed) VALUES (?, 'processing', ?)", [member.id, nowMs]);
@@ -167,6 +187,8 @@ export async function claimBatch(outbound: SqlDatabase, batch: Batch, nowMs: num
 
 /** nanoclaw markCompleted for every message the turn claimed (what it took over included). */
 export async function completeTurn(outbound: SqlDatabase, turnId: string, nowMs: number): Promise<void> {
+  assert(turnId.length > 0, 'completeTurn of an unnamed turn');
+  assertNonNegativeInteger(nowMs, `completeTurn nowMs of turn ${turnId}`);
   await outbound.run(
     "INSERT OR REPLACE INTO processing_ack(message_id, status, status_changed) SELECT message_id, 'completed', ? FROM turn_claims WHERE turn_id = ?",
     [nowMs, turnId],
@@ -177,13 +199,16 @@ export async function completeTurn(outbound: SqlDatabase, turnId: string, nowMs:
 export async function claimOf(outbound: SqlDatabase, messageId: string): Promise<{ turnId: string | null; status: string | null }> {
   const claim = (await outbound.query('SELECT turn_id FROM turn_claims WHERE message_id = ?', [messageId]))[0];
   const ack = (await outbound.query('SELECT status FROM processing_ack WHERE message_id = ?', [messageId]))[0];
+  assert(ack === undefined || ack.status === 'processing' || ack.status === 'completed' || ack.status === 'failed', `processing_ack of ${messageId} has status ${String(ack?.status)}`);
   return { turnId: (claim?.turn_id as string | undefined) ?? null, status: (ack?.status as string | undefined) ?? null };
 }
 
 /** The running turn `intoTurnId` takes over every message an unfinished turn claimed. */
 export async function mergeTurn(outbound: SqlDatabase, fromTurnId: string, intoTurnId: string, nowMs: number): Promise<void> {
+  assert(fromTurnId !== intoTurnId, `turn ${intoTurnId} takes over its own messages`);
   await outbound.transaction((tx) => {
     const ids = tx.query('SELECT message_id FROM turn_claims WHERE turn_id = ?', [fromTurnId]).map((row) => row.message_id as string);
+    assert(ids.length > 0, `turn ${intoTurnId} takes over ${fromTurnId}, which claimed nothing`);
     for (const id of ids) {
       tx.run('UPDATE turn_claims SET turn_id = ?, merged = 1 WHERE message_id = ?', [intoTurnId, id]);
       tx.run("INSERT OR REPLACE INTO processing_ack(message_id, status, status_changed) VALUES (?, 'processing', ?)", [id, nowMs]);
@@ -218,15 +243,18 @@ export async function laneBusy(inbound: SqlDatabase, outbound: SqlDatabase): Pro
 
 /** The system's error reply to each message with trigger=1 among `members`, as outbound rows (idempotent by id). */
 export async function writeErrorReplies(outbound: SqlDatabase, members: readonly InboundRow[], text: string, source: string, nowMs: number): Promise<number> {
+  assert(text.length > 0, 'an error reply has text');
   return outbound.transaction((tx) => {
     let written = 0;
     for (const member of members.filter((candidate) => candidate.trigger === 1)) {
       const seq = Number(tx.query('SELECT COALESCE(MAX(seq), 0) + 1 AS next FROM messages_out')[0]?.next ?? 1);
+      assert(Number.isSafeInteger(seq) && seq >= 1, `messages_out seq ${seq} for ${member.id}:error is not a positive integer`);
       written += tx.run(
         'INSERT OR IGNORE INTO messages_out(id, seq, in_reply_to, kind, content, source, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
         [`${member.id}:error`, seq, member.id, 'chat', JSON.stringify({ text }), source, nowMs],
       ).changes;
     }
+    assert(written <= members.length, `${written} error replies written for ${members.length} messages`);
     return written;
   });
 }

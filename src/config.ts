@@ -142,6 +142,8 @@ export function modelConfig(partial: {
   knobs?: Partial<ModelKnobs>;
 }): ModelConfig {
   assert(partial.sessions.length > 0, 'a model needs at least one session');
+  assert(new Set(partial.sessions).size === partial.sessions.length, `session keys are distinct (each has one lane): ${partial.sessions.join(', ')}`);
+  assert(Object.values(partial.timers ?? {}).every((value) => Number.isSafeInteger(value) && value >= 0), 'timers are whole milliseconds, not below 0');
   return {
     bugs: new Set(partial.bugs ?? []),
     sessions: partial.sessions,

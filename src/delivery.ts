@@ -3,6 +3,7 @@
 // once. A row is sent first and marked delivered after the platform acknowledges, so delivery is at least once; the
 // platform drops a repeat of the same idempotency key, so the user sees it once. The fast poller gives up on a row
 // after deliveryAttemptsMax attempts; the slow poller keeps retrying such rows, so no reply is abandoned.
+import { assert } from './assert.ts';
 import type { ModelConfig } from './config.ts';
 import type { ProcessContext } from './ports.ts';
 import { type OutboundSend, platformName } from './protocol.ts';
@@ -30,12 +31,14 @@ export class DeliveryPollers {
 
   async pollLoop(speed: 'fast' | 'slow'): Promise<void> {
     const { deliveryFastMs, deliverySlowMs } = this.config.timers;
+    assert(deliveryFastMs > 0 && deliverySlowMs > 0, `the delivery pollers wait a positive interval (${deliveryFastMs}, ${deliverySlowMs} ms)`);
     for (;;) {
       await this.ctx.timers.sleep(speed === 'fast' ? deliveryFastMs : deliverySlowMs);
       for (const sessionKey of this.config.sessions) {
         if (this.inFlight.has(sessionKey)) continue;
         this.inFlight.add(sessionKey);
         try {
+          assert(this.inFlight.has(sessionKey), `the ${speed} poller holds the in-flight guard of ${sessionKey}`);
           await this.deliverSession(sessionKey, speed);
         } finally {
           this.inFlight.delete(sessionKey);
@@ -47,6 +50,7 @@ export class DeliveryPollers {
   private async deliverSession(sessionKey: string, speed: 'fast' | 'slow'): Promise<void> {
     const outbound = await this.dbs.outboundDb(sessionKey);
     const attemptsMax = speed === 'fast' ? this.config.timers.deliveryAttemptsMax : Number.MAX_SAFE_INTEGER;
+    assert(attemptsMax >= 1, `the ${speed} poller tries a row at least once, not ${attemptsMax} times`);
     const rows = await outbound.query(
       'SELECT id, kind, content FROM messages_out WHERE delivered = 0 AND attempts < ? ORDER BY seq LIMIT 10',
       [attemptsMax],
@@ -56,6 +60,7 @@ export class DeliveryPollers {
       const bumped = await ignoreBusy(outbound.run('UPDATE messages_out SET attempts = attempts + 1 WHERE id = ?', [key]));
       if (bumped === undefined) continue;
       const text = (JSON.parse(row.content as string) as { text: string }).text;
+      assert(typeof text === 'string', `messages_out row ${key} holds {"text": ...}`);
       const send: OutboundSend = {
         type: 'send',
         key,
@@ -66,6 +71,7 @@ export class DeliveryPollers {
       this.ctx.note('deliver-attempt', { session: sessionKey, key, poller: speed });
       const acked = await this.sendAndWait(send);
       if (!acked) continue;
+      assert(this.inFlight.has(sessionKey), `${sessionKey} is delivered under its in-flight guard`);
       await ignoreBusy(outbound.run('UPDATE messages_out SET delivered = 1 WHERE id = ?', [key]));
       this.ctx.note('delivered', { session: sessionKey, key });
     }

@@ -6,6 +6,7 @@
 // queues behind it in its session lane. Node events (a command started, a command finished) become untrusted system
 // events with contextKey `exec:<runId>` and request a heartbeat wake; the heartbeat runner drains them into a prompt
 // row when the session's lane is idle.
+import { assert, assertNonNegativeInteger } from './assert.ts';
 import type { BugId, ModelConfig } from './config.ts';
 import { DeliveryPollers } from './delivery.ts';
 import { HeartbeatWakes, scopedWakeTarget, type Wake, type WakeOutcome } from './heartbeat-wake.ts';
@@ -15,7 +16,7 @@ import { ignoreBusy, isBusy, retryBusy } from './busy.ts';
 import { laneBusy } from './claims.ts';
 import { HostSweep } from './host-sweep.ts';
 import { SessionDbs } from './session-dbs.ts';
-import { formatSystemEvents, isExecCompletionEvent, type SystemEvent, SystemEventQueue } from './system-events.ts';
+import { formatSystemEvents, isExecCompletionEvent, type SystemEvent, SystemEventQueue, systemEventsPerSessionMax } from './system-events.ts';
 
 export const execOutputCharsMax = 180;
 /** The default agent (OpenClaw's DEFAULT_AGENT_ID). */
@@ -60,6 +61,7 @@ class Gateway {
       (name, task) => ctx.spawnTask(name, task),
     );
     this.delivery = new DeliveryPollers(ctx, config, this.dbs);
+    assert(config.timers.wakeCoalesceMs > 0 && config.timers.wakeRetryMs > 0, 'heartbeat wakes wait a positive delay');
   }
 
   private bug(id: BugId): boolean {
@@ -85,6 +87,7 @@ class Gateway {
     const inbound = await this.dbs.inboundDb(message.sessionKey);
     const nowMs = this.ctx.clock.nowMs();
     // nanoclaw's /clear detection: the text, trimmed and lower-cased, starts with /clear.
+    assert(message.deliveryId.length > 0, `an inbound message for ${message.sessionKey} carries its delivery id`);
     const kind = message.text.trim().toLowerCase().startsWith('/clear') ? 'command' : 'chat';
     const inserted = await retryBusy(this.ctx, () =>
       inbound.transaction((tx) => {
@@ -97,6 +100,7 @@ class Gateway {
         ).changes;
       }),
     );
+    assert(inserted === 0 || inserted === 1, `delivery ${message.deliveryId} is one messages_in row, not ${inserted}`);
     this.ctx.note('ingest', { session: message.sessionKey, delivery: message.deliveryId, row: `in:${message.deliveryId}`, inserted });
     this.ctx.net.send(platformName, { type: 'inbound.ack', deliveryId: message.deliveryId } satisfies InboundAck);
   }
@@ -108,6 +112,7 @@ class Gateway {
    */
   private async onNodeEvent(delivery: Delivery<NodeEvent>): Promise<void> {
     const event = delivery.payload;
+    assert(event.event === 'exec.started' || event.event === 'exec.finished', `a node event is exec.started or exec.finished, not ${String(event.event)}`);
     const sessionKey = event.sessionKey.length > 0 ? event.sessionKey : `node-${event.nodeId}`;
     const text = execEventText(event);
     if (text === undefined) {
@@ -118,6 +123,7 @@ class Gateway {
     // prompt will ever carry it durably, so it is acknowledged at once.
     const served = this.config.sessions.includes(sessionKey);
     const execKey = execDedupeKey(sessionKey, event);
+    assert(execKey.startsWith(`${sessionKey}::`), `the exec key ${execKey} is scoped to ${sessionKey}`);
     if (served && (await this.isDuplicate(sessionKey, event, execKey))) {
       this.ctx.note('exec-duplicate-dropped', { session: sessionKey, run: event.runId, event: event.event, memory: this.bug('exec-dedupe-memory') });
       delivery.ack();
@@ -128,6 +134,7 @@ class Gateway {
       trusted: false,
       execKey,
     });
+    assert(!result.queued || result.event.execKey === execKey, `the event queued for ${execKey} keeps its key`);
     this.ctx.note('system-event', { session: sessionKey, run: event.runId, event: event.event, queued: result.queued });
     if (result.queued && event.event === 'exec.finished' && this.bug('exec-dedupe-memory')) this.rememberInMemory(execKey);
     if (!served) delivery.ack();
@@ -143,6 +150,7 @@ class Gateway {
    * `exec.finished` keys in memory only; the fixed gateway keeps a durable key per event, written with the prompt row.
    */
   private async isDuplicate(sessionKey: string, event: NodeEvent, execKey: string): Promise<boolean> {
+    assert(execKey.length > 0, `an exec event of ${sessionKey} has a dedupe key`);
     if (this.bug('exec-dedupe-memory')) return event.event === 'exec.finished' && this.seenInMemory(execKey);
     // seed 000 (exec-replay): no idempotency check keyed by (sessionKey, runId) on this path.
     if (this.bug('exec-replay')) return false;
@@ -159,6 +167,7 @@ class Gateway {
   private rememberInMemory(execKey: string): void {
     this.execSeenInMemory.delete(execKey);
     this.execSeenInMemory.set(execKey, this.ctx.clock.nowMs());
+    assert(this.execSeenInMemory.get(execKey) === this.ctx.clock.nowMs(), `${execKey} is remembered as seen now`);
     while (this.execSeenInMemory.size > this.config.timers.execDedupeKeysMax) {
       const oldest = this.execSeenInMemory.keys().next().value as string;
       this.execSeenInMemory.delete(oldest);
@@ -168,6 +177,7 @@ class Gateway {
   private async execSeen(sessionKey: string, execKey: string): Promise<boolean> {
     const inbound = await this.dbs.inboundDb(sessionKey);
     const rows = await inbound.query('SELECT 1 AS seen FROM exec_seen WHERE key = ?', [execKey]);
+    assert(rows.length <= 1, `exec_seen holds ${execKey} ${rows.length} times`);
     return rows.length > 0;
   }
 
@@ -188,6 +198,8 @@ class Gateway {
       return 'skipped-busy';
     }
     const drained = this.events.drainSystemEvents(sessionKey);
+    assert(drained.length <= systemEventsPerSessionMax, `${drained.length} system events drained for ${sessionKey}, above the bound`);
+    assert(this.events.peek(sessionKey).length === 0, `the system-event queue of ${sessionKey} is empty after its drain`);
     if (drained.length === 0) return 'ran';
     try {
       await this.persistHeartbeatPrompt(sessionKey, drained);
@@ -218,9 +230,11 @@ class Gateway {
       if (block.length === 0) return [];
       const body = kept.some((event) => isExecCompletionEvent(event.text)) ? execEventPrompt : heartbeatPrompt;
       const seq = Number(tx.query('SELECT COALESCE(MAX(seq), 0) + 1 AS next FROM messages_in')[0]?.next ?? 1);
+      assertNonNegativeInteger(seq, `seq of the heartbeat row ${rowId}`);
       tx.run("INSERT INTO messages_in(id, seq, kind, content, created_at) VALUES (?, ?, 'system', ?, ?)", [rowId, seq, `${block}\n\n${body}`, nowMs]);
       return kept;
     });
+    assert(fresh.length <= drained.length, `${fresh.length} of ${drained.length} drained events kept`);
     this.ctx.note('exec-ingest', { session: sessionKey, row: fresh.length > 0 ? rowId : null, runs: fresh.map((event) => event.contextKey ?? '').join(',') });
   }
 
@@ -228,6 +242,7 @@ class Gateway {
   async sweepLoop(): Promise<void> {
     const timers = this.config.timers;
     const sweep = new HostSweep(this.ctx, this.config, this.dbs, runnerName);
+    assert(timers.sweepEveryMs > 0, `the sweep runs every ${timers.sweepEveryMs} ms, not a positive interval`);
     for (;;) {
       await this.ctx.timers.sleep(timers.sweepEveryMs);
       await sweep.sweep();
@@ -239,6 +254,7 @@ class Gateway {
   }
 
   private async pruneExecKeys(nowMs: number): Promise<void> {
+  assert(this.config.timers.execDedupeKeysMax >= 1, `exec_seen keeps at least one key, not ${this.config.timers.execDedupeKeysMax}`);
     for (const sessionKey of this.config.sessions) {
       const inbound = await this.dbs.inboundDb(sessionKey);
       await ignoreBusy(
@@ -264,6 +280,7 @@ export function execEventText(event: NodeEvent): string | undefined {
   const output = event.output.replace(/\s+/g, ' ').trim();
   if (!event.timedOut && event.exitCode === 0 && output.length === 0) return undefined;
   const cut = output.length > execOutputCharsMax ? `${output.slice(0, execOutputCharsMax)}…` : output;
+  assert(cut.length <= execOutputCharsMax + 1, `exec output cut to ${cut.length} characters`);
   const status = event.timedOut ? 'timeout' : `code ${event.exitCode}`;
   return `Exec finished (${node}, ${status})${cut.length > 0 ? `\n${cut}` : ''}`;
 }

@@ -10,7 +10,7 @@
 // running marks itself scheduled and re-arms with its own delay and kind; when the batch ends with wakes pending (or
 // a fire marked scheduled), the next timer is requested with the fired timer's own delay as a normal timer, never as
 // a retry.
-import { assert } from './assert.ts';
+import { assert, assertNonNegativeInteger } from './assert.ts';
 import type { TimerHandle, Timers } from './ports.ts';
 
 export type WakeReason = 'retry' | 'interval' | 'default' | 'exec-event';
@@ -73,6 +73,7 @@ export class HeartbeatWakes {
 
   requestHeartbeatNow(reason: WakeReason, target: WakeTarget = {}): void {
     this.queue({ agentId: target.agentId, sessionKey: target.sessionKey, reason, requestedAtMs: this.nowMs() });
+    assert(this.pending.has(wakeKey(target)), `a requested wake for ${wakeKey(target)} is pending`);
     this.schedule(this.coalesceMs, 'normal');
   }
 
@@ -81,11 +82,13 @@ export class HeartbeatWakes {
     const current = this.pending.get(key);
     const newer = current === undefined || priorityOf[wake.reason] > priorityOf[current.reason] || (priorityOf[wake.reason] === priorityOf[current.reason] && wake.requestedAtMs >= current.requestedAtMs);
     if (newer) this.pending.set(key, wake);
+    assert(priorityOf[(this.pending.get(key) as Wake).reason] >= priorityOf[wake.reason], `the pending wake for ${key} never drops below the priority of ${wake.reason}`);
   }
 
   private schedule(delayMs: number, kind: TimerKind): void {
     assert(delayMs === this.coalesceMs || delayMs === this.retryMs, `a wake timer is armed with the coalesce or the retry delay, not ${delayMs} ms`);
     const dueAtMs = this.nowMs() + delayMs;
+    assertNonNegativeInteger(dueAtMs, 'a wake timer due time');
     if (this.timer !== undefined) {
       // A retry timer is a hard minimum; any other timer armed is kept if it fires no later.
       if (this.timer.kind === 'retry' || this.timer.dueAtMs <= dueAtMs) return;
@@ -93,6 +96,7 @@ export class HeartbeatWakes {
     }
     const handle = this.timers.setTimer(delayMs, () => this.fire(delayMs, kind));
     this.timer = { handle, dueAtMs, kind };
+    assert(kind === 'normal' || delayMs === this.retryMs, `a retry timer waits the retry delay, not ${delayMs} ms`);
   }
 
   /** The timer callback: take the batch now (nothing can slip in between), run it in a task of its own. */
@@ -102,6 +106,7 @@ export class HeartbeatWakes {
     if (this.running) {
       this.scheduled = true;
       this.schedule(delayMs, kind);
+      assert(this.timer !== undefined, 'a fire during a running batch re-arms the timer');
       return;
     }
     const batch = [...this.pending.values()];

@@ -13,6 +13,7 @@
 // on the whole turn the row belongs to (every message that turn claimed), and the runner closes that turn with the
 // error reply (written to both transcripts, sent to each message that woke the agent), as nanoclaw's runner does on
 // a query error, so no accepted message goes unanswered.
+import { assert, assertNonNegativeInteger } from './assert.ts';
 import { claimOf, turnMembers } from './claims.ts';
 import type { ModelConfig } from './config.ts';
 import type { ProcessContext, SqlDatabase } from './ports.ts';
@@ -35,6 +36,8 @@ interface Claim {
 /** nanoclaw decideStuckAction: the ceiling first (when a heartbeat exists), then any claim silent past tolerance. */
 export function decideStuckAction(nowMs: number, heartbeatAtMs: number | undefined, claims: readonly Claim[], config: ModelConfig): StuckDecision {
   const { heartbeatStaleMs, claimStaleMs } = config.timers;
+  assertNonNegativeInteger(nowMs, 'the sweep nowMs');
+  assert(heartbeatStaleMs > 0 && claimStaleMs > 0, 'the sweep judges staleness against positive bounds');
   if (heartbeatAtMs !== undefined && nowMs - heartbeatAtMs > heartbeatStaleMs) return { action: 'kill', reason: 'heartbeat', session: null, messageId: null };
   const heartbeat = heartbeatAtMs ?? 0;
   const stuck = claims.find((claim) => nowMs - claim.statusChangedMs > claimStaleMs && heartbeat <= claim.statusChangedMs);
@@ -52,6 +55,7 @@ export class HostSweep {
   /** One sweep over every session; returns the kill it decided, if any. */
   async sweep(): Promise<StuckDecision> {
     const nowMs = this.ctx.clock.nowMs();
+    assertNonNegativeInteger(nowMs, 'the sweep time');
     for (const session of this.config.sessions) await this.syncProcessingAcks(session);
     const running = this.ctx.supervisor.isRunning(this.runnerName);
     let decision: StuckDecision = { action: 'ok' };
@@ -62,6 +66,7 @@ export class HostSweep {
         this.ctx.supervisor.kill(this.runnerName);
       }
     }
+    assert(running || decision.action === 'ok', 'only a running runner is killed');
     if (decision.action === 'kill' || (!running && !(await this.anyDue(nowMs)))) {
       for (const session of this.config.sessions) await this.resetStuckClaims(session, nowMs, decision.action === 'kill' ? decision.reason : 'runner-down');
     }
@@ -78,6 +83,7 @@ export class HostSweep {
       const outbound = await this.dbs.outboundDb(session);
       const rows = await outbound.query("SELECT message_id, status_changed FROM processing_ack WHERE status = 'processing' ORDER BY status_changed");
       for (const row of rows) out.push({ session, messageId: row.message_id as string, statusChangedMs: Number(row.status_changed) });
+      assert(rows.every((row) => Number.isSafeInteger(Number(row.status_changed))), `processing_ack times of ${session} are whole ms`);
     }
     return out;
   }
@@ -99,6 +105,7 @@ export class HostSweep {
     if (done.length === 0) return;
     const open = new Set((await inbound.query("SELECT id FROM messages_in WHERE status != 'completed'")).map((row) => row.id as string));
     const changed = done.filter((id) => open.has(id));
+    assert(new Set(done).size === done.length, `processing_ack of ${session} holds a message twice`);
     if (changed.length === 0) return;
     await ignoreBusy(
       inbound.transaction((tx) => {
@@ -117,11 +124,14 @@ export class HostSweep {
       const row = (await inbound.query("SELECT id, tries, process_after FROM messages_in WHERE id = ? AND status = 'pending'", [id]))[0];
       if (row === undefined || Number(row.process_after) > nowMs) continue;
       const tries = Number(row.tries);
+      assertNonNegativeInteger(tries, `tries of ${id}`);
+      assert(tries <= claimTriesMax, `${id} was reset ${tries} times, above claimTriesMax ${claimTriesMax}`);
       if (tries >= claimTriesMax) {
         await this.giveUp(session, inbound, outbound, id);
         continue;
       }
       const backoffMs = backoffBaseMs * 2 ** tries;
+      assert(backoffMs <= backoffBaseMs * 2 ** (claimTriesMax - 1), `${id} backs off ${backoffMs} ms, above the bound`);
       await ignoreBusy(inbound.run('UPDATE messages_in SET tries = tries + 1, process_after = ? WHERE id = ?', [nowMs + backoffMs, id]));
       this.ctx.note('claim-reset', { session, message: id, tries: tries + 1, backoffMs, reason });
     }
@@ -134,6 +144,7 @@ export class HostSweep {
     const { turnId } = await claimOf(outbound, messageId);
     const members = turnId === null ? [] : (await turnMembers(inbound, outbound, turnId, "AND m.status = 'pending'")).map((member) => member.id);
     const failed = members.length > 0 ? members : [messageId];
+    assert(failed.includes(messageId), `the row ${messageId} that reached claimTriesMax is among the messages given up (${failed.join(',')})`);
     await retryBusy(this.ctx, () =>
       inbound.transaction((tx) => {
         for (const id of failed) tx.run("UPDATE messages_in SET status = 'failed' WHERE id = ? AND status = 'pending'", [id]);

@@ -2,6 +2,7 @@
 // and `exec.finished` (exit code, timeout, output) when it ends, both with the full runId and sessionKey, over a
 // reconnecting connection to the gateway, which resends every event the gateway has not acknowledged after a
 // reconnect. A SIGKILL loses the commands it was running and its resend buffer.
+import { assertNonNegativeInteger } from './assert.ts';
 import type { ProcessContext } from './ports.ts';
 import type { NodeEvent } from './protocol.ts';
 
@@ -44,6 +45,7 @@ export class NodeHost {
       timedOut: command.timedOut,
       output: command.output,
     });
+    assertNonNegativeInteger(command.durationMs, `the duration of ${command.runId}`);
     ctx.note('exec-run', { run: command.runId, session: command.sessionKey });
     ctx.net.send(this.gatewayName, event('exec.started'));
     ctx.timers.setTimer(command.durationMs, () => ctx.net.send(this.gatewayName, event('exec.finished')));

@@ -5,6 +5,7 @@
 // provider fields beside it; a tool result is `{"role":"toolResult","toolCallId","toolName","content":[text]}`.
 // The model keeps one field of its own on each entry (`turnId`, for its own resume logic); a file without it (one
 // the real SessionManager wrote) loads all the same, and no checker reads it.
+import { assert, assertNonNegativeInteger } from './assert.ts';
 
 /**
  * pi's header test (`loadEntriesFromFile`): an object with `type` "session" and a string `id`. OpenClaw's repair step
@@ -57,6 +58,8 @@ interface ToolCallBlock {
 }
 
 export function toPiMessage(message: TranscriptMessage, simMs: number): Record<string, unknown> {
+  assert(message.role !== 'other', 'the model writes only the roles it knows (user, assistant, tool)');
+  assertNonNegativeInteger(simMs, 'a message timestamp');
   const timestamp = simEpochMs + simMs;
   if (message.role === 'user') return { role: 'user', content: message.content, timestamp };
   if (message.role === 'tool') {

@@ -4,6 +4,7 @@
 // (claims.ts; idle 1 s, active 500 ms), claims it and runs one turn for it. A transient model error runs the turn
 // again after the full-run retry delay; after turnTriesMax attempts the turn ends with an error reply. A heartbeat
 // file records progress so the gateway's sweep can kill a runner that is stuck (host-sweep.ts).
+import { assert, assertNonNegativeInteger } from './assert.ts';
 import { AgentCache } from './agent.ts';
 import { abandonBatch, type Batch, claimBatch, clearStaleProcessingAcks, completeTurn, fetchBatch, unfinishedTurns } from './claims.ts';
 import { type ModelConfig, queueModeOf } from './config.ts';
@@ -21,6 +22,8 @@ import type { ModelEnvironment } from './model.ts';
 export { runnerName } from './protocol.ts';
 
 export async function runnerMain(ctx: ProcessContext, config: ModelConfig, env: ModelEnvironment): Promise<void> {
+  assert(config.timers.pollIdleMs > 0 && config.timers.pollActiveMs > 0, 'the runner polls at a positive interval (a zero one would spin)');
+  assert(config.knobs.turnTriesMax >= 1, `a turn is tried at least once, not ${config.knobs.turnTriesMax} times`);
   const sessionDb = await SessionDb.open(ctx.sqlite);
   const dbs = new SessionDbs(ctx.sqlite);
   const cache = new AgentCache(config.knobs.agentCacheSize);
@@ -49,6 +52,7 @@ async function recoverSession(ctx: ProcessContext, config: ModelConfig, dbs: Ses
   const outbound = await dbs.outboundDb(sessionKey);
   // nanoclaw clearStaleProcessingAcks: the claimed rows are due again at once (the host's sweep may have reset them).
   const cleared = await retryBusy(ctx, () => clearStaleProcessingAcks(outbound));
+  assertNonNegativeInteger(cleared, `processing acks cleared in ${sessionKey}`);
   if (cleared > 0) ctx.note('claims-cleared', { session: sessionKey, cleared, reason: 'runner-start' });
   if (config.bugs.has('send-stale')) {
     // seed 001 (send-stale): no cold-start clear, so a SIGKILLed turn's payloads leak into the next turn.
@@ -61,6 +65,7 @@ async function recoverSession(ctx: ProcessContext, config: ModelConfig, dbs: Ses
   const stale = (await outbound.query("SELECT key FROM session_state WHERE key LIKE 'turn_sent_payloads%'"))
     .map((row) => row.key as string)
     .filter((key) => !pending.has(key));
+    assert(!stale.includes(turnSendInvokedKey), 'turn_send_invoked is no turn_sent_payloads record');
   await retryBusy(ctx, () =>
     outbound.transaction((tx) => {
       tx.run('DELETE FROM session_state WHERE key = ?', [turnSendInvokedKey]);
@@ -80,6 +85,7 @@ async function lane(deps: TurnDeps, sessionKey: string): Promise<void> {
       await ctx.timers.sleep(config.timers.pollIdleMs);
       continue;
     }
+    assert(batch.members.length > 0, `a fetched batch of ${sessionKey} has at least one message`);
     await runBatch(deps, sessionKey, outbound, batch);
     await ctx.timers.sleep(config.timers.pollActiveMs);
   }
@@ -92,6 +98,7 @@ async function lane(deps: TurnDeps, sessionKey: string): Promise<void> {
  */
 async function runBatch(deps: TurnDeps, sessionKey: string, outbound: SqlDatabase, batch: Batch): Promise<void> {
   const { ctx, config } = deps;
+  assert(batch.turnId.length > 0, `a batch of ${sessionKey} names its turn`);
   const claimed = await ignoreBusy(claimBatch(outbound, batch, ctx.clock.nowMs()).then(() => true));
   if (claimed === undefined) return;
   const turnId = batch.turnId;
@@ -119,9 +126,11 @@ async function runBatch(deps: TurnDeps, sessionKey: string, outbound: SqlDatabas
       // PR #2531's second boundary (sent-payloads-pr2531): the retry path does not inherit suppression.
       if (config.bugs.has('sent-payloads-pr2531')) await clearSharedPayloads(deps, sessionKey);
       const retryMs = attempt <= 1 ? config.timers.transientRetryMs : 5_000 * 2 ** Math.min(attempt - 1, 4);
+      assert(retryMs > 0, `turn ${turnId} waits ${retryMs} ms before attempt ${attempt + 1}`);
       ctx.note('turn-retry', { session: sessionKey, turn: turnId, attempt, retryMs });
       await waitAlive(deps, retryMs);
     }
+    assert(branch.length > 0, `turn ${turnId} leaves its entries on the active branch`);
     await retryBusy(ctx, () => completeTurn(outbound, turnId, ctx.clock.nowMs()));
     // PR #2531's fourth boundary, the outer finally of the turn; send-stale (seed 001's bug) keeps only this one.
     if (config.bugs.has('sent-payloads-pr2531') || config.bugs.has('send-stale')) await clearSharedPayloads(deps, sessionKey);
@@ -136,6 +145,7 @@ async function runBatch(deps: TurnDeps, sessionKey: string, outbound: SqlDatabas
 
 /** Sleep before a retry, touching the heartbeat at least every claimStaleMs / 2: waiting to retry is progress. */
 async function waitAlive(deps: TurnDeps, delayMs: number): Promise<void> {
+  assertNonNegativeInteger(delayMs, 'a retry delay');
   const sliceMs = Math.max(1, Math.floor(deps.config.timers.claimStaleMs / 2));
   for (let leftMs = delayMs; leftMs > 0; leftMs -= sliceMs) {
     await deps.ctx.timers.sleep(Math.min(sliceMs, leftMs));
@@ -158,10 +168,12 @@ export class HeartbeatFile {
   constructor(private readonly ctx: ProcessContext) {}
 
   enterTurn(): void {
+    assert(this.turnsRunning >= 0, `${this.turnsRunning} turns running`);
     this.turnsRunning++;
   }
 
   leaveTurn(): void {
+    assert(this.turnsRunning > 0, 'a turn leaves the heartbeat only after entering it');
     this.turnsRunning--;
   }
 

@@ -2,6 +2,7 @@
 // append_message commits one row at a time and counts it in sessions.message_count.
 // gatesim adds one column, `turn_id`, naming the turn (its inbound row id) a row belongs to: the checkers map rows
 // to turns with it, and a retried turn recognises the rows it already wrote.
+import { assert, assertNonNegativeInteger } from './assert.ts';
 import type { SqlDatabase, Sqlite, SqlRow } from './ports.ts';
 
 /** Where Hermes' state.db lives on the simulated disk. */
@@ -50,11 +51,15 @@ export class SessionDb {
       'SELECT role, content, tool_call_id, tool_calls, tool_name, turn_id FROM messages WHERE session_id = ? ORDER BY timestamp, id',
       [sessionId],
     );
+    assert(sessionId.length > 0, 'messages of an unnamed session');
     return rows.map(rowToMessage);
   }
 
   /** Hermes' append_message: one row, in a transaction of its own (the sessions row counts it). */
   async appendMessage(sessionId: string, message: DbMessage, timestampMs: number): Promise<void> {
+    assert(sessionId.length > 0, 'append_message to an unnamed session');
+    assertNonNegativeInteger(timestampMs, `append_message timestamp in ${sessionId}`);
+    assert(message.turnId.length > 0, `a ${message.role} row of ${sessionId} names its turn`);
     await this.db.transaction((tx) => {
       tx.run('INSERT OR IGNORE INTO sessions(id, started_at) VALUES (?, ?)', [sessionId, timestampMs]);
       tx.run(
@@ -62,17 +67,24 @@ export class SessionDb {
         [sessionId, message.role, message.content, message.toolCallId, message.toolCalls, message.toolName, timestampMs, message.turnId],
       );
       tx.run('UPDATE sessions SET message_count = message_count + 1 WHERE id = ?', [sessionId]);
+      // Read back what the transaction wrote: the count it keeps is the number of the session's rows (nothing else writes them).
+      assert(
+        Number(tx.query('SELECT message_count FROM sessions WHERE id = ?', [sessionId])[0]?.message_count) === Number(tx.query('SELECT COUNT(*) AS n FROM messages WHERE session_id = ?', [sessionId])[0]?.n),
+        `sessions.message_count of ${sessionId} counts its rows in messages`,
+      );
     });
   }
 
   /** The session's message count as Hermes keeps it (sessions.message_count; 0 before the first row). */
   async messageCount(sessionId: string): Promise<number> {
     const rows = await this.db.query('SELECT message_count FROM sessions WHERE id = ?', [sessionId]);
+    assert(rows.length <= 1, `${rows.length} sessions rows for ${sessionId}`);
     return Number(rows[0]?.message_count ?? 0);
   }
 }
 
 function rowToMessage(row: SqlRow): DbMessage {
+  assert(row.role === 'user' || row.role === 'assistant' || row.role === 'tool', `a state.db row has role ${String(row.role)}`);
   return {
     role: row.role as DbMessage['role'],
     content: (row.content as string | null) ?? '',

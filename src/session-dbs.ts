@@ -4,6 +4,7 @@
 // in_reply_to, kind, content as {"text": ...}, delivered, attempts), `session_state(key, value, updated_at)`, the
 // runner's claims `processing_ack(message_id, status, status_changed)` and the fixed runner's own `turn_claims`
 // (claims.ts); the host writes outbound.db only to drop orphan claims and to send its own error reply.
+import { assert } from './assert.ts';
 import type { SqlDatabase, Sqlite } from './ports.ts';
 
 export const inboundSchema = `
@@ -96,9 +97,11 @@ export class SessionDbs {
   }
 
   private async open(handles: Map<string, SqlDatabase>, sessionKey: string, pathOf: (sessionKey: string) => string, schema: string): Promise<SqlDatabase> {
+    assert(sessionKey.length > 0, 'a session database of an unnamed session');
     let db = handles.get(sessionKey);
     if (db === undefined) {
       db = await this.sqlite.open(pathOf(sessionKey), schema);
+      assert(db.path === pathOf(sessionKey), `the database opened for ${sessionKey} is at ${db.path}, not ${pathOf(sessionKey)}`);
       handles.set(sessionKey, db);
     }
     return db;
@@ -124,6 +127,7 @@ export function sharedPayloadRow(bugs: ReadonlySet<string>): boolean {
  * would then hold the other turn's payloads and the retried turn would repeat its own).
  */
 export function turnSentPayloadsKeyFor(turnId: string, sharedRow: boolean): string {
+  assert(sharedRow || turnId.length > 0, 'a per-turn turn_sent_payloads key names its turn');
   return sharedRow ? turnSentPayloadsKey : `${turnSentPayloadsKey}:${turnId}`;
 }
 
@@ -133,5 +137,7 @@ export const turnSendInvokedKey = 'turn_send_invoked';
 export function parseTurnSentPayloads(value: string | undefined): TurnSentPayloads {
   if (value === undefined) return { turnId: null, payloads: [] };
   const parsed = JSON.parse(value) as TurnSentPayloads;
+  assert(Array.isArray(parsed.payloads), 'turn_sent_payloads holds a list of payloads');
+  assert(parsed.turnId === null || typeof parsed.turnId === 'string', `turn_sent_payloads names its turn, not ${String(parsed.turnId)}`);
   return { turnId: parsed.turnId, payloads: parsed.payloads };
 }

@@ -18,6 +18,7 @@
 // so the repair keeps it, and pi's next append (which never checks for a final newline) would land on the same line,
 // which the next repair then drops with both entries in it. The runner ends such a line before it opens the file
 // (`endTornLastLine`); what studies OpenClaw as it is (sim/real's seed-003 experiment) leaves it.
+import { assert, assertNonNegativeInteger } from './assert.ts';
 import type { Disk, ProcessContext } from './ports.ts';
 import { isSessionHeader } from './pi-format.ts';
 import type { SessionManagerFactory, SessionManagerPort } from './session-manager-port.ts';
@@ -51,8 +52,10 @@ export async function repairSessionFileIfNeeded(disk: Disk, path: string, pid: n
   if (first === undefined) return { repaired: false, droppedLines, reason: 'empty session file' };
   if (!isSessionHeader(first) || first.id.length === 0) return { repaired: false, droppedLines, reason: 'invalid session header' };
   if (droppedLines === 0) return content.endsWith('\n') ? { repaired: false, droppedLines } : { repaired: false, droppedLines, unterminated: true };
+  assert(droppedLines > 0, `a repair of ${path} drops a line`);
   const cleaned = `${kept.map((entry) => JSON.stringify(entry)).join('\n')}\n`;
   const backupPath = await replaceSessionFile(disk, path, cleaned, pid, nowMs);
+  assert(backupPath.startsWith(`${path}.bak-`), `the backup of ${path} is beside it, not ${backupPath}`);
   return { repaired: true, droppedLines, backupPath };
 }
 
@@ -62,6 +65,8 @@ export async function repairSessionFileIfNeeded(disk: Disk, path: string, pid: n
  */
 export async function replaceSessionFile(disk: Disk, path: string, text: string, pid: number, nowMs: number): Promise<string> {
   const current = await disk.read(path);
+  assertNonNegativeInteger(nowMs, `the replace time of ${path}`);
+  assert(text.endsWith('\n'), `a replaced session file ${path} ends its last line`);
   const backupPath = `${path}.bak-${pid}-${nowMs}`;
   if (current !== undefined) {
     await disk.write(backupPath, current);
@@ -84,6 +89,8 @@ export async function prepareSessionManagerForRun(disk: Disk, session: SessionMa
   await disk.write(session.path, '');
   await disk.fsync(session.path);
   session.resetToHeader();
+  assert(session.allEntries().length === 0, `${session.path} holds no entry after its reset`);
+  assert(session.leaf === undefined, `${session.path} has no leaf after its reset`);
   return true;
 }
 
@@ -110,6 +117,7 @@ export async function openSessionForRun(ctx: ProcessContext, factory: SessionMan
   // The repair never creates or removes the file, so what it read says whether the file was there.
   const hadSessionFile = repair.repaired || repair.reason !== 'missing session file';
   const session = await factory(ctx, path);
+  assert(session.path === path, `the session opened for ${path} is ${session.path}`);
   const reset = await prepareSessionManagerForRun(ctx.disk, session, hadSessionFile);
   return { session, repair, reset };
 }

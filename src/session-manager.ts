@@ -115,15 +115,19 @@ export class SessionManager {
       this.byId.set(line.id, line);
     }
     this.leafId = this.entries.at(-1)?.id ?? null;
+    assert(this.leafId === null || this.byId.has(this.leafId), `the loaded leaf of ${this.path} is an entry`);
+    assert(this.entries.length < this.fileLines.length, `the entries of ${this.path} are lines after its header`);
   }
 
   private freshHeader(): SessionHeader {
     const hex = () => shortId(this.draw);
     const uuid = `${hex()}-${hex().slice(0, 4)}-7${hex().slice(0, 3)}-8${hex().slice(0, 3)}-${hex()}${hex().slice(0, 4)}`;
+    assert(uuid.length === 36, `a session id is a uuid, not ${uuid}`);
     return { type: 'session', id: uuid, timestamp: this.nowMs(), cwd: '/work' };
   }
 
   get leaf(): SessionEntry | undefined {
+    assert(this.leafId === null || this.byId.has(this.leafId), `the leaf ${this.leafId} of ${this.path} is an entry`);
     return this.leafId === null ? undefined : this.byId.get(this.leafId);
   }
 
@@ -165,6 +169,7 @@ export class SessionManager {
     this.byId.delete(id);
     if (this.leafId !== id) return;
     this.leafId = removed.parentId !== null && this.byId.has(removed.parentId) ? removed.parentId : null;
+    assert(!this.byId.has(id) && !this.entries.includes(removed), `the removed entry ${id} is gone from ${this.path}`);
   }
 
   /** OpenClaw's prepareSessionManagerForRun reset (it empties the file itself): the header alone, unflushed. */
@@ -187,6 +192,8 @@ export class SessionManager {
       message,
       turnId,
     };
+    assert(entry.parentId === null || this.byId.has(entry.parentId), `the parent ${entry.parentId} of a new entry of ${this.path} exists`);
+    assert(!this.byId.has(entry.id), `the new entry id ${entry.id} is fresh in ${this.path}`);
     this.fileLines.push(entry);
     this.entries.push(entry);
     this.byId.set(entry.id, entry);
@@ -201,6 +208,7 @@ export class SessionManager {
       this.flushed = false;
       return;
     }
+    assert(this.fileLines[0]?.type === 'session', `the lines of ${this.path} start with the header`);
     const text = this.flushed ? `${serialiseLine(entry)}\n` : this.serialise();
     this.flushed = true;
     await this.disk.append(this.path, text);
@@ -257,6 +265,7 @@ function parseRecords(text: string): { records: unknown[]; malformedLines: numbe
       malformedLines++;
     }
   }
+  assert(records.length + malformedLines <= text.split('\n').length, 'a line parses or is counted malformed, once');
   return { records, malformedLines };
 }
 

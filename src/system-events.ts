@@ -9,6 +9,7 @@
 // (`System (untrusted): ` for an untrusted one), one per line of its text, so a continuation line cannot pass for user
 // content; only the first line carries the event's timestamp. Heartbeat noise (the heartbeat prompt itself,
 // `heartbeat poll`/`heartbeat wake` lines, `reason periodic` lines) is left out of the block.
+import { assert } from './assert.ts';
 import type { Clock } from './ports.ts';
 
 export const systemEventsPerSessionMax = 20;
@@ -46,6 +47,7 @@ export class SystemEventQueue {
     /** trusted defaults to true, as in OpenClaw; node events pass false. */
     options: { contextKey: string | null; trusted?: boolean; execKey: string | null },
   ): EnqueueResult {
+    assert(sessionKey.length > 0, 'a system event for an unnamed session');
     const cleaned = text.trim();
     if (cleaned.length === 0) return { queued: false, duplicateOf: null };
     const entry = this.session(sessionKey);
@@ -67,6 +69,8 @@ export class SystemEventQueue {
     };
     entry.queue.push(event);
     if (entry.queue.length > systemEventsPerSessionMax) entry.queue.shift();
+    assert(entry.queue.length <= systemEventsPerSessionMax, `the system-event queue of ${sessionKey} holds ${entry.queue.length} events`);
+    assert(entry.queue.at(-1) === event, `the event queued for ${sessionKey} is last in its queue`);
     entry.lastText = cleaned;
     return { queued: true, event };
   }
@@ -80,6 +84,7 @@ export class SystemEventQueue {
     const entry = this.sessions.get(sessionKey);
     if (entry === undefined) return [];
     const drained = entry.queue;
+    assert(drained.length <= systemEventsPerSessionMax, `${drained.length} events drained from ${sessionKey}, above the bound`);
     entry.queue = [];
     entry.lastText = null;
     return drained;
@@ -88,6 +93,7 @@ export class SystemEventQueue {
   /** Put events back at the front after a failed drain (the prompt was not persisted). */
   requeue(sessionKey: string, events: SystemEvent[]): void {
     const entry = this.session(sessionKey);
+    assert(events.length <= systemEventsPerSessionMax, `${events.length} events requeued for ${sessionKey}, above the bound`);
     entry.queue = [...events, ...entry.queue].slice(-systemEventsPerSessionMax);
   }
 

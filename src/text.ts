@@ -1,4 +1,5 @@
 // Text helpers shared by the runner, the tool server and the checkers' expectations.
+import { assert } from './assert.ts';
 
 /** Collapse every run of whitespace to one space and trim (nanoclaw's comparison, case-sensitive). */
 export function normalizeWhitespace(text: string): string {
@@ -33,6 +34,7 @@ export function shortId(draw: (min: number, max: number) => number): string {
   const alphabet = '0123456789abcdef';
   let id = '';
   for (let i = 0; i < 8; i++) id += alphabet[draw(0, alphabet.length - 1)];
+  assert(/^[0-9a-f]{8}$/.test(id), `an entry id is 8 hex characters, not ${id}`);
   return id;
 }
 

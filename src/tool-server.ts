@@ -4,6 +4,7 @@
 // plus a closing summary is a valid reply). With seed 001's first fix (send-flag) the handlers set the boolean
 // `turn_send_invoked` instead. Outbound row ids are derived from the turn and the call, so a repeated call (a retry
 // after a lost reply or a runner restart) writes nothing twice.
+import { assert } from './assert.ts';
 import { isBusy } from './busy.ts';
 import type { BugId } from './config.ts';
 import type { ProcessContext, ToolName } from './ports.ts';
@@ -62,6 +63,7 @@ async function handleToolCall(
   const db = await dbs.outboundDb(call.sessionKey);
   const nowMs = ctx.clock.nowMs();
   const kind = call.name === 'add_reaction' ? 'reaction' : call.name === 'send_file' ? 'file' : 'chat';
+  assert(call.name === 'send_message' || call.name === 'send_file' || call.name === 'add_reaction', `the tool server offers no tool ${String(call.name)}`);
   try {
     const inserted = await db.transaction((tx) => {
       const seq = Number(tx.query('SELECT COALESCE(MAX(seq), 0) + 1 AS next FROM messages_out')[0]?.next ?? 1);
@@ -79,6 +81,7 @@ async function handleToolCall(
       const row = tx.query('SELECT value FROM session_state WHERE key = ?', [key])[0];
       const payloads = parseTurnSentPayloads(row?.value as string | undefined).payloads;
       if (!payloads.includes(call.text)) payloads.push(call.text);
+      assert(payloads.includes(call.text) && new Set(payloads).size === payloads.length, `turn ${call.turnId}'s payload record holds ${call.callId}'s text once`);
       tx.run('INSERT OR REPLACE INTO session_state(key, value, updated_at) VALUES (?, ?, ?)', [
         key,
         JSON.stringify({ turnId: call.turnId, payloads }),
@@ -86,6 +89,7 @@ async function handleToolCall(
       ]);
       return result.changes;
     });
+    assert(inserted === 0 || inserted === 1, `tool call ${call.callId} is one messages_out row, not ${inserted}`);
     ctx.note('tool-sent', { session: call.sessionKey, turn: call.turnId, call: call.callId, tool: call.name, text: call.text, inserted });
     return true;
   } catch (error) {

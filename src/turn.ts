@@ -4,6 +4,7 @@
 // on every attempt, tool and result rows have ids derived from the turn and their content, and rows already in
 // state.db or the transcript are recognised. The fixed runner writes an assistant row before the reply it carries
 // leaves the process (write-ahead), so a kill between the two cannot leave a visible reply without its row.
+import { assert, assertNonNegativeInteger } from './assert.ts';
 import { AiAgent, type AgentCache, type AgentMessage, type CacheLookup } from './agent.ts';
 import { type Batch, type BatchMember, claimOf, mergeTurn, newerMessageDue, releaseMembers, turnMembers, writeErrorReplies } from './claims.ts';
 import { type ModelConfig, queueModeOf } from './config.ts';
@@ -58,10 +59,14 @@ interface TurnState {
 export async function runTurn(deps: TurnDeps, sessionKey: string, batch: Batch, options: { attempt: number; giveUp?: boolean }): Promise<string[]> {
   const { ctx } = deps;
   const turnId = batch.turnId;
+  assert(Number.isSafeInteger(options.attempt) && options.attempt >= 1, `turn ${turnId} runs attempt ${options.attempt}, not a count from 1`);
+  assert(batch.members.length > 0, `turn ${turnId} runs with no message`);
   ctx.note('turn-start', { session: sessionKey, turn: turnId, kind: batch.kind, attempt: options.attempt, members: batch.members.length });
   if (batch.kind === 'command') deps.cache.evict(sessionKey);
   const signature = `model-v${deps.env.configGeneration()}`;
   const lookup = deps.cache.getOrCreate(sessionKey, signature, await deps.sessionDb.messageCount(sessionKey), () => new AiAgent(sessionKey, signature, 'main'));
+  assert(lookup.agent.sessionKey === sessionKey, `turn ${turnId} of ${sessionKey} got the agent of ${lookup.agent.sessionKey}`);
+  assert(!lookup.evicted.includes(sessionKey), `turn ${turnId} evicted its own agent`);
   for (const evicted of lookup.evicted) ctx.note('agent-evicted', { session: evicted });
   if (lookup.rebuilt === 'another-writer') ctx.note('agent-rebuilt', { session: sessionKey, reason: lookup.rebuilt });
   deps.cache.begin(sessionKey);
@@ -79,7 +84,9 @@ async function runTurnWithAgent(deps: TurnDeps, sessionKey: string, batch: Batch
   const outbound = await deps.dbs.outboundDb(sessionKey);
   const rows = await deps.sessionDb.messages(sessionKey);
   const built = buildHistory(rows, turnId);
+  assert(built.history.length + built.own.length + built.trailingUsers.length <= rows.length, `turn ${turnId}: its history, own rows and trailing users are ${rows.length} state.db rows at most`);
   const session = await openTranscript(deps, sessionKey);
+  assert(session.path === transcriptPath(sessionKey), `turn ${turnId} opened ${session.path}, not the transcript of ${sessionKey}`);
   const leaf = session.leaf;
   const orphan = leaf?.message.role === 'user' ? [{ turnId: leaf.turnId, content: leaf.message.content }] : [];
   // The unanswered messages folded into this turn. A retry folds the same ones again: the claims are durable and the
@@ -98,6 +105,7 @@ async function runTurnWithAgent(deps: TurnDeps, sessionKey: string, batch: Batch
     ctx.note('members-released', { session: sessionKey, turn: turnId, released: joined.map((member) => member.id).join(',') });
   }
   const own = resuming ? { ...batch, members: batch.members.filter((member) => !joined.includes(member)) } : batch;
+  assert(own.members.length > 0, `turn ${turnId} keeps at least one message of its own (released ${joined.length})`);
   if (!resuming && joined.length > 0) await forgetEarlierAnswer(deps, outbound, sessionKey, turnId);
   const content = batchText(own);
   // Resuming, it claims nothing new, but the messages it claimed before still belong in its prompt entries.
@@ -105,6 +113,7 @@ async function runTurnWithAgent(deps: TurnDeps, sessionKey: string, batch: Batch
   if (!resuming) await repairOrphanedTrailingUser(deps, session, sessionKey, turnId);
   const agent = lookup.agent;
   if (lookup.reused) initCachedAgentForTurn(agent, built.history.length, config, ctx.clock.nowMs());
+  assert(members.length > 0, `turn ${turnId} answers at least one message`);
   const state: TurnState = { deps, sessionKey, turnId, agent, history: built.history, historyLength: built.history.length, own: built.own, session, inbound, outbound, members };
   // Each transcript records a folded message once: the prompt written to it leaves out what it already holds as a
   // user message of its own (Hermes keeps consecutive user rows; OpenClaw's repaired JSONL no longer has the orphan).
@@ -119,6 +128,8 @@ async function runTurnWithAgent(deps: TurnDeps, sessionKey: string, batch: Batch
     { prompt: withFolded(dbFolded, content), texts: [...dbFolded, ...memberTexts] },
     { prompt: withFolded(jsonlFolded, content), texts: [...jsonlFolded, ...memberTexts] },
   );
+  assert(agent.messages.length === built.history.length + 1, `after its prompt, turn ${turnId}'s agent holds ${agent.messages.length} messages, not the history and the user message`);
+  assert(agent.messages.at(-1)?.turnId === turnId, `the last message of turn ${turnId}'s agent is its own user message`);
   ctx.note('prompt-persisted', {
     session: sessionKey,
     turn: turnId,
@@ -138,6 +149,7 @@ async function runTurnWithAgent(deps: TurnDeps, sessionKey: string, batch: Batch
     if (durableFinal !== undefined || options.giveUp === true || batch.kind !== 'chat' || queueModeOf(config, sessionKey) !== 'interrupt') return;
     if (await newerMessageDue(inbound, outbound, batch, ctx.clock.nowMs())) throw new TurnAborted(at);
   };
+  assert(new Set(answer.toolCalls.map((call) => call.id)).size === answer.toolCalls.length, `turn ${turnId}'s answer repeats a tool call id`);
   await checkInterrupt('answer');
   // What this turn is about to say, before any of it is written: the trace's record of what was produced.
   ctx.note('answer', { session: sessionKey, turn: turnId, toolCalls: answer.toolCalls.length, resumed: durableFinal !== undefined });
@@ -148,6 +160,7 @@ async function runTurnWithAgent(deps: TurnDeps, sessionKey: string, batch: Batch
   await checkInterrupt('final');
   await persistFinal(state, answer.result);
   await dispatchResult(state, answer.result);
+  assert(agent.messages.at(-1)?.role === 'assistant' && agent.messages.at(-1)?.toolCalls === null, `turn ${turnId} ends on its final assistant message`);
   return session.activeBranch().map((entry) => entry.id);
 }
 
@@ -165,6 +178,7 @@ export class TurnAborted extends Error {
  */
 async function forgetEarlierAnswer(deps: TurnDeps, outbound: SqlDatabase, sessionKey: string, turnId: string): Promise<void> {
   if (sharedPayloadRow(deps.config.bugs)) return;
+  assert(turnId.length > 0, 'forgetEarlierAnswer of an unnamed turn');
   await outbound.run('DELETE FROM session_state WHERE key = ?', [turnSentPayloadsKeyFor(turnId, false)]);
   deps.ctx.note('payloads-forgotten', { session: sessionKey, turn: turnId });
 }
@@ -179,6 +193,7 @@ function batchText(batch: Batch): string {
 
 /** Hermes builds the turn's history from the stored transcript: no tool or empty rows; this turn's rows apart. */
 function buildHistory(rows: readonly DbMessage[], turnId: string): { history: AgentMessage[]; own: DbMessage[]; trailingUsers: DbMessage[] } {
+  assert(turnId.length > 0, 'the history of an unnamed turn');
   const own = rows.filter((row) => row.turnId === turnId);
   const history: AgentMessage[] = rows
     .filter((row) => row.turnId !== turnId && row.role !== 'tool' && row.content.length > 0)
@@ -208,6 +223,7 @@ async function foldUnanswered(
 ): Promise<{ folded: string[]; members: BatchMember[] }> {
   const turnId = batch.turnId;
   const repaired: string[] = [];
+  assert(batch.members.length > 0, `turn ${turnId} folds into a batch with no message`);
   for (const candidate of candidates) {
     if (candidate.turnId === turnId || !mergesQueuedText(batch.kind, candidate.content)) continue;
     const claim = await claimOf(outbound, candidate.turnId);
@@ -224,6 +240,7 @@ async function foldUnanswered(
   const members = await turnMembers(inbound, outbound, turnId);
   const content = batchText(batch);
   const merged = members.filter((member) => member.merged).map((member) => member.content);
+  assert(new Set(members.map((member) => member.id)).size === members.length, `turn ${turnId} claims a message twice`);
   return { folded: [...new Set([...merged, ...repaired])].filter((text) => !content.includes(text)), members: members.length > 0 ? members : batch.members };
 }
 
@@ -249,6 +266,7 @@ async function openTranscript(deps: TurnDeps, sessionKey: string): Promise<Sessi
   if (repair.repaired) ctx.note('transcript-repaired', { session: sessionKey, malformed: repair.droppedLines, backup: repair.backupPath });
   else if (repair.reason === 'invalid session header') ctx.note('transcript-repair-skipped', { session: sessionKey, reason: repair.reason });
   if (reset) ctx.note('transcript-reset', { session: sessionKey });
+  assert(session.leaf === undefined || session.allEntries().some((entry) => entry.id === session.leaf?.id), `the leaf of ${session.path} is one of its entries`);
   return session;
 }
 
@@ -260,6 +278,7 @@ async function repairOrphanedTrailingUser(deps: TurnDeps, session: SessionManage
     // seed 003 (orphan-leaf): only the in-memory leaf moves; the orphan stays in the .jsonl.
     if (leaf.parentId !== null) session.branch(leaf.parentId);
     else session.resetLeaf();
+    assert(session.leaf?.id !== leaf.id, `the orphan ${leaf.id} is no longer the leaf of ${session.path}`);
     deps.ctx.note('orphan-repair', { session: sessionKey, turn: turnId, orphan: leaf.id, persisted: false });
   } else if (deps.config.bugs.has('orphan-rewrite-inplace')) {
     // seed 003's fix direction as written: remove the entry and call the SessionManager's rewrite hook.
@@ -269,12 +288,16 @@ async function repairOrphanedTrailingUser(deps: TurnDeps, session: SessionManage
   } else {
     session.removeEntry(leaf.id);
     const backup = await session.rewriteFile();
+    assert(!session.allEntries().some((entry) => entry.id === leaf.id), `the orphan ${leaf.id} is gone from the entries of ${session.path}`);
+    assert(session.leaf?.id !== leaf.id, `the orphan ${leaf.id} is no longer the leaf of ${session.path}`);
     deps.ctx.note('orphan-repair', { session: sessionKey, turn: turnId, orphan: leaf.id, persisted: true, backup });
   }
 }
 
 /** Hermes _init_cached_agent_for_turn. */
 function initCachedAgentForTurn(agent: AiAgent, historyLength: number, config: ModelConfig, nowMs: number): void {
+  assertNonNegativeInteger(historyLength, `history length of ${agent.sessionKey}`);
+  assertNonNegativeInteger(agent.lastFlushedDbIndex, `the cached cursor of ${agent.sessionKey}`);
   agent.lastActivityTs = nowMs;
   agent.lastActivityDesc = 'turn';
   agent.apiCallCount = 0;
@@ -291,6 +314,7 @@ async function persistPrompt(state: TurnState, db: { prompt: string; texts: stri
   const message = (content: string): AgentMessage => ({ role: 'user', content, toolCallId: null, toolCalls: null, toolName: null, turnId: state.turnId, persisted: true });
   const user = message(db.prompt);
   state.agent.beginTurn(state.history, user);
+  assert(state.agent.messages.length === state.historyLength + 1, `turn ${state.turnId} begins with ${state.historyLength} history messages and its user message`);
   const ownRows = state.own.filter((row) => row.role === 'user').map((row) => row.content);
   const dbMissing = missingFrom(ownRows, db.texts);
   if (ownRows.length === 0) await state.deps.sessionDb.appendMessage(state.sessionKey, user, nowMs);
@@ -302,6 +326,7 @@ async function persistPrompt(state: TurnState, db: { prompt: string; texts: stri
   const jsonlMissing = missingFrom(ownEntries, jsonl.texts);
   if (ownEntries.length === 0) await state.session.appendMessage({ role: 'user', content: jsonl.prompt }, state.turnId);
   else if (jsonlMissing.length > 0) await state.session.appendMessage({ role: 'user', content: jsonlMissing.join('\n') }, state.turnId);
+  assert(state.session.activeBranch().some((entry) => entry.turnId === state.turnId && entry.message.role === 'user'), `turn ${state.turnId}'s prompt entry is on the active branch of ${state.session.path}`);
 }
 
 /** The texts none of `held` contains. */
@@ -313,8 +338,10 @@ async function callModel(state: TurnState, kind: string, attempt: number, prompt
   const { ctx, env } = state.deps;
   if (giveUp) return { toolCalls: [], result: errorResult };
   if (kind === 'command') return { toolCalls: [], result: `<message to="user">${clearedReply}</message>` };
+  assert(prompt.length > 0, `turn ${state.turnId} asks the LLM an empty prompt`);
   ctx.note('model-call', { session: state.sessionKey, turn: state.turnId, attempt });
   state.agent.apiCallCount++;
+  assert(state.agent.apiCallCount === 1, `turn ${state.turnId} made ${state.agent.apiCallCount} model calls in attempt ${attempt}, not one (the count is reset for each run)`);
   try {
     return await env.llm.complete({ sessionKey: state.sessionKey, prompt }, ctx.timers);
   } finally {
@@ -327,6 +354,7 @@ function durableToolCalls(own: readonly DbMessage[]): LlmAnswer['toolCalls'] {
   return own.flatMap((message) => {
     if (message.role !== 'assistant' || message.toolCalls === null) return [];
     const calls = JSON.parse(message.toolCalls) as { id: string; function: { name: ToolName; arguments: string } }[];
+    assert(Array.isArray(calls), `a tool_calls value of turn ${message.turnId} is a list`);
     return calls.map((call) => ({ id: call.id, name: call.function.name, text: (JSON.parse(call.function.arguments) as { text: string }).text }));
   });
 }
@@ -337,6 +365,7 @@ function hermesToolCalls(calls: readonly LlmAnswer['toolCalls'][number][]): stri
 
 async function toolSend(state: TurnState, answer: LlmAnswer, index: number): Promise<void> {
   const { ctx } = state.deps;
+  assert(Number.isSafeInteger(index) && index >= 0 && index < answer.toolCalls.length, `tool call ${index} of turn ${state.turnId} within its ${answer.toolCalls.length} calls`);
   const call = answer.toolCalls[index];
   if (call === undefined) return;
   // The call id is the one the LLM API issued; state.db keeps the call in Hermes' (OpenAI) tool_calls shape.
@@ -353,6 +382,7 @@ async function toolSend(state: TurnState, answer: LlmAnswer, index: number): Pro
   };
   state.agent.messages.push(carrier);
   await flush(state);
+  assert(state.deps.config.bugs.has('flush-cursor') || state.deps.config.bugs.has('cursor-realign-gateway') || carrier.persisted, `the carrier of ${callId} is durable after the flush of turn ${state.turnId}`);
   await appendEntry(state, { role: 'assistant', content: '', toolCalls: [{ id: callId, name: call.name, text: call.text }] }, (entry) => entry.message.toolCalls?.[0]?.id === callId);
   ctx.note('tool-call', { session: state.sessionKey, turn: state.turnId, call: callId, tool: call.name, text: call.text });
   const message = { type: 'tool.call' as const, callId, sessionKey: state.sessionKey, turnId: state.turnId, name: call.name, text: call.text };
@@ -375,6 +405,7 @@ async function toolSend(state: TurnState, answer: LlmAnswer, index: number): Pro
  * goes on as if nothing was sent. Bounded: after toolCallAttemptsMax attempts the model is told the tool failed.
  */
 async function callUntilAnswered(state: TurnState, message: ToolCallMessage): Promise<boolean> {
+  assert(message.turnId.length > 0 && message.callId.length > 0, 'a tool call names its turn and its call id');
   for (let attempt = 1; attempt <= toolCallAttemptsMax; attempt++) {
     const ok = await state.deps.rpc.call(message);
     await state.deps.heartbeat.touch();
@@ -395,6 +426,7 @@ async function persistFinal(state: TurnState, result: string): Promise<void> {
     persisted: state.own.some((row) => row.role === 'assistant' && row.toolCalls === null),
   });
   await flush(state);
+  assert(state.deps.config.bugs.has('flush-cursor') || state.deps.config.bugs.has('cursor-realign-gateway') || state.agent.messages.at(-1)?.persisted === true, `the final row of turn ${state.turnId} is durable after its flush`);
   await appendEntry(state, { role: 'assistant', content: result }, (entry) => entry.message.role === 'assistant' && entry.message.toolCalls === undefined);
 }
 
@@ -402,6 +434,8 @@ async function flush(state: TurnState): Promise<void> {
   // cursor-realign-gateway (seed 004's fix as proposed) runs over Hermes' flush as the seed describes it.
   const cursorAfterLoop = state.deps.config.bugs.has('cursor-realign-gateway');
   const { written, from, error } = await state.agent.flushMessagesToSessionDb(state.deps.sessionDb, state.historyLength, state.deps.ctx.clock.nowMs(), cursorAfterLoop);
+  assert(from >= state.historyLength, `turn ${state.turnId} flushed from ${from}, inside its ${state.historyLength} history messages`);
+  assert(error === null || cursorAfterLoop, `only the seed-004 flush logs a write error (turn ${state.turnId}: ${error})`);
   state.deps.ctx.note('flush', { session: state.sessionKey, turn: state.turnId, from, written, cursor: state.agent.lastFlushedDbIndex, error });
 }
 
@@ -409,6 +443,7 @@ async function flush(state: TurnState): Promise<void> {
 async function appendEntry(state: TurnState, message: TranscriptMessage, same: (entry: SessionEntry) => boolean): Promise<void> {
   const present = state.session.activeBranch().some((entry) => entry.turnId === state.turnId && same(entry));
   if (!present) await state.session.appendMessage(message, state.turnId);
+  assert(present || state.session.leaf?.turnId === state.turnId, `the entry turn ${state.turnId} appended is the leaf of ${state.session.path}`);
 }
 
 async function dispatchResult(state: TurnState, result: string): Promise<void> {
@@ -419,15 +454,18 @@ async function dispatchResult(state: TurnState, result: string): Promise<void> {
   const nowMs = ctx.clock.nowMs();
   // A turn that gave up tells each message that woke the agent (rows keyed by the message, as the host's are).
   const gaveUp = result === errorResult;
+  assert(suppressed.size <= forUser.length, `turn ${state.turnId} suppressed ${suppressed.size} of ${forUser.length} blocks`);
   if (gaveUp) await writeErrorReplies(state.outbound, state.members, errorReply, 'runner', nowMs);
   // A block that repeats an earlier block of the same result (after whitespace normalisation) is one message.
   const kept = gaveUp ? [] : [...new Map(forUser.filter((_, index) => !suppressed.has(index)).map((body) => [normalizeWhitespace(body), body])).values()];
   // PR #2531's third boundary (after each result event) clears the shared row; send-stale, the seed's bug, is the
   // shared row that only a completed turn clears (no cold-start clear, no result boundary).
+  assert(kept.length <= forUser.length - suppressed.size, `turn ${state.turnId} keeps ${kept.length} of ${forUser.length} blocks with ${suppressed.size} suppressed`);
   const seedClears = sharedPayloadRow(config.bugs) && !config.bugs.has('send-stale');
   await state.outbound.transaction((tx) => {
     for (const body of kept) {
       const seq = Number(tx.query('SELECT COALESCE(MAX(seq), 0) + 1 AS next FROM messages_out')[0]?.next ?? 1);
+      assert(Number.isSafeInteger(seq) && seq >= 1, `messages_out seq ${seq} of turn ${state.turnId} is not a positive integer`);
       tx.run(
         'INSERT OR IGNORE INTO messages_out(id, seq, in_reply_to, kind, content, source, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
         [`${state.turnId}:result:${contentHash(normalizeWhitespace(body))}`, seq, state.turnId, 'chat', JSON.stringify({ text: body }), 'result', nowMs],
@@ -461,7 +499,9 @@ async function suppressedBlocks(state: TurnState, bodies: readonly string[]): Pr
     return suppressed;
   }
   // Fixed: the turn's own record; send-stale reads the shared row, whatever a killed turn left in it.
+  assert(rows.length <= 2, `${rows.length} session_state rows for two keys`);
   const payloads = parseTurnSentPayloads(rows.find((row) => row.key === payloadKey)?.value as string | undefined).payloads;
+  assert(payloads.every((payload) => typeof payload === 'string'), `turn ${state.turnId}'s sent payloads are texts`);
   bodies.forEach((body, index) => {
     if (isVerbatimDuplicate(body, payloads)) suppressed.add(index);
   });

@@ -270,6 +270,7 @@ describe('AgentCache', () => {
     cache.begin('s1');
     cache.end('s1', 4);
     expect(cache.getOrCreate('s1', 'sig', 4, create('s1'))).toMatchObject({ reused: true, rebuilt: null });
+    cache.begin('s1');
     cache.end('s1', 4);
     const after = cache.getOrCreate('s1', 'sig', 5, create('s1'));
     expect(after).toMatchObject({ reused: false, rebuilt: 'another-writer' });
