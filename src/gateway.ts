@@ -8,6 +8,8 @@
 // row when the session's lane is idle.
 import type { BugId, ModelConfig } from './config.ts';
 import { DeliveryPollers } from './delivery.ts';
+import { DeliveryMirror } from './delivery-mirror.ts';
+import { modelSessionManagerFactory, type SessionManagerFactory } from './session-manager-port.ts';
 import { HeartbeatWakes, scopedWakeTarget, type Wake, type WakeOutcome } from './heartbeat-wake.ts';
 import type { Delivery, ProcessContext } from './ports.ts';
 import { gatewayName, type InboundAck, type InboundMessage, messageType, type NodeEvent, platformName, runnerName, type SendAck, toolServerName } from './protocol.ts';
@@ -27,8 +29,8 @@ export const heartbeatPrompt = 'Read HEARTBEAT.md if it exists and follow it. If
 
 export { gatewayName, platformName };
 
-export async function gatewayMain(ctx: ProcessContext, config: ModelConfig): Promise<void> {
-  const gateway = new Gateway(ctx, config);
+export async function gatewayMain(ctx: ProcessContext, config: ModelConfig, sessionManagerFactory: SessionManagerFactory = modelSessionManagerFactory): Promise<void> {
+  const gateway = new Gateway(ctx, config, sessionManagerFactory);
   ctx.spawnTask('receive', () => gateway.receiveLoop());
   ctx.spawnTask('delivery-fast', () => gateway.delivery.pollLoop('fast'));
   ctx.spawnTask('delivery-slow', () => gateway.delivery.pollLoop('slow'));
@@ -48,6 +50,7 @@ class Gateway {
   constructor(
     private readonly ctx: ProcessContext,
     private readonly config: ModelConfig,
+    sessionManagerFactory: SessionManagerFactory,
   ) {
     this.dbs = new SessionDbs(ctx.sqlite);
     this.events = new SystemEventQueue(ctx.clock, this.bug('exec-replay'));
@@ -59,7 +62,9 @@ class Gateway {
       (wake) => this.runHeartbeat(wake),
       (name, task) => ctx.spawnTask(name, task),
     );
-    this.delivery = new DeliveryPollers(ctx, config, this.dbs);
+    // OpenClaw's delivery mirror opens the transcript with the gateway's own SessionManager (the real pi one under pi).
+    const mirror = config.knobs.deliveryMirror === 'off' ? undefined : new DeliveryMirror(ctx, config.knobs.deliveryMirror, sessionManagerFactory);
+    this.delivery = new DeliveryPollers(ctx, config, this.dbs, mirror);
   }
 
   private bug(id: BugId): boolean {

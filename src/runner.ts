@@ -16,6 +16,7 @@ import { toolServerName } from './protocol.ts';
 import { ReplyWaiter } from './reply-waiter.ts';
 import { isToolResult, type ToolRpc } from './tool-rpc.ts';
 import { runTurn, TurnAborted, type TurnDeps } from './turn.ts';
+import { SessionWriteLockError } from './session-write-lock.ts';
 import type { ModelEnvironment } from './model.ts';
 
 export { runnerName } from './protocol.ts';
@@ -113,7 +114,8 @@ async function runBatch(deps: TurnDeps, sessionKey: string, outbound: SqlDatabas
           ctx.note('turn-aborted', { session: sessionKey, turn: turnId, attempt, at: error.at });
           return;
         }
-        if (!(error instanceof LlmTransientError) && !isBusy(error)) throw error;
+        // A session write lock held past its timeout (the delivery mirror's) fails the attempt as OpenClaw's does.
+        if (!(error instanceof LlmTransientError) && !isBusy(error) && !(error instanceof SessionWriteLockError)) throw error;
         ctx.note('turn-transient', { session: sessionKey, turn: turnId, attempt, error: (error as Error).message });
       }
       // PR #2531's second boundary (sent-payloads-pr2531): the retry path does not inherit suppression.

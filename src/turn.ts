@@ -15,6 +15,7 @@ import { parseTurnSentPayloads, type SessionDbs, sharedPayloadRow, transcriptPat
 import type { SessionEntry, TranscriptMessage } from './session-manager.ts';
 import type { SessionManagerFactory, SessionManagerPort } from './session-manager-port.ts';
 import { openSessionForRun } from './session-file-repair.ts';
+import { acquireSessionWriteLock } from './session-write-lock.ts';
 import { contentHash, isVerbatimDuplicate, normalizeWhitespace, parseMessageBlocks } from './text.ts';
 import type { ToolRpc } from './tool-rpc.ts';
 import type { ToolCallMessage } from './tool-server.ts';
@@ -64,10 +65,14 @@ export async function runTurn(deps: TurnDeps, sessionKey: string, batch: Batch, 
   const lookup = deps.cache.getOrCreate(sessionKey, signature, await deps.sessionDb.messageCount(sessionKey), () => new AiAgent(sessionKey, signature, 'main'));
   for (const evicted of lookup.evicted) ctx.note('agent-evicted', { session: evicted });
   if (lookup.rebuilt === 'another-writer') ctx.note('agent-rebuilt', { session: sessionKey, reason: lookup.rebuilt });
+  // OpenClaw's run attempt takes the session write lock before it repairs and opens the transcript, and holds it to the
+  // end of the attempt; the lock only matters where a second writer of the transcript exists (the delivery mirror).
+  const lock = deps.config.knobs.deliveryMirror === 'off' ? undefined : await acquireSessionWriteLock(ctx, transcriptPath(sessionKey));
   deps.cache.begin(sessionKey);
   try {
     return await runTurnWithAgent(deps, sessionKey, batch, lookup, options);
   } finally {
+    await lock?.release();
     deps.cache.end(sessionKey, await deps.sessionDb.messageCount(sessionKey));
   }
 }
