@@ -17,6 +17,7 @@ import { ReplyWaiter } from './reply-waiter.ts';
 import { isToolResult, type ToolRpc } from './tool-rpc.ts';
 import { runTurn, TurnAborted, type TurnDeps } from './turn.ts';
 import { SessionWriteLockError } from './session-write-lock.ts';
+import { GatewayTranscriptAppend } from './gateway-append.ts';
 import type { ModelEnvironment } from './model.ts';
 
 export { runnerName } from './protocol.ts';
@@ -42,6 +43,8 @@ export async function runnerMain(ctx: ProcessContext, config: ModelConfig, env: 
   ctx.note('runner-ready', { incarnation: ctx.incarnation });
   const sessionManagerFactory = env.sessionManagerFactory ?? modelSessionManagerFactory;
   const deps: TurnDeps = { ctx, config, sessionDb, dbs, cache, rpc, heartbeat, env, sessionManagerFactory };
+  // Hermes' gateway appends each run's exchange through its SessionStore's own SessionDB (a second handle on state.db).
+  if (config.knobs.gatewayAppend !== 'off') deps.gatewayAppend = new GatewayTranscriptAppend(ctx, config.knobs.gatewayAppend, await SessionDb.open(ctx.sqlite));
   for (const sessionKey of config.sessions) ctx.spawnTask(`lane:${sessionKey}`, () => lane(deps, sessionKey));
 }
 

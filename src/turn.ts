@@ -8,7 +8,8 @@ import { AiAgent, type AgentCache, type AgentMessage, type CacheLookup } from '.
 import { type Batch, type BatchMember, claimOf, mergeTurn, newerMessageDue, releaseMembers, turnMembers, writeErrorReplies } from './claims.ts';
 import { type ModelConfig, queueModeOf } from './config.ts';
 import type { ModelEnvironment } from './model.ts';
-import type { LlmAnswer, ProcessContext, SqlDatabase, ToolName } from './ports.ts';
+import { type LlmAnswer, LlmTransientError, type ProcessContext, type SqlDatabase, type ToolName } from './ports.ts';
+import type { GatewayTranscriptAppend } from './gateway-append.ts';
 import type { HeartbeatFile } from './runner.ts';
 import type { DbMessage, SessionDb } from './session-db.ts';
 import { parseTurnSentPayloads, type SessionDbs, sharedPayloadRow, transcriptPath, turnSendInvokedKey, turnSentPayloadsKey, turnSentPayloadsKeyFor } from './session-dbs.ts';
@@ -31,6 +32,8 @@ export interface TurnDeps {
   env: ModelEnvironment;
   /** Opens the transcript (the model's SessionManager, or the real pi one under sim/real). */
   sessionManagerFactory: SessionManagerFactory;
+  /** Hermes' gateway append after the run (a second writer of state.db), when it is on. */
+  gatewayAppend?: GatewayTranscriptAppend;
 }
 
 export const queuedPrefix = '[Queued user message that arrived while the previous turn was still active]';
@@ -153,6 +156,8 @@ async function runTurnWithAgent(deps: TurnDeps, sessionKey: string, batch: Batch
   await checkInterrupt('final');
   await persistFinal(state, answer.result);
   await dispatchResult(state, answer.result);
+  // Hermes' gateway appends the run's exchange once the run is over (its new messages, from the history's end).
+  await deps.gatewayAppend?.afterRun(sessionKey, agent.messages.slice(state.historyLength), answer.result, turnId);
   return session.activeBranch().map((entry) => entry.id);
 }
 
@@ -322,6 +327,11 @@ async function callModel(state: TurnState, kind: string, attempt: number, prompt
   state.agent.apiCallCount++;
   try {
     return await env.llm.complete({ sessionKey: state.sessionKey, prompt }, ctx.timers);
+  } catch (error) {
+    // Hermes' gateway on a run that failed early: the user message alone is appended (with skip_db).
+    const user = state.agent.messages[state.historyLength];
+    if (error instanceof LlmTransientError && user !== undefined) await state.deps.gatewayAppend?.afterFailedRun(state.sessionKey, user);
+    throw error;
   } finally {
     await state.deps.heartbeat.touch();
   }
