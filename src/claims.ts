@@ -107,7 +107,11 @@ async function reformed(inbound: SqlDatabase, outbound: SqlDatabase, turnId: str
 /** Whether a due message with trigger=1 arrived after every message of the batch (an interrupt-mode run aborts). */
 export async function newerMessageDue(inbound: SqlDatabase, outbound: SqlDatabase, batch: Batch, nowMs: number): Promise<boolean> {
   const newest = Math.max(...batch.members.map((member) => member.seq));
-  const later = await inbound.query("SELECT id, process_after FROM messages_in WHERE status = 'pending' AND trigger = 1 AND kind = 'chat' AND seq > ?", [newest]);
+  // A message behind a pending command waits for that command's own batch, which waits for this turn: the re-formed
+  // turn would not take it, so it aborts nothing (else the run is aborted and re-formed without it forever).
+  const command = await inbound.query("SELECT MIN(seq) AS seq FROM messages_in WHERE status = 'pending' AND kind = 'command' AND seq > ?", [newest]);
+  const before = command[0]?.seq === null || command[0]?.seq === undefined ? Number.MAX_SAFE_INTEGER : Number(command[0].seq);
+  const later = await inbound.query("SELECT id, process_after FROM messages_in WHERE status = 'pending' AND trigger = 1 AND kind = 'chat' AND seq > ? AND seq < ?", [newest, before]);
   if (later.length === 0) return false;
   const acked = new Set((await outbound.query('SELECT message_id FROM processing_ack')).map((row) => row.message_id as string));
   return later.some((row) => Number(row.process_after) <= nowMs && !acked.has(row.id as string));

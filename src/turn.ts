@@ -75,7 +75,8 @@ export async function runTurn(deps: TurnDeps, sessionKey: string, batch: Batch, 
   try {
     return await runTurnWithAgent(deps, sessionKey, batch, lookup, options);
   } finally {
-    await lock?.release();
+    // Without the mirror the runner takes no lock, and its turn keeps the await hops it had.
+    if (lock !== undefined) await lock.release();
     deps.cache.end(sessionKey, await deps.sessionDb.messageCount(sessionKey));
   }
 }
@@ -157,7 +158,7 @@ async function runTurnWithAgent(deps: TurnDeps, sessionKey: string, batch: Batch
   await persistFinal(state, answer.result);
   await dispatchResult(state, answer.result);
   // Hermes' gateway appends the run's exchange once the run is over (its new messages, from the history's end).
-  await deps.gatewayAppend?.afterRun(sessionKey, agent.messages.slice(state.historyLength), answer.result, turnId);
+  if (deps.gatewayAppend !== undefined) await deps.gatewayAppend.afterRun(sessionKey, agent.messages.slice(state.historyLength), answer.result, turnId);
   return session.activeBranch().map((entry) => entry.id);
 }
 
@@ -330,7 +331,8 @@ async function callModel(state: TurnState, kind: string, attempt: number, prompt
   } catch (error) {
     // Hermes' gateway on a run that failed early: the user message alone is appended (with skip_db).
     const user = state.agent.messages[state.historyLength];
-    if (error instanceof LlmTransientError && user !== undefined) await state.deps.gatewayAppend?.afterFailedRun(state.sessionKey, user);
+    const append = state.deps.gatewayAppend;
+    if (append !== undefined && error instanceof LlmTransientError && user !== undefined) await append.afterFailedRun(state.sessionKey, user);
     throw error;
   } finally {
     await state.deps.heartbeat.touch();
