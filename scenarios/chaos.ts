@@ -53,6 +53,8 @@ export const chaos: Scenario = {
         { maxLength: 10 },
       ),
       queueModes: fc.array(fc.constantFrom(...queueModes), { minLength: 4, maxLength: 4 }),
+      // The second writers, swarm-chosen per run (their sabotaged modes are for tests only).
+      secondWriters: fc.record({ deliveryMirror: fc.constantFrom('off' as const, 'on' as const), gatewayAppend: fc.constantFrom('off' as const, 'skip-db' as const) }),
       faultKnobs: swarmFaultKnobs(),
       model: modelKnobs(),
       faultPhaseMs: fc.constant(faultPhaseMs),

@@ -123,15 +123,19 @@ async function reformed(inbound: SqlDatabase, outbound: SqlDatabase, turnId: str
 }
 
 /**
- * Whether a due message with trigger=1 arrived while the run was active, after every message of the batch (an
- * interrupt-mode run aborts). A message that was already waiting when the batch was fetched does not interrupt: it
- * sits behind a command, so the re-formed turn could not take it, and aborting for it would repeat forever.
+ * Whether a due message with trigger=1 arrived while the run was active, after every message of the batch, and the
+ * re-formed turn would take it in (an interrupt-mode run aborts). A message that was already waiting when the batch
+ * was fetched (one another unfinished turn claimed, say) does not interrupt, nor does one behind a pending command
+ * (it waits for the command's own batch, which waits for this turn): aborting for either would re-form this turn
+ * without it and abort it again, for ever.
  */
 export async function newerMessageDue(inbound: SqlDatabase, outbound: SqlDatabase, batch: Batch, nowMs: number): Promise<boolean> {
   assert(batch.members.length > 0, `turn ${batch.turnId} has no message to compare a newer one with`);
   const newest = Math.max(batch.horizonSeq, ...batch.members.map((member) => member.seq));
   assert(Number.isSafeInteger(newest), `turn ${batch.turnId}: its newest seq ${newest} is not an integer`);
-  const later = await inbound.query("SELECT id, process_after FROM messages_in WHERE status = 'pending' AND trigger = 1 AND kind = 'chat' AND seq > ?", [newest]);
+  const command = await inbound.query("SELECT MIN(seq) AS seq FROM messages_in WHERE status = 'pending' AND kind = 'command' AND seq > ?", [newest]);
+  const before = command[0]?.seq === null || command[0]?.seq === undefined ? Number.MAX_SAFE_INTEGER : Number(command[0].seq);
+  const later = await inbound.query("SELECT id, process_after FROM messages_in WHERE status = 'pending' AND trigger = 1 AND kind = 'chat' AND seq > ? AND seq < ?", [newest, before]);
   if (later.length === 0) return false;
   const acked = new Set((await outbound.query('SELECT message_id FROM processing_ack')).map((row) => row.message_id as string));
   return later.some((row) => Number(row.process_after) <= nowMs && !acked.has(row.id as string));

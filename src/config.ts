@@ -103,6 +103,21 @@ export const queueModes = ['collect', 'followup', 'interrupt'] as const;
 /** One of `queueModes`: how a session treats a message that arrives while its run is active. */
 export type QueueMode = (typeof queueModes)[number];
 
+/**
+ * OpenClaw's delivery mirror, the second writer of the JSONL transcript (src/delivery-mirror.ts): off; on (its fixed
+ * code: the idempotency key check and the session write lock); or as OpenClaw had it before PR #44063 (no key check)
+ * or before PR #21828 (no lock), which only tests switch on.
+ */
+export const deliveryMirrorModes = ['off', 'on', 'unkeyed', 'unlocked'] as const;
+export type DeliveryMirrorMode = (typeof deliveryMirrorModes)[number];
+/**
+ * Hermes' gateway append, the second writer of state.db (src/gateway-append.ts): off; `skip-db` (the agent has a
+ * SessionDB, so the gateway skips the database, as since Hermes #860); or `no-skip-db`, the gateway writing every row
+ * again as before #860, which only tests switch on.
+ */
+export const gatewayAppendModes = ['off', 'skip-db', 'no-skip-db'] as const;
+export type GatewayAppendMode = (typeof gatewayAppendModes)[number];
+
 export interface ModelKnobs {
   /** Queue mode per session key (collect where not given). */
   queueModes: Readonly<Record<string, QueueMode>>;
@@ -112,6 +127,9 @@ export interface ModelKnobs {
   configGeneration: number;
   /** Runs a turn may retry after transient errors before giving up with an error reply. */
   turnTriesMax: number;
+  /** The second writers (off unless a run switches them on). */
+  deliveryMirror: DeliveryMirrorMode;
+  gatewayAppend: GatewayAppendMode;
 }
 
 export const defaultKnobs: ModelKnobs = {
@@ -119,6 +137,8 @@ export const defaultKnobs: ModelKnobs = {
   agentCacheSize: 8,
   configGeneration: 0,
   turnTriesMax: 5,
+  deliveryMirror: 'off',
+  gatewayAppend: 'off',
 };
 
 /** The model's configuration: bugs switched on, sessions, timers and knobs. */

@@ -3,6 +3,8 @@
 // once. A row is sent first and marked delivered after the platform acknowledges, so delivery is at least once; the
 // platform drops a repeat of the same idempotency key, so the user sees it once. The fast poller gives up on a row
 // after deliveryAttemptsMax attempts; the slow poller keeps retrying such rows, so no reply is abandoned.
+// With OpenClaw's delivery mirror on, a delivered message (not a reaction) is mirrored into the session's transcript
+// after the send succeeded and before its delivery is marked, as deliverOutboundPayloads mirrors before it returns.
 import { assert } from './assert.ts';
 import type { ModelConfig } from './config.ts';
 import type { ProcessContext } from './ports.ts';
@@ -10,6 +12,7 @@ import { type OutboundSend, platformName } from './protocol.ts';
 import { ignoreBusy } from './busy.ts';
 import { ReplyWaiter } from './reply-waiter.ts';
 import type { SessionDbs } from './session-dbs.ts';
+import type { DeliveryMirror } from './delivery-mirror.ts';
 
 const ackTimeoutMs = 5_000;
 
@@ -21,6 +24,7 @@ export class DeliveryPollers {
     private readonly ctx: ProcessContext,
     private readonly config: ModelConfig,
     private readonly dbs: SessionDbs,
+    private readonly mirror?: DeliveryMirror,
   ) {
     this.acks = new ReplyWaiter(ctx.timers, ackTimeoutMs);
   }
@@ -72,6 +76,7 @@ export class DeliveryPollers {
       const acked = await this.sendAndWait(send);
       if (!acked) continue;
       assert(this.inFlight.has(sessionKey), `${sessionKey} is delivered under its in-flight guard`);
+      if (this.mirror !== undefined && send.kind !== 'reaction') await this.mirror.mirrorDelivered(sessionKey, text, key);
       await ignoreBusy(outbound.run('UPDATE messages_out SET delivered = 1 WHERE id = ?', [key]));
       this.ctx.note('delivered', { session: sessionKey, key });
     }

@@ -9,6 +9,8 @@
 import { assert, assertNonNegativeInteger } from './assert.ts';
 import type { BugId, ModelConfig } from './config.ts';
 import { DeliveryPollers } from './delivery.ts';
+import { DeliveryMirror } from './delivery-mirror.ts';
+import { modelSessionManagerFactory, type SessionManagerFactory } from './session-manager-port.ts';
 import { HeartbeatWakes, scopedWakeTarget, type Wake, type WakeOutcome } from './heartbeat-wake.ts';
 import type { Delivery, ProcessContext } from './ports.ts';
 import { gatewayName, type InboundAck, type InboundMessage, messageType, type NodeEvent, platformName, runnerName, type SendAck, toolServerName } from './protocol.ts';
@@ -28,8 +30,8 @@ export const heartbeatPrompt = 'Read HEARTBEAT.md if it exists and follow it. If
 
 export { gatewayName, platformName };
 
-export async function gatewayMain(ctx: ProcessContext, config: ModelConfig): Promise<void> {
-  const gateway = new Gateway(ctx, config);
+export async function gatewayMain(ctx: ProcessContext, config: ModelConfig, sessionManagerFactory: SessionManagerFactory = modelSessionManagerFactory): Promise<void> {
+  const gateway = new Gateway(ctx, config, sessionManagerFactory);
   ctx.spawnTask('receive', () => gateway.receiveLoop());
   ctx.spawnTask('delivery-fast', () => gateway.delivery.pollLoop('fast'));
   ctx.spawnTask('delivery-slow', () => gateway.delivery.pollLoop('slow'));
@@ -49,6 +51,7 @@ class Gateway {
   constructor(
     private readonly ctx: ProcessContext,
     private readonly config: ModelConfig,
+    sessionManagerFactory: SessionManagerFactory,
   ) {
     this.dbs = new SessionDbs(ctx.sqlite);
     this.events = new SystemEventQueue(ctx.clock, this.bug('exec-replay'));
@@ -60,7 +63,9 @@ class Gateway {
       (wake) => this.runHeartbeat(wake),
       (name, task) => ctx.spawnTask(name, task),
     );
-    this.delivery = new DeliveryPollers(ctx, config, this.dbs);
+    // OpenClaw's delivery mirror opens the transcript with the gateway's own SessionManager (the real pi one under pi).
+    const mirror = config.knobs.deliveryMirror === 'off' ? undefined : new DeliveryMirror(ctx, config.knobs.deliveryMirror, sessionManagerFactory);
+    this.delivery = new DeliveryPollers(ctx, config, this.dbs, mirror);
     assert(config.timers.wakeCoalesceMs > 0 && config.timers.wakeRetryMs > 0, 'heartbeat wakes wait a positive delay');
   }
 

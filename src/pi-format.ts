@@ -43,7 +43,13 @@ export interface TranscriptMessage {
   content: string;
   toolCalls?: { id: string; name: string; text: string }[];
   toolCallId?: string;
+  /** OpenClaw's delivery mirror: an assistant copy of a delivered reply, marked provider openclaw, model delivery-mirror. */
+  mirror?: { idempotencyKey: string };
 }
+
+/** The markers OpenClaw puts on a delivery mirror entry (`appendAssistantMessageToSessionTranscript`). */
+export const deliveryMirrorProvider = 'openclaw';
+export const deliveryMirrorModel = 'delivery-mirror';
 
 interface TextBlock {
   type: 'text';
@@ -68,13 +74,18 @@ export function toPiMessage(message: TranscriptMessage, simMs: number): Record<s
   const content: (TextBlock | ToolCallBlock)[] = [];
   if (message.content.length > 0) content.push({ type: 'text', text: message.content });
   for (const call of message.toolCalls ?? []) content.push({ type: 'toolCall', id: call.id, name: call.name, arguments: { text: call.text } });
+  const usage = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, totalTokens: 0, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 } };
+  if (message.mirror !== undefined) {
+    const { idempotencyKey } = message.mirror;
+    return { role: 'assistant', content, api: 'openai-responses', provider: deliveryMirrorProvider, model: deliveryMirrorModel, usage, stopReason: 'stop', timestamp, idempotencyKey };
+  }
   return {
     role: 'assistant',
     content,
     api: 'anthropic-messages',
     provider: 'anthropic',
     model: 'gatesim-fake',
-    usage: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, totalTokens: 0, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 } },
+    usage,
     stopReason: (message.toolCalls ?? []).length > 0 ? 'toolUse' : 'stop',
     timestamp,
   };
@@ -105,5 +116,11 @@ export function fromPiMessage(value: unknown): TranscriptMessage | undefined {
     .map((block) => ({ id: String(block.id), name: String(block.name), text: typeof block.arguments?.text === 'string' ? block.arguments.text : '' }));
   const message: TranscriptMessage = { role: 'assistant', content: contentText(record.content) };
   if (toolCalls.length > 0) message.toolCalls = toolCalls;
+  if (isDeliveryMirror(record)) message.mirror = { idempotencyKey: typeof record.idempotencyKey === 'string' ? record.idempotencyKey : '' };
   return message;
+}
+
+/** OpenClaw's test for a delivery mirror (`isRedundantDeliveryMirror`): an assistant message with both markers. */
+export function isDeliveryMirror(message: Record<string, unknown>): boolean {
+  return message.role === 'assistant' && message.provider === deliveryMirrorProvider && message.model === deliveryMirrorModel;
 }

@@ -51,6 +51,8 @@ export interface Disk {
   /** Replace the whole file (volatile until fsync). */
   write(path: string, data: string): Promise<void>;
   append(path: string, data: string): Promise<void>;
+  /** Create the file with `data` only if no file is at `path` (open with O_CREAT | O_EXCL, "wx"); false if one is. */
+  createExclusive(path: string, data: string): Promise<boolean>;
   fsync(path: string): Promise<void>;
   /** Atomic. */
   rename(from: string, to: string): Promise<void>;
@@ -100,6 +102,8 @@ export type TraceValue = string | number | boolean | null;
 /** Process supervision, as a container host has it: the gateway starts and kills the runner and tool server. */
 export interface Supervisor {
   isRunning(name: string): boolean;
+  /** Whether the process incarnation with this id (its pid: ids are unique on the machine) is alive (`kill(pid, 0)`). */
+  isAlive(incarnation: number): boolean;
   /** SIGKILL. */
   kill(name: string): boolean;
   /** Start `name` after delayMs unless it is running by then. */

@@ -17,6 +17,8 @@ import { toolServerName } from './protocol.ts';
 import { ReplyWaiter } from './reply-waiter.ts';
 import { isToolResult, type ToolRpc } from './tool-rpc.ts';
 import { runTurn, TurnAborted, type TurnDeps } from './turn.ts';
+import { SessionWriteLockError } from './session-write-lock.ts';
+import { GatewayTranscriptAppend } from './gateway-append.ts';
 import type { ModelEnvironment } from './model.ts';
 
 export { runnerName } from './protocol.ts';
@@ -44,6 +46,8 @@ export async function runnerMain(ctx: ProcessContext, config: ModelConfig, env: 
   ctx.note('runner-ready', { incarnation: ctx.incarnation });
   const sessionManagerFactory = env.sessionManagerFactory ?? modelSessionManagerFactory;
   const deps: TurnDeps = { ctx, config, sessionDb, dbs, cache, rpc, heartbeat, env, sessionManagerFactory };
+  // Hermes' gateway appends each run's exchange through its SessionStore's own SessionDB (a second handle on state.db).
+  if (config.knobs.gatewayAppend !== 'off') deps.gatewayAppend = new GatewayTranscriptAppend(ctx, config.knobs.gatewayAppend, await SessionDb.open(ctx.sqlite));
   for (const sessionKey of config.sessions) ctx.spawnTask(`lane:${sessionKey}`, () => lane(deps, sessionKey));
 }
 
@@ -120,7 +124,8 @@ async function runBatch(deps: TurnDeps, sessionKey: string, outbound: SqlDatabas
           ctx.note('turn-aborted', { session: sessionKey, turn: turnId, attempt, at: error.at });
           return;
         }
-        if (!(error instanceof LlmTransientError) && !isBusy(error)) throw error;
+        // A session write lock held past its timeout (the delivery mirror's) fails the attempt as OpenClaw's does.
+        if (!(error instanceof LlmTransientError) && !isBusy(error) && !(error instanceof SessionWriteLockError)) throw error;
         ctx.note('turn-transient', { session: sessionKey, turn: turnId, attempt, error: (error as Error).message });
       }
       // PR #2531's second boundary (sent-payloads-pr2531): the retry path does not inherit suppression.

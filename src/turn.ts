@@ -9,13 +9,15 @@ import { AiAgent, type AgentCache, type AgentMessage, type CacheLookup } from '.
 import { type Batch, type BatchMember, claimOf, mergeTurn, newerMessageDue, releaseMembers, turnMembers, writeErrorReplies } from './claims.ts';
 import { type ModelConfig, queueModeOf } from './config.ts';
 import type { ModelEnvironment } from './model.ts';
-import type { LlmAnswer, ProcessContext, SqlDatabase, ToolName } from './ports.ts';
+import { type LlmAnswer, LlmTransientError, type ProcessContext, type SqlDatabase, type ToolName } from './ports.ts';
+import type { GatewayTranscriptAppend } from './gateway-append.ts';
 import type { HeartbeatFile } from './runner.ts';
 import type { DbMessage, SessionDb } from './session-db.ts';
 import { parseTurnSentPayloads, type SessionDbs, sharedPayloadRow, transcriptPath, turnSendInvokedKey, turnSentPayloadsKey, turnSentPayloadsKeyFor } from './session-dbs.ts';
 import type { SessionEntry, TranscriptMessage } from './session-manager.ts';
 import type { SessionManagerFactory, SessionManagerPort } from './session-manager-port.ts';
 import { openSessionForRun } from './session-file-repair.ts';
+import { acquireSessionWriteLock } from './session-write-lock.ts';
 import { contentHash, isVerbatimDuplicate, normalizeWhitespace, parseMessageBlocks } from './text.ts';
 import type { ToolRpc } from './tool-rpc.ts';
 import type { ToolCallMessage } from './tool-server.ts';
@@ -31,6 +33,8 @@ export interface TurnDeps {
   env: ModelEnvironment;
   /** Opens the transcript (the model's SessionManager, or the real pi one under sim/real). */
   sessionManagerFactory: SessionManagerFactory;
+  /** Hermes' gateway append after the run (a second writer of state.db), when it is on. */
+  gatewayAppend?: GatewayTranscriptAppend;
 }
 
 export const queuedPrefix = '[Queued user message that arrived while the previous turn was still active]';
@@ -69,10 +73,15 @@ export async function runTurn(deps: TurnDeps, sessionKey: string, batch: Batch, 
   assert(!lookup.evicted.includes(sessionKey), `turn ${turnId} evicted its own agent`);
   for (const evicted of lookup.evicted) ctx.note('agent-evicted', { session: evicted });
   if (lookup.rebuilt === 'another-writer') ctx.note('agent-rebuilt', { session: sessionKey, reason: lookup.rebuilt });
+  // OpenClaw's run attempt takes the session write lock before it repairs and opens the transcript, and holds it to the
+  // end of the attempt; the lock only matters where a second writer of the transcript exists (the delivery mirror).
+  const lock = deps.config.knobs.deliveryMirror === 'off' ? undefined : await acquireSessionWriteLock(ctx, transcriptPath(sessionKey));
   deps.cache.begin(sessionKey);
   try {
     return await runTurnWithAgent(deps, sessionKey, batch, lookup, options);
   } finally {
+    // Without the mirror the runner takes no lock, and its turn keeps the await hops it had.
+    if (lock !== undefined) await lock.release();
     deps.cache.end(sessionKey, await deps.sessionDb.messageCount(sessionKey));
   }
 }
@@ -161,6 +170,8 @@ async function runTurnWithAgent(deps: TurnDeps, sessionKey: string, batch: Batch
   await persistFinal(state, answer.result);
   await dispatchResult(state, answer.result);
   assert(agent.messages.at(-1)?.role === 'assistant' && agent.messages.at(-1)?.toolCalls === null, `turn ${turnId} ends on its final assistant message`);
+  // Hermes' gateway appends the run's exchange once the run is over (its new messages, from the history's end).
+  if (deps.gatewayAppend !== undefined) await deps.gatewayAppend.afterRun(sessionKey, agent.messages.slice(state.historyLength), answer.result, turnId);
   return session.activeBranch().map((entry) => entry.id);
 }
 
@@ -344,6 +355,12 @@ async function callModel(state: TurnState, kind: string, attempt: number, prompt
   assert(state.agent.apiCallCount === 1, `turn ${state.turnId} made ${state.agent.apiCallCount} model calls in attempt ${attempt}, not one (the count is reset for each run)`);
   try {
     return await env.llm.complete({ sessionKey: state.sessionKey, prompt }, ctx.timers);
+  } catch (error) {
+    // Hermes' gateway on a run that failed early: the user message alone is appended (with skip_db).
+    const user = state.agent.messages[state.historyLength];
+    const append = state.deps.gatewayAppend;
+    if (append !== undefined && error instanceof LlmTransientError && user !== undefined) await append.afterFailedRun(state.sessionKey, user);
+    throw error;
   } finally {
     await state.deps.heartbeat.touch();
   }

@@ -210,6 +210,7 @@ export class PeerWorld {
         read: (path) => this.io(`read ${path}`, () => this.files.get(path)),
         write: (path, data) => this.io(`write ${path}`, () => void this.files.set(path, data)),
         append: (path, data) => this.io(`append ${path}`, () => void this.files.set(path, (this.files.get(path) ?? '') + data)),
+        createExclusive: (path, data) => this.io(`create ${path}`, () => !this.files.has(path) && this.files.set(path, data) !== undefined),
         fsync: (path) => this.io(`fsync ${path}`, () => undefined),
         rename: (from, to) =>
           this.io(`rename ${from}`, () => {
@@ -222,7 +223,7 @@ export class PeerWorld {
         list: (prefix) => this.io(`list ${prefix}`, () => [...this.files.keys()].filter((path) => path.startsWith(prefix)).sort()),
       },
       sqlite: { open: (path, schemaSql) => this.io(`open ${path}`, () => this.handle(path, this.database(path, schemaSql))) },
-      supervisor: { isRunning: () => true, kill: () => false, start: () => {} },
+      supervisor: { isRunning: () => true, isAlive: () => true, kill: () => false, start: () => {} },
       note: () => {},
       spawnTask: (task, run) => {
         void Promise.resolve()

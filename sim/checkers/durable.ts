@@ -24,6 +24,11 @@ export interface JsonlEntry {
   /** The text content (a string, or the text blocks joined). */
   text: string;
   toolCallIds: string[];
+  /**
+   * An OpenClaw delivery mirror: an assistant message marked `provider: "openclaw"`, `model: "delivery-mirror"` (the
+   * real markers), a copy of a reply the gateway delivered, written by a second writer. It is not an answer.
+   */
+  mirror: boolean;
 }
 
 /** A JSONL transcript as parsed: its entries in file order, and how many lines did not parse. */
@@ -89,7 +94,7 @@ export function parsePiTranscript(text: string): Transcript {
       malformedLines++;
       continue;
     }
-    const record = value as { type?: unknown; id?: unknown; parentId?: unknown; message?: { role?: unknown; content?: unknown } };
+    const record = value as { type?: unknown; id?: unknown; parentId?: unknown; message?: { role?: unknown; content?: unknown; provider?: unknown; model?: unknown } };
     if (record.type === 'session') continue;
     if (typeof record.type !== 'string' || typeof record.id !== 'string') {
       malformedLines++;
@@ -97,7 +102,7 @@ export function parsePiTranscript(text: string): Transcript {
     }
     if (record.type !== 'message' || typeof record.message !== 'object' || record.message === null) {
       // Entries of other kinds (model_change, label, ...) are part of the tree: parent links go through them.
-      entries.push({ id: record.id, parentId: typeof record.parentId === 'string' ? record.parentId : null, role: record.type, text: '', toolCallIds: [] });
+      entries.push({ id: record.id, parentId: typeof record.parentId === 'string' ? record.parentId : null, role: record.type, text: '', toolCallIds: [], mirror: false });
       continue;
     }
     const content = record.message.content;
@@ -108,6 +113,7 @@ export function parsePiTranscript(text: string): Transcript {
       role: String(record.message.role),
       text: typeof content === 'string' ? content : blocks.map((block) => ((block as { type?: unknown }).type === 'text' ? String((block as { text?: unknown }).text) : '')).join(''),
       toolCallIds: blocks.filter((block) => (block as { type?: unknown }).type === 'toolCall').map((block) => String((block as { id?: unknown }).id)),
+      mirror: record.message.role === 'assistant' && record.message.provider === 'openclaw' && record.message.model === 'delivery-mirror',
     });
   }
   return { entries, malformedLines };

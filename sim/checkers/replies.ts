@@ -4,7 +4,9 @@
 //   exactly one assistant entry on the JSONL active branch: a tool payload the row carrying its (API-issued) tool-call
 //   id, a closing-text block the row holding the answer's closing text; no answer is written twice; and no durable
 //   assistant row is something the LLM never produced (every row is an answer's closing text, a carrier of tool
-//   calls the API issued in that session, or one of the system's own canned replies);
+//   calls the API issued in that session, or one of the system's own canned replies); a delivery mirror (an
+//   assistant entry with OpenClaw's mirror markers) is a copy of what the user saw, not an answer: it counts for none
+//   of the rules above, and each one must copy a message shown in its session, no text mirrored more often than shown;
 // - no-duplicate-visible-reply: every message the user saw fills an open slot of an answer (a payload shown twice
 //   for one answer, or an earlier answer's reply shown again for a later message, finds none);
 // - no-lost-reply: every slot of every standing answer is shown.
@@ -19,6 +21,7 @@ export function checkReplies(o: Observations, attributions: Map<string, Attribut
     checkProducedRows(o, attribution, out);
     checkUnexplained(o, attribution, out);
     checkLost(o, attribution, out);
+    checkMirrors(o, attribution.session, out);
   }
 }
 
@@ -34,7 +37,7 @@ interface Durable {
 function durableOf(o: Observations, session: string): Durable {
   return {
     rows: o.durable.rows.filter((row) => row.sessionId === session && row.role === 'assistant'),
-    branch: activeBranch(o.durable.transcripts.get(session)?.entries ?? []).filter((entry) => entry.role === 'assistant'),
+    branch: activeBranch(o.durable.transcripts.get(session)?.entries ?? []).filter((entry) => entry.role === 'assistant' && !entry.mirror),
   };
 }
 
@@ -111,6 +114,26 @@ function checkLost(o: Observations, a: Attribution, out: Violation[]): void {
       const how = slot.toolCalls.length > 0 ? `the tool message` : `the reply`;
       out.push(violation(o, 'no-lost-reply', `${a.session}: ${how} "${slot.text}" the LLM produced for ${subjectsText(answer)} was never shown`, answer.first.returnedAtMs));
     }
+  }
+}
+
+/**
+ * A second writer's copy of a delivered reply (OpenClaw's delivery mirror) is known by its markers, not by any id of
+ * the system's: every mirror entry in the session's file copies a message the user was shown in that session, and no
+ * text has more mirror entries than showings (a redelivery the platform dropped, mirrored again, is a second copy).
+ */
+function checkMirrors(o: Observations, session: string, out: Violation[]): void {
+  const mirrors = (o.durable.transcripts.get(session)?.entries ?? []).filter((entry) => entry.mirror);
+  if (mirrors.length === 0) return;
+  const shownCounts = new Map<string, number>();
+  for (const fact of o.ledger.shown.filter((shown) => shown.sessionKey === session)) shownCounts.set(normalized(fact.text), (shownCounts.get(normalized(fact.text)) ?? 0) + 1);
+  const mirrorCounts = new Map<string, number>();
+  for (const entry of mirrors) mirrorCounts.set(normalized(entry.text), (mirrorCounts.get(normalized(entry.text)) ?? 0) + 1);
+  for (const [text, count] of mirrorCounts) {
+    const shownCount = shownCounts.get(text) ?? 0;
+    if (count <= shownCount) continue;
+    const what = shownCount === 0 ? 'the user was never shown it' : `the user was shown it ${shownCount} times`;
+    out.push(violation(o, 'one-assistant-row-per-visible-reply', `${session}: the JSONL file holds ${count} delivery mirror entries of "${text.slice(0, 60)}", but ${what}`, o.endMs));
   }
 }
 

@@ -94,6 +94,14 @@ export class SimDisk {
     return this.complete(owner, this.latency(), undefined);
   }
 
+  /** O_CREAT | O_EXCL: the check and the creation are one step, so two processes never both create the file. */
+  createExclusive(owner: Incarnation, path: string, data: string): Promise<boolean> {
+    const created = owner.alive && !this.files.has(path);
+    if (created) this.applyWrite(path, 'write', data);
+    assert(!created || this.files.get(path)?.current === data, `exclusive create of ${path} left the wrong content`);
+    return this.complete(owner, this.latency(), created);
+  }
+
   fsync(owner: Incarnation, path: string): Promise<void> {
     return owner.suspend<void>((resume) => {
       this.scheduler.schedule(this.prng.int(1, this.faults.fsyncLatencyMsMax), () => {

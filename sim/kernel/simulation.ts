@@ -182,6 +182,7 @@ export class Simulation {
         read: (path) => this.disk.read(incarnation, path),
         write: (path, data) => this.disk.write(incarnation, path, data),
         append: (path, data) => this.disk.append(incarnation, path, data),
+        createExclusive: (path, data) => this.disk.createExclusive(incarnation, path, data),
         fsync: (path) => this.disk.fsync(incarnation, path),
         rename: (from, to) => this.disk.rename(incarnation, from, to),
         remove: (path) => this.disk.remove(incarnation, path),
@@ -192,6 +193,7 @@ export class Simulation {
       },
       supervisor: {
         isRunning: (name) => this.processes.isRunning(name),
+        isAlive: (id) => this.processes.incarnation(id)?.alive === true,
         kill: (name) => {
           scheduler.activity++;
           if (!incarnation.alive) return false;

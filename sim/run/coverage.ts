@@ -9,12 +9,22 @@ import type { TraceEvent } from '../kernel/trace.ts';
 
 const gatewayProcess: (typeof hostProcesses)[number] = 'gateway';
 
-/** How many faults of each type landed in each phase of a turn (or while idle). */
-export type FaultCoverage = Record<FaultType, Record<Phase | 'idle', number>>;
+/**
+ * What the second writers did, counted like the faults (the phase they happened in): the delivery mirror appended an
+ * entry, found its idempotency key already there, or gave up on a busy session write lock; a stale lock was reclaimed;
+ * Hermes' gateway appended a run's exchange with every row skipped for state.db, or wrote rows there itself.
+ */
+export const secondWriterShapes = ['mirror-appended', 'mirror-deduped', 'mirror-lock-busy', 'lock-reclaimed', 'append-skip-db', 'append-to-db'] as const;
+/** The rows of the coverage table: fault types, then the shapes the system took. */
+export const coverageRows = [...faultTypes, ...secondWriterShapes] as const;
+export type CoverageRow = (typeof coverageRows)[number];
+
+/** How many faults of each type (and second-writer shapes) landed in each phase of a turn (or while idle). */
+export type FaultCoverage = Record<CoverageRow, Record<Phase | 'idle', number>>;
 
 export function emptyCoverage(): FaultCoverage {
   const coverage = {} as FaultCoverage;
-  for (const type of faultTypes) {
+  for (const type of coverageRows) {
     const row = { idle: 0 } as Record<Phase | 'idle', number>;
     for (const phase of phases) row[phase] = 0;
     coverage[type] = row;
@@ -23,7 +33,7 @@ export function emptyCoverage(): FaultCoverage {
 }
 
 export function addCoverage(into: FaultCoverage, from: FaultCoverage): void {
-  for (const type of faultTypes) for (const [phase, count] of Object.entries(from[type])) into[type][phase as Phase] += count;
+  for (const type of coverageRows) for (const [phase, count] of Object.entries(from[type])) into[type][phase as Phase] += count;
 }
 
 export class FaultRecorder {
@@ -101,9 +111,18 @@ export class FaultRecorder {
     if (type !== undefined) this.coverage[type][this.phase]++;
   }
 
-  private faultTypeOf(event: TraceEvent): FaultType | undefined {
+  private faultTypeOf(event: TraceEvent): CoverageRow | undefined {
     const fields = event.fields;
     switch (event.kind) {
+      case 'model.mirror-appended':
+      case 'model.mirror-deduped':
+        return event.kind === 'model.mirror-appended' ? 'mirror-appended' : 'mirror-deduped';
+      case 'model.mirror-skipped':
+        return 'mirror-lock-busy';
+      case 'model.session-lock-reclaimed':
+        return 'lock-reclaimed';
+      case 'model.gateway-append':
+        return Number(fields.toDb) > 0 ? 'append-to-db' : 'append-skip-db';
       case 'proc.kill':
         return this.inPowerLoss ? undefined : killType(String(fields.name));
       case 'net.resend':

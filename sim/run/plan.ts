@@ -1,7 +1,7 @@
 // A plan: everything one run of the model needs besides the seed. Workload (what users and commands do), faults
 // with their timing, and knobs. Scenarios generate plans with fast-check, so a failing plan shrinks; the seed
 // string encodes a plan exactly.
-import type { BugId, QueueMode } from '../../src/index.ts';
+import type { BugId, DeliveryMirrorMode, GatewayAppendMode, QueueMode } from '../../src/index.ts';
 
 export { type QueueMode, queueModes } from '../../src/index.ts';
 
@@ -95,6 +95,8 @@ export interface Plan {
   model: ModelKnobsPlan;
   /** OpenClaw's queue mode of each session, by session number (collect where not given). */
   queueModes?: QueueMode[];
+  /** The second writers (OpenClaw's delivery mirror, Hermes' gateway append); absent: both off. */
+  secondWriters?: { deliveryMirror: DeliveryMirrorMode; gatewayAppend: GatewayAppendMode };
   /** Faults stop at this time; afterwards the run goes on fault-free for settleMs (liveness). */
   faultPhaseMs: number;
   settleMs: number;

@@ -89,6 +89,8 @@ describe('JSON output', () => {
     expect(Object.keys(json.coverage)).toEqual([
       'kill-gateway', 'kill-runner', 'kill-tool-server', 'kill-node-host', 'power-loss', 'partition', 'hold', 'reset', 'drop', 'duplicate', 'reorder',
       'disk-tear', 'disk-writeback', 'sql-busy', 'model-error', 'model-slow', 'model-outage', 'stall',
+      // What the second writers did (the delivery mirror, the session write lock, Hermes' gateway append).
+      'mirror-appended', 'mirror-deduped', 'mirror-lock-busy', 'lock-reclaimed', 'append-skip-db', 'append-to-db',
     ]);
     expect(Object.keys(json.coverage['kill-runner'] ?? {})).toEqual(['idle', 'ingest', 'prompt-persisted', 'model-call', 'abort', 'tool-send', 'result-dispatch', 'flush', 'delivery']);
   });

@@ -64,18 +64,6 @@ describe('queue modes', () => {
     });
   });
 
-  it('interrupt aborts once for a message behind a /clear, then answers in order instead of aborting forever', async () => {
-    // m1 (/clear) and m2 arrive during m0's slow call; m2 aborts the run, but it sits behind the /clear, so the
-    // re-formed run carries m0 alone. m2 was already waiting when that run started: it must not abort it again.
-    const behindClear = { ...handPlan([user(1_000, 'first question'), user(3_000, '/clear'), user(4_000, 'third question')]), queueModes: ['interrupt' as const] };
-    await withRun(sql, { bugs: [], plan: behindClear, script, prepare: slowFirst }, (result) => {
-      expect(carriedBy(result.ledger.requests.map((request) => request.prompt))).toEqual(['m0', 'm0', 'm2']);
-      expect(result.ledger.shown.map((fact) => fact.text)).toEqual(['answer to m0', 'Session cleared.', 'answer to m2']);
-      expect(result.sim.trace.events.filter((event) => event.kind === 'model.turn-aborted')).toHaveLength(1);
-      expect(invariants(result)).toEqual([]);
-    });
-  });
-
   it('interrupt leaves a run alone when nothing new arrives', async () => {
     const quiet = { ...handPlan([user(1_000, 'first question'), user(60_000, 'second question')]), queueModes: ['interrupt' as const] };
     await withRun(sql, { bugs: [], plan: quiet, script, prepare: slowFirst }, (result) => {

@@ -1,0 +1,75 @@
+// OpenClaw's delivery mirror (`appendAssistantMessageToSessionTranscript` in `src/config/sessions/transcript.ts`,
+// called by `deliverOutboundPayloads` once a send has succeeded): the gateway appends the delivered text to the
+// session's JSONL transcript as an assistant message of its own, marked `provider: "openclaw"`, `model:
+// "delivery-mirror"`, with the send's idempotency key. It is the transcript's second writer, beside the runner:
+// - the text is the delivered text trimmed; nothing is mirrored for an empty text;
+// - under the session write lock (session-write-lock.ts; OpenClaw PR #21828: without it the mirror's append lands in
+//   the middle of a run, whose next append then forks the tree), a file that does not exist gets a header line,
+//   the file is scanned for a message carrying the same idempotency key (PR #44063: without it a redelivery mirrors the
+//   reply again), and the gateway's own SessionManager opens the file and appends the entry;
+// - it is best effort after the send: a failure (the lock stays busy past its timeout) is logged and the mirror is
+//   lost, never the delivery (PR #89640).
+import type { DeliveryMirrorMode } from './config.ts';
+import { isoAt } from './pi-format.ts';
+import type { ProcessContext } from './ports.ts';
+import type { SessionManagerFactory } from './session-manager-port.ts';
+import { acquireSessionWriteLock, type SessionWriteLock, SessionWriteLockError } from './session-write-lock.ts';
+import { transcriptPath } from './session-dbs.ts';
+import { assert } from './assert.ts';
+
+export class DeliveryMirror {
+  constructor(
+    private readonly ctx: ProcessContext,
+    private readonly mode: DeliveryMirrorMode,
+    private readonly open: SessionManagerFactory,
+  ) {
+    assert(mode !== 'off', 'a delivery mirror is built only when the mirror is on');
+  }
+
+  /** Mirror a delivered reply into its session's transcript (best effort). */
+  async mirrorDelivered(sessionKey: string, text: string, idempotencyKey: string): Promise<void> {
+    const mirrorText = text.trim();
+    if (mirrorText.length === 0) return;
+    const path = transcriptPath(sessionKey);
+    let lock: SessionWriteLock | undefined;
+    try {
+      // before PR #21828 (unlocked): the mirror wrote without the session write lock.
+      if (this.mode !== 'unlocked') lock = await acquireSessionWriteLock(this.ctx, path);
+      await this.append(sessionKey, path, mirrorText, idempotencyKey);
+    } catch (error) {
+      if (!(error instanceof SessionWriteLockError)) throw error;
+      this.ctx.note('mirror-skipped', { session: sessionKey, key: idempotencyKey, reason: error.reason });
+    } finally {
+      await lock?.release();
+    }
+  }
+
+  private async append(sessionKey: string, path: string, text: string, idempotencyKey: string): Promise<void> {
+    const { ctx } = this;
+    const existing = await ctx.disk.read(path);
+    // ensureSessionHeader: a missing file gets a header line first.
+    if (existing === undefined) await ctx.disk.write(path, `${JSON.stringify({ type: 'session', version: 3, id: `mirror-${ctx.incarnation}`, timestamp: isoAt(ctx.clock.nowMs()), cwd: '/work' })}\n`);
+    // before PR #44063 (unkeyed): no idempotency key check, so a redelivered reply is mirrored again.
+    if (this.mode !== 'unkeyed' && hasIdempotencyKey(existing ?? '', idempotencyKey)) {
+      ctx.note('mirror-deduped', { session: sessionKey, key: idempotencyKey });
+      return;
+    }
+    const session = await this.open(ctx, path);
+    const entry = await session.appendMessage({ role: 'assistant', content: text, mirror: { idempotencyKey } }, '');
+    assert(entry.message.mirror?.idempotencyKey === idempotencyKey, 'the mirror entry carries its idempotency key');
+    ctx.note('mirror-appended', { session: sessionKey, key: idempotencyKey, entry: entry.id, locked: this.mode !== 'unlocked' });
+  }
+}
+
+/** OpenClaw's transcriptHasIdempotencyKey: some line's message carries the key (lines that do not parse skipped). */
+export function hasIdempotencyKey(text: string, idempotencyKey: string): boolean {
+  for (const line of text.split(/\r?\n/)) {
+    if (line.trim().length === 0) continue;
+    try {
+      if ((JSON.parse(line) as { message?: { idempotencyKey?: unknown } }).message?.idempotencyKey === idempotencyKey) return true;
+    } catch {
+      continue;
+    }
+  }
+  return false;
+}

@@ -1,0 +1,86 @@
+// Hermes' gateway append (src/gateway-append.ts): after the run the gateway appends the exchange through its
+// SessionStore's own SessionDB, with skip_db because the agent has a SessionDB that already flushed the rows, so
+// state.db holds each message once and only Hermes' legacy JSONL gets the gateway's copy; a run that failed early
+// appends its user message alone, with skip_db too (#42039). Hermes before #860 (`no-skip-db`) wrote every row again,
+// which the checkers catch. The backfill (#44100) writes the response to state.db itself when no new message of the
+// run carries it; the model's runs always carry it, so that path is shown on the part alone.
+import { describe, expect, it } from 'vitest';
+import { type AgentMessage } from '../../src/agent.ts';
+import { GatewayTranscriptAppend, hermesTranscriptPath } from '../../src/gateway-append.ts';
+import { type GatewayAppendMode, LlmTransientError } from '../../src/index.ts';
+import { SessionDb } from '../../src/session-db.ts';
+import { loadSqlJs } from '../../sim/kernel/sqlite.ts';
+import type { Simulation } from '../../sim/kernel/simulation.ts';
+import type { Plan } from '../../sim/run/plan.ts';
+import type { BuiltModel } from '../../src/index.ts';
+import type { World } from '../../sim/world/index.ts';
+import { twoTurns, twoTurnScript } from '../checkers/support.ts';
+import { invariants, marker, notes, session0, stateRows, withRun } from './support.ts';
+import { inProcess } from './units/support.ts';
+
+const sql = await loadSqlJs();
+
+function withAppend(gatewayAppend: GatewayAppendMode): Plan {
+  return { ...twoTurns, secondWriters: { deliveryMirror: 'off', gatewayAppend } };
+}
+
+/** The first request carrying message 0 fails (a 503), so that run fails early and the turn is retried. */
+function firstCallFails(_sim: Simulation, _model: BuiltModel, world: World): void {
+  const api = world.modelApi;
+  const complete = api.complete.bind(api);
+  let failed = false;
+  api.complete = async (request, timers) => {
+    if (failed || !request.prompt.includes(marker(0))) return complete(request, timers);
+    failed = true;
+    await timers.sleep(500);
+    throw new LlmTransientError('503 overloaded');
+  };
+}
+
+function hermesLines(sim: Simulation): { role: string; content: string }[] {
+  return (sim.disk.peek(hermesTranscriptPath(session0)) ?? '').split('\n').filter((line) => line.length > 0).map((line) => JSON.parse(line) as { role: string; content: string });
+}
+
+function message(role: AgentMessage['role'], content: string, extra: Partial<AgentMessage> = {}): AgentMessage {
+  return { role, content, toolCallId: null, toolCalls: null, toolName: null, turnId: 't1', persisted: true, ...extra };
+}
+
+describe("Hermes' gateway append", () => {
+  it('skips state.db when the agent persisted the rows: state.db is as without it, the legacy JSONL has the exchange', async () => {
+    let without: ReturnType<typeof stateRows> = [];
+    await withRun(sql, { bugs: [], plan: withAppend('off'), script: twoTurnScript, prepare: firstCallFails }, (result) => {
+      without = stateRows(result);
+    });
+    await withRun(sql, { bugs: [], plan: withAppend('skip-db'), script: twoTurnScript, prepare: firstCallFails }, (result) => {
+      expect(stateRows(result)).toEqual(without);
+      const appends = notes(result, 'gateway-append');
+      expect(appends.map((note) => note.fields.path)).toEqual(['failed-early', 'run', 'run']);
+      expect(appends.every((note) => note.fields.toDb === 0)).toBe(true);
+      // The failed run's user message, then each run's new messages: user, (tool-call carrier, tool result,) reply.
+      expect(hermesLines(result.sim).map((line) => line.role)).toEqual(['user', 'user', 'assistant', 'user', 'assistant', 'tool', 'assistant']);
+      expect(result.violations).toEqual([]);
+    });
+  });
+
+  it('without skip_db (Hermes before #860) every row is written twice: both transcript invariants fire', async () => {
+    await withRun(sql, { bugs: [], plan: withAppend('no-skip-db'), script: twoTurnScript, prepare: firstCallFails }, (result) => {
+      // Message 0: the agent's user row, the failed run's and the completed run's copies.
+      expect(stateRows(result).filter((row) => row.role === 'user' && row.content.includes(marker(0)))).toHaveLength(3);
+      expect(invariants(result)).toEqual(['no-double-ingestion', 'one-assistant-row-per-visible-reply']);
+    });
+  });
+
+  it('backfills the response to state.db itself when no new message of the run carries it (#44100)', async () => {
+    const { value } = await inProcess(sql, 'gateway-append', async (ctx) => {
+      const store = await SessionDb.open(ctx.sqlite);
+      const append = new GatewayTranscriptAppend(ctx, 'skip-db', store);
+      // A recovery run: the agent's new messages end at a tool result, while the response went out.
+      const carrier = message('assistant', '', { toolCalls: '[{"id":"c1"}]' });
+      await append.afterRun('s', [message('user', 'q1'), carrier, message('tool', 'sent', { toolCallId: 'c1' })], 'recovered answer', 't1');
+      // A normal run: its reply is among the new messages, so nothing reaches state.db.
+      await append.afterRun('s', [message('user', 'q2'), message('assistant', 'r2')], 'r2', 't2');
+      return (await store.messages('s')).map((row) => `${row.role} ${row.content}`);
+    });
+    expect(value).toEqual(['assistant recovered answer']);
+  });
+});
