@@ -74,32 +74,28 @@ export class Incarnation {
    * incarnation is dead by then (or already), the promise never settles.
    */
   suspend<T>(register: (resume: (value: T) => void, fail: (error: Error) => void) => void): Promise<T> {
-    const scheduler = this.scheduler;
-    scheduler.activity++;
-    if (!this.alive) return new Promise<T>(() => {});
+    this.scheduler.activity++;
+    if (!this.alive) return new Promise<T>(never);
+    // The resume and fail functions are unnamed arrows on purpose: tsx (esbuild with keepNames) wraps every function
+    // bound to a name in a call that defines its `name` property, which on this path cost a tenth of a campaign.
     return new Promise<T>((resolve, reject) => {
-      const resume = (value: T): void => {
-        if (!this.alive) return;
-        if (this.stopped) {
-          this.deferred.push(() => resume(value));
-          return;
-        }
-        scheduler.resumed++;
-        scheduler.activity++;
-        resolve(value);
-      };
-      const fail = (error: Error): void => {
-        if (!this.alive) return;
-        if (this.stopped) {
-          this.deferred.push(() => fail(error));
-          return;
-        }
-        scheduler.resumed++;
-        scheduler.activity++;
-        reject(error);
-      };
-      register(resume, fail);
+      register(
+        (value) => this.settle(resolve, value),
+        (error) => this.settle(reject, error),
+      );
     });
+  }
+
+  /** Settle a suspended call: not at all if the incarnation died, at SIGCONT if it is stopped, else now. */
+  private settle<V>(settle: (value: V) => void, value: V): void {
+    if (!this.alive) return;
+    if (this.stopped) {
+      this.deferred.push(() => this.settle(settle, value));
+      return;
+    }
+    this.scheduler.resumed++;
+    this.scheduler.activity++;
+    settle(value);
   }
 }
 
