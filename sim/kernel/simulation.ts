@@ -60,7 +60,7 @@ export class Simulation {
     );
     this.network = new SimNetwork(this.scheduler, this.trace, this.processes, this.prng.fork('network'));
     this.disk = new SimDisk(this.scheduler, this.trace, this.prng.fork('disk'));
-    this.sqlite = new SimSqlite(options.sql, this.scheduler, this.trace, this.prng.fork('sqlite'));
+    this.sqlite = new SimSqlite(options.sql, this.trace, this.prng.fork('sqlite'));
   }
 
   spawn(name: string, main: ProcessMain): void {

@@ -21,7 +21,6 @@ import {
 import { assert } from './assert.ts';
 import type { Incarnation } from './process.ts';
 import type { Prng } from './prng.ts';
-import type { Scheduler } from './scheduler.ts';
 import type { Trace } from './trace.ts';
 
 export interface SqliteFaults {
@@ -248,7 +247,6 @@ export class SimSqlite {
 
   constructor(
     private readonly sql: SqlJsStatic,
-    private readonly scheduler: Scheduler,
     private readonly trace: Trace,
     private readonly prng: Prng,
   ) {}
@@ -359,17 +357,9 @@ export class SimSqlite {
 
   /** Run `work` when the call completes, in the owner's incarnation; a throw rejects the call. */
   private later<T>(owner: Incarnation, work: () => T): Promise<T> {
-    return owner.suspend<T>((resume, fail) => {
-      this.scheduler.schedule(this.prng.int(0, this.faults.latencyMsMax), () => {
-        let value: T;
-        try {
-          value = work();
-        } catch (error) {
-          fail(error instanceof Error ? error : new Error(String(error)));
-          return;
-        }
-        resume(value);
-      }, owner.id);
-    });
+    return owner.later(this.latency, work);
   }
+
+  /** A call's latency, drawn when the call is made. */
+  private readonly latency = (): number => this.prng.int(0, this.faults.latencyMsMax);
 }
