@@ -51,14 +51,20 @@ const spareDatabases = new Map<string, Database[]>();
 const spareDatabasesMax = 32;
 const pragmas = 'PRAGMA journal_mode=MEMORY; PRAGMA locking_mode=EXCLUSIVE; PRAGMA temp_store=MEMORY;';
 
-/** A read's rows as of one version of its database. */
+/** A read's rows, for one list of parameters, as of one version of its database. */
 interface CachedRead {
+  params: SqlParams;
   version: number;
   rows: SqlRow[];
 }
 
-/** How many distinct reads an engine remembers; past it the cache starts again (a bound, rarely reached). */
-const cachedReadsMax = 256;
+/**
+ * How many distinct statements an engine remembers reads of, and how many parameter lists per statement; past the
+ * first the cache starts again, past the second a statement's oldest list is dropped (bounds, rarely reached).
+ */
+const cachedStatementsMax = 128;
+const cachedParamListsMax = 16;
+const noParams: SqlParams = [];
 
 /**
  * Work counters for the benchmarks: statements SQLite executed, reads the cache answered instead, and DELETEs not run
@@ -73,7 +79,8 @@ export interface SqliteStats {
 class Engine implements SqlTransaction {
   private readonly statements = new Map<string, Statement>();
   private lastRowId: Statement | undefined;
-  private readonly reads = new Map<string, CachedRead>();
+  /** By SQL text (the model's SQL is string constants, whose hashes V8 keeps), then by parameter values. */
+  private readonly reads = new Map<string, CachedRead[]>();
   /** Per DELETE statement: the statement that asks whether its table has a row (null: not a plain DELETE FROM). */
   private readonly emptyTableProbes = new Map<string, Statement | null>();
   /** Bumped by every write, transaction and rollback through this engine; a cached read of an older one is stale. */
@@ -108,17 +115,26 @@ class Engine implements SqlTransaction {
    * parameters. SQLite is deterministic and nothing else writes to the engine (the model's SQL may not read the
    * clock or randomness), so the rows are the ones the engine would return; each caller gets its own copies.
    */
-  cachedQuery(sql: string, params: SqlParams = []): SqlRow[] {
-    const key = params.length === 0 ? sql : `${sql}\u0000${JSON.stringify(params)}`;
-    let cached = this.reads.get(key);
-    if (cached === undefined || cached.version !== this.version) {
-      if (cached === undefined && this.reads.size >= cachedReadsMax) this.reads.clear();
-      cached = { version: this.version, rows: this.query(sql, params) };
-      this.reads.set(key, cached);
-    } else {
-      this.stats.cachedReads++;
+  cachedQuery(sql: string, params: SqlParams = noParams): SqlRow[] {
+    let reads = this.reads.get(sql);
+    if (reads === undefined) {
+      if (this.reads.size >= cachedStatementsMax) this.reads.clear();
+      reads = [];
+      this.reads.set(sql, reads);
     }
-    return cached.rows.map(copyRow);
+    let cached = reads.find((read) => sameParams(read.params, params));
+    if (cached === undefined) {
+      if (reads.length >= cachedParamListsMax) reads.shift();
+      cached = { params: params.slice(), version: -1, rows: [] };
+      reads.push(cached);
+    }
+    if (cached.version === this.version) {
+      this.stats.cachedReads++;
+    } else {
+      cached.rows = this.query(sql, params);
+      cached.version = this.version;
+    }
+    return cached.rows.length === 0 ? [] : cached.rows.map(copyRow);
   }
 
   /** Called before every statement that may change the database. */
@@ -233,6 +249,13 @@ function rowOf(names: readonly string[], values: readonly SqlValue[]): SqlRow {
   const row: SqlRow = {};
   for (let i = 0; i < names.length; i++) row[names[i] as string] = values[i] as SqlValue;
   return row;
+}
+
+/** The same values in the same order (=== on strings, numbers and null: what SQLite would bind). */
+function sameParams(left: SqlParams, right: SqlParams): boolean {
+  if (left.length !== right.length) return false;
+  for (let i = 0; i < left.length; i++) if (left[i] !== right[i]) return false;
+  return true;
 }
 
 function copyRow(row: SqlRow): SqlRow {
