@@ -7,7 +7,7 @@
 // slow process, not a dead one.
 import type { ProcessMain } from '../../src/ports.ts';
 import { assert } from './assert.ts';
-import type { Fence, Scheduler } from './scheduler.ts';
+import type { Fence, OwnerState, Scheduler } from './scheduler.ts';
 import type { Trace } from './trace.ts';
 
 // Promise executors run synchronously, so sleep() and later() can take the settling functions out through module
@@ -158,16 +158,17 @@ export class ProcessTable implements Fence {
     private readonly start: (incarnation: Incarnation, main: ProcessMain) => void,
   ) {}
 
-  isAlive(owner: number): boolean {
-    return this.byId[owner]?.alive === true;
+  state(owner: number): OwnerState {
+    const incarnation = this.byId[owner];
+    if (incarnation?.alive !== true) return 'dead';
+    return incarnation.stopped ? 'stopped' : 'running';
   }
 
-  /** If `owner` is stopped, keep `resume` until it continues and return true. */
-  deferIfStopped(owner: number, resume: () => void): boolean {
+  /** Keep `resume` until the stopped incarnation `owner` continues. */
+  defer(owner: number, resume: () => void): void {
     const incarnation = this.byId[owner];
-    if (incarnation?.stopped !== true) return false;
+    assert(incarnation?.stopped === true, `defer for incarnation ${owner}, which is not stopped`);
     incarnation.deferred.push(resume);
-    return true;
   }
 
   /** The incarnation with this id, alive or dead. */
