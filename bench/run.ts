@@ -104,6 +104,7 @@ async function scenarioFigures(budget: Budget): Promise<Record<string, unknown>>
       stepsPerRun: round(timing.steps / timing.runs),
       sqlStatementsPerRun: round(timing.sqlStatements / timing.runs),
       cachedReadsPerRun: round(timing.cachedReads / timing.runs),
+      skippedDeletesPerRun: round(timing.skippedDeletes / timing.runs),
       simSecondsPerRun: round(timing.simMs / 1_000 / timing.runs),
       runs: timing.runs,
       failures: timing.failures,

@@ -22,6 +22,7 @@ export interface ScenarioTiming {
   /** Statements sql.js executed, and reads the adapter's cache answered (deterministic: the same on any machine). */
   sqlStatements: number;
   cachedReads: number;
+  skippedDeletes: number;
 }
 
 export function fixedSpecs(scenario: Scenario, runs: number, firstSeed: number): RunSpec[] {
@@ -29,13 +30,14 @@ export function fixedSpecs(scenario: Scenario, runs: number, firstSeed: number):
 }
 
 export async function timeSpecs(specs: readonly RunSpec[], sql: SqlJsStatic): Promise<ScenarioTiming> {
-  const timing: ScenarioTiming = { runs: 0, wallMs: 0, cpuMs: 0, simMs: 0, steps: 0, failures: 0, sqlStatements: 0, cachedReads: 0 };
+  const timing: ScenarioTiming = { runs: 0, wallMs: 0, cpuMs: 0, simMs: 0, steps: 0, failures: 0, sqlStatements: 0, cachedReads: 0, skippedDeletes: 0 };
   const startMs = wallNowMs();
   const cpuStart = process.cpuUsage();
   for (const spec of specs) {
     const result = await runSpec(spec, { sql });
     timing.sqlStatements += result.sim.sqlite.stats.statements;
     timing.cachedReads += result.sim.sqlite.stats.cachedReads;
+    timing.skippedDeletes += result.sim.sqlite.stats.skippedDeletes;
     result.sim.dispose();
     timing.runs++;
     timing.simMs += result.simTimeMs;
@@ -59,7 +61,7 @@ async function main(argv: readonly string[]): Promise<void> {
   const runsPerSec = timing.runs / (timing.wallMs / 1_000);
   process.stdout.write(
     `${scenario.name}: ${timing.runs} runs in ${Math.round(timing.wallMs)} ms (cpu ${Math.round(timing.cpuMs)} ms), ${runsPerSec.toFixed(1)} runs/s, ` +
-      `${Math.round(timing.simMs / timing.wallMs)} sim s per wall s, ${Math.round(timing.steps / timing.runs)} steps/run, ${Math.round(timing.sqlStatements / timing.runs)} sql statements/run (${Math.round(timing.cachedReads / timing.runs)} reads cached), ${timing.failures} failed\n`,
+      `${Math.round(timing.simMs / timing.wallMs)} sim s per wall s, ${Math.round(timing.steps / timing.runs)} steps/run, ${Math.round(timing.sqlStatements / timing.runs)} sql statements/run (${Math.round(timing.cachedReads / timing.runs)} reads cached, ${Math.round(timing.skippedDeletes / timing.runs)} deletes skipped), ${timing.failures} failed\n`,
   );
 }
 

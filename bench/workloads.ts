@@ -46,7 +46,7 @@ export async function timePlain(shape: WorkloadShape): Promise<Timing> {
   const scheduler = new Scheduler(
     new SimClock(),
     { stepsMax: shape.events, simTimeMsMax: Number.MAX_SAFE_INTEGER },
-    { isAlive: () => true, deferIfStopped: () => false },
+    { state: () => 'running', defer: () => {} },
   );
   let scheduled = 0;
   const tick = (): void => {

@@ -16,6 +16,7 @@ import {
   activeBranchOf,
   type BugId,
   buildModel,
+  clearedReply,
   gatewayName,
   type LlmAnswer,
   modelConfig,
@@ -97,7 +98,14 @@ export async function peerRun(s: fc.Scheduler, plan: PeerPlan, bugs: readonly Bu
   try {
     await world.drive(workloadMs + settleMs, stepsMax);
     env.ledger.answers.forEach((fact) => answers.set(`${fact.sessionKey} ${fact.prompt.match(/\[m\d+\]|id=run-\d+[,)]/)?.[0] ?? fact.index}`, { sessionKey: fact.sessionKey, answer: fact }));
-    return check(world, env.platform.visible, answers, sessions, plan.steps.length);
+    // The runner answers each /clear itself with its canned reply; so many of those are produced, not by the LLM.
+    const clears = new Map<string, number>();
+    for (const step of plan.steps) {
+      if (step.kind !== 'clear') continue;
+      const session = sessions[step.session % sessions.length] as string;
+      clears.set(session, (clears.get(session) ?? 0) + 1);
+    }
+    return check(world, env.platform.visible, answers, clears, sessions, plan.steps.length);
   } finally {
     world.close();
   }
@@ -107,12 +115,14 @@ function check(
   world: PeerWorld,
   visible: readonly { sessionKey: string; text: string }[],
   answers: Map<string, { sessionKey: string; answer: LlmAnswer }>,
+  clears: ReadonlyMap<string, number>,
   sessions: readonly string[],
   stepCount: number,
 ): string | undefined {
   const crash = world.crashes[0];
   if (crash !== undefined) return `crash of ${crash.process}: ${crash.error instanceof Error ? crash.error.message : String(crash.error)}`;
-  // A text shown more often in a session than the LLM answers there that produced it is a duplicate.
+  // A text shown more often in a session than the LLM answers there that produced it (or, for the canned reply to a
+  // /clear, than the /clear commands sent there) is a duplicate.
   const shownCount = new Map<string, number>();
   for (const message of visible) {
     const key = `${message.sessionKey}|${normalizeWhitespace(message.text)}`;
@@ -121,7 +131,7 @@ function check(
       ({ sessionKey, answer }) =>
         sessionKey === message.sessionKey &&
         [...answer.toolCalls.map((call) => call.text), ...parseMessageBlocks(answer.result).map((block) => block.body)].some((text) => normalizeWhitespace(text) === normalizeWhitespace(message.text)),
-    ).length;
+    ).length + (normalizeWhitespace(message.text) === normalizeWhitespace(clearedReply) ? (clears.get(message.sessionKey) ?? 0) : 0);
     if ((shownCount.get(key) ?? 0) > Math.max(1, produced)) return `duplicate reply: "${message.text}" shown more often than produced`;
   }
   const state = world.databases.get(stateDbPath)?.query('SELECT session_id, role, content FROM messages') ?? [];

@@ -9,6 +9,14 @@ export function assert(condition: unknown, message: string): asserts condition {
   if (!condition) throw new AssertionError(message);
 }
 
+/**
+ * An assertion on a hot path (every event, every draw): the caller tests the condition and builds the message only
+ * when it failed, since a message built from numbers costs more than the test (`if (!ok) fail(\`...\`)`).
+ */
+export function fail(message: string): never {
+  throw new AssertionError(message);
+}
+
 export function assertInteger(value: number, what: string): void {
   if (!Number.isSafeInteger(value)) throw new AssertionError(`${what} must be a safe integer, got ${value}`);
 }

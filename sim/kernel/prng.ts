@@ -3,7 +3,7 @@
 // shifts another. Helpers use integer arithmetic only (no transcendental Math), so results are identical on
 // every engine.
 import seedrandom from 'seedrandom';
-import { assert, assertInteger } from './assert.ts';
+import { assert, assertInteger, fail } from './assert.ts';
 
 const TWO_POW_32 = 4294967296;
 
@@ -32,7 +32,7 @@ export class Prng {
   int(min: number, max: number): number {
     assertInteger(min, 'int min');
     assertInteger(max, 'int max');
-    assert(min <= max, `int range is empty: [${min}, ${max}]`);
+    if (min > max) fail(`int range is empty: [${min}, ${max}]`);
     const span = max - min + 1;
     if (span > TWO_POW_32) {
       // Two draws give 64 bits of which we keep 53; spans this large are rare (seeds) and bias-free enough.

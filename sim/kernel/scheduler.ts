@@ -16,7 +16,7 @@
 // model needs: test/zoo/settle-depth-suffices.test.ts checks that the model's traces do not change when it is
 // raised to 64. Events that resumed nothing (plain callbacks) run back to back with no hop at all. A chain deeper
 // than that still runs deterministically (microtask order is specified by ECMAScript), only after a later event.
-import { assert, assertNonNegativeInteger } from './assert.ts';
+import { assert, assertNonNegativeInteger, fail } from './assert.ts';
 import type { SimClock } from './clock.ts';
 
 export type EventCallback = () => void;
@@ -30,11 +30,14 @@ export interface SchedulerLimits {
 
 export type StopReason = 'idle' | 'steps-cap' | 'time-cap' | 'stopped';
 
-/** Tells the scheduler whether an owner (a process incarnation) may still run. */
+/** What an owner (a process incarnation) may do now: run, nothing ever again (killed), or wait (SIGSTOP). */
+export type OwnerState = 'running' | 'dead' | 'stopped';
+
+/** Tells the scheduler whether an owner may still run, and keeps what a stopped owner would run. */
 export interface Fence {
-  isAlive(owner: number): boolean;
-  /** If `owner` is stopped (SIGSTOP), keep `resume` until it continues and return true. */
-  deferIfStopped(owner: number, resume: () => void): boolean;
+  state(owner: number): OwnerState;
+  /** Keep `resume` until the stopped `owner` continues. */
+  defer(owner: number, resume: () => void): void;
 }
 
 const INITIAL_CAPACITY = 1024;
@@ -109,7 +112,7 @@ export class Scheduler {
     const seq = this.sequence++;
     this.slotOwner[slot] = owner;
     this.slotWake[slot] = wake;
-    assert(this.slotFn[slot] === undefined, `event slot ${slot} allocated while in use`);
+    if (this.slotFn[slot] !== undefined) fail(`event slot ${slot} allocated while in use`);
     this.slotFn[slot] = fn;
     this.push(timeMs, seq, slot);
     return seq;
@@ -138,7 +141,7 @@ export class Scheduler {
     const slot = this.heapSlot[0] as number;
     this.pop();
     const fn = this.slotFn[slot];
-    assert(fn !== undefined, `event slot ${slot} popped twice`);
+    if (fn === undefined) fail(`event slot ${slot} popped twice`);
     const owner = this.slotOwner[slot] as number;
     this.slotFn[slot] = undefined;
     this.freeSlots.push(slot);
@@ -146,11 +149,15 @@ export class Scheduler {
     this.steps++;
     const wake = this.slotWake[slot] === 1;
     if (owner !== 0) {
-      if (!this.fence.isAlive(owner)) {
+      const state = this.fence.state(owner);
+      if (state === 'dead') {
         this.fencedSteps++;
         return true;
       }
-      if (this.fence.deferIfStopped(owner, () => this.resume(fn, wake))) return true;
+      if (state === 'stopped') {
+        this.fence.defer(owner, () => this.resume(fn, wake));
+        return true;
+      }
     }
     this.resume(fn, wake);
     return true;

@@ -7,7 +7,7 @@ import { SimDisk } from './disk.ts';
 import { SimNetwork } from './network.ts';
 import { type Incarnation, ProcessTable } from './process.ts';
 import { Prng } from './prng.ts';
-import { Scheduler, type StopReason } from './scheduler.ts';
+import { type Fence, Scheduler, type StopReason } from './scheduler.ts';
 import { SimSqlite } from './sqlite.ts';
 import { Trace } from './trace.ts';
 
@@ -44,7 +44,7 @@ export class Simulation {
   constructor(options: SimulationOptions) {
     this.prng = new Prng(options.seed);
     this.trace = new Trace(() => this.clock.nowMs(), options.keepTrace ?? true);
-    const fence = { isAlive: (owner: number) => this.processes.isAlive(owner), deferIfStopped: (owner: number, resume: () => void) => this.processes.deferIfStopped(owner, resume) };
+    const fence: Fence = { state: (owner) => this.processes.state(owner), defer: (owner, resume) => this.processes.defer(owner, resume) };
     this.scheduler = new Scheduler(
       this.clock,
       {
@@ -60,7 +60,7 @@ export class Simulation {
     );
     this.network = new SimNetwork(this.scheduler, this.trace, this.processes, this.prng.fork('network'));
     this.disk = new SimDisk(this.scheduler, this.trace, this.prng.fork('disk'));
-    this.sqlite = new SimSqlite(options.sql, this.scheduler, this.trace, this.prng.fork('sqlite'));
+    this.sqlite = new SimSqlite(options.sql, this.trace, this.prng.fork('sqlite'));
   }
 
   spawn(name: string, main: ProcessMain): void {

@@ -13,6 +13,26 @@ describe('the peer property', () => {
     await fc.assert(property, { seed: 7, numRuns: 8 });
   }, 120_000);
 
+  it('holds on the fixed model when a session gets /clear twice (each has its own canned reply)', async () => {
+    const sql = await loadSqlJs();
+    const plan = {
+      sessions: 1,
+      seed: 3,
+      steps: [
+        { kind: 'clear' as const, atMs: 1_000, session: 0 },
+        { kind: 'clear' as const, atMs: 30_000, session: 0 },
+      ],
+    };
+    const failures: string[] = [];
+    const property = fc.asyncProperty(fc.scheduler(), async (s) => {
+      const failure = await peerRun(s, plan, [], sql);
+      if (failure !== undefined) failures.push(failure);
+      return failure === undefined;
+    });
+    await fc.check(property, { seed: 7, numRuns: 3 });
+    expect(failures).toEqual([]);
+  }, 120_000);
+
   it('finds send-flag, which needs no fault', async () => {
     const sql = await loadSqlJs();
     const failures: string[] = [];

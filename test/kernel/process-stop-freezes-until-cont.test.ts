@@ -1,5 +1,5 @@
 // SIGSTOP and SIGCONT (a slow process, the stall fault): a stopped incarnation makes no progress at all (its timers,
-// the messages it waits for and its disk completions all wait), and on SIGCONT everything it missed resumes, in order,
+// the messages it waits for, its disk completions and SQL calls all wait), and on SIGCONT everything it missed resumes, in order,
 // at the instant it continues; the world around it goes on meanwhile. A kill of a stopped process works as usual.
 import { describe, expect, it } from 'vitest';
 import { loadSqlJs } from '../../sim/kernel/sqlite.ts';
@@ -43,6 +43,24 @@ describe('stop and cont', () => {
     expect(log).toHaveLength(4);
     expect(eventsOfKind(sim, 'proc.stop')).toHaveLength(1);
     expect(eventsOfKind(sim, 'proc.cont')[0]?.fields.deferred).toBeGreaterThan(0);
+  });
+
+  it('hold a SQL call in flight until cont: its statement runs then, and it resolves or rejects then', async () => {
+    const sim = makeSim(sql, 'stop-sql');
+    const log: string[] = [];
+    const rowsAt = (): number => Number(sim.sqlite.inspect('/db/p.db', 'SELECT COUNT(*) AS n FROM t')[0]?.n);
+    sim.spawn('p', async (ctx) => {
+      const db = await ctx.sqlite.open('/db/p.db', 'CREATE TABLE t(v TEXT);');
+      const write = db.run("INSERT INTO t(v) VALUES ('x')").then((result) => log.push(`write ${result.changes} ${ctx.clock.nowMs()}`));
+      const bad = db.run('INSERT INTO missing(v) VALUES (1)').catch((error: Error) => log.push(`rejected ${ctx.clock.nowMs()} ${error.message}`));
+      sim.stop('p');
+      await Promise.all([write, bad]);
+    });
+    sim.at(1_000, () => log.push(`rows at 1000: ${rowsAt()}`));
+    sim.at(5_000, () => sim.cont('p'));
+    await sim.run();
+    sim.dispose();
+    expect(log).toEqual(['rows at 1000: 0', 'write 1 5000', 'rejected 5000 no such table: missing']);
   });
 
   it('a stopped process can be killed; its deferred work never runs and its successor starts afresh', async () => {

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { SimClock } from '../../sim/kernel/clock.ts';
 import { type Fence, Scheduler } from '../../sim/kernel/scheduler.ts';
 
-function makeScheduler(stepsMax: number, simTimeMsMax: number, fence: Fence = { isAlive: () => true, deferIfStopped: () => false }): Scheduler {
+function makeScheduler(stepsMax: number, simTimeMsMax: number, fence: Fence = { state: () => 'running', defer: () => {} }): Scheduler {
   return new Scheduler(new SimClock(), { stepsMax, simTimeMsMax }, fence);
 }
 
@@ -76,7 +76,7 @@ describe('scheduler caps', () => {
 describe('scheduler fencing', () => {
   it('skips the events of a dead owner, counts them as fenced, and still runs kernel events', async () => {
     const alive = new Set([1, 2]);
-    const scheduler = makeScheduler(1_000, 1_000, { isAlive: (owner) => alive.has(owner), deferIfStopped: () => false });
+    const scheduler = makeScheduler(1_000, 1_000, { state: (owner) => (alive.has(owner) ? 'running' : 'dead'), defer: () => {} });
     const ran: string[] = [];
     scheduler.scheduleAt(10, () => ran.push('owner1@10'), 1);
     scheduler.scheduleAt(10, () => ran.push('owner2@10'), 2);
@@ -94,7 +94,7 @@ describe('scheduler fencing', () => {
 
   it('fences an event at the same instant as the kill when it was scheduled after it', async () => {
     const alive = new Set([7]);
-    const scheduler = makeScheduler(1_000, 1_000, { isAlive: (owner) => alive.has(owner), deferIfStopped: () => false });
+    const scheduler = makeScheduler(1_000, 1_000, { state: (owner) => (alive.has(owner) ? 'running' : 'dead'), defer: () => {} });
     const ran: string[] = [];
     scheduler.scheduleAt(10, () => ran.push('before-kill'), 7);
     scheduler.scheduleAt(10, () => alive.delete(7), 0);

@@ -4,9 +4,9 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { AssertionError } from '../../sim/kernel/assert.ts';
 import { SimClock } from '../../sim/kernel/clock.ts';
-import { Scheduler } from '../../sim/kernel/scheduler.ts';
+import { type Fence, Scheduler } from '../../sim/kernel/scheduler.ts';
 
-const everyoneAlive = { isAlive: () => true, deferIfStopped: () => false };
+const everyoneAlive: Fence = { state: () => 'running', defer: () => {} };
 
 function makeScheduler(stepsMax = 1_000_000, simTimeMsMax = 1_000_000_000): Scheduler {
   return new Scheduler(new SimClock(), { stepsMax, simTimeMsMax }, everyoneAlive);

@@ -11,6 +11,7 @@ import { makeSim } from './support.ts';
 const sql = await loadSqlJs();
 const schema = 'CREATE TABLE rows(id INTEGER PRIMARY KEY, status TEXT NOT NULL, n INTEGER NOT NULL);';
 const pending = "SELECT id, n FROM rows WHERE status = 'pending' ORDER BY id";
+const byN = 'SELECT id, status FROM rows WHERE n = ? ORDER BY id';
 
 type Op = { kind: 'insert'; n: number } | { kind: 'complete'; n: number } | { kind: 'noop-delete' } | { kind: 'tx-bump' } | { kind: 'read' };
 
@@ -39,9 +40,17 @@ describe('the read cache answers as SQLite would', () => {
           const db = await ctx.sqlite.open('/db/cache.db', schema);
           for (const op of ops) {
             await apply(db, op);
-            const cached = await db.query(pending);
-            const direct = sim.sqlite.inspect('/db/cache.db', pending);
-            if (JSON.stringify(cached) !== JSON.stringify(direct)) mismatches.push(`${JSON.stringify(op)}: ${JSON.stringify(cached)} != ${JSON.stringify(direct)}`);
+            // The parameterless read and a read with each of a few parameter values (the cache keys on them), read
+            // directly first (inspect invalidates the cache), then twice through the cache: the second round is answered
+            // from it.
+            const reads = [[], [0], [1], [2]].map((params) => ({ params, sql: params.length === 0 ? pending : byN }));
+            const direct = reads.map((read) => JSON.stringify(sim.sqlite.inspect('/db/cache.db', read.sql, read.params)));
+            for (let round = 0; round < 2; round++) {
+              for (const [i, read] of reads.entries()) {
+                const cached = JSON.stringify(await db.query(read.sql, read.params));
+                if (cached !== direct[i]) mismatches.push(`${JSON.stringify(op)} ${JSON.stringify(read.params)}: ${cached} != ${direct[i]}`);
+              }
+            }
           }
         });
         await sim.run();
