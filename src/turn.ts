@@ -10,7 +10,7 @@ import { type ModelConfig, queueModeOf } from './config.ts';
 import type { ModelEnvironment } from './model.ts';
 import type { LlmAnswer, ProcessContext, SqlDatabase, ToolName } from './ports.ts';
 import type { HeartbeatFile } from './runner.ts';
-import type { DbMessage, SessionDb } from './session-db.ts';
+import { type DbMessage, rotatedSessionId, type SessionDb } from './session-db.ts';
 import { parseTurnSentPayloads, type SessionDbs, sharedPayloadRow, transcriptPath, turnSendInvokedKey, turnSentPayloadsKey, turnSentPayloadsKeyFor } from './session-dbs.ts';
 import type { SessionEntry, TranscriptMessage } from './session-manager.ts';
 import type { SessionManagerFactory, SessionManagerPort } from './session-manager-port.ts';
@@ -42,6 +42,8 @@ export const toolCallAttemptsMax = 30;
 interface TurnState {
   deps: TurnDeps;
   sessionKey: string;
+  /** The state.db session and transcript file the turn writes to (the key's current one). */
+  sessionId: string;
   turnId: string;
   agent: AiAgent;
   history: AgentMessage[];
@@ -60,26 +62,45 @@ export async function runTurn(deps: TurnDeps, sessionKey: string, batch: Batch, 
   const turnId = batch.turnId;
   ctx.note('turn-start', { session: sessionKey, turn: turnId, kind: batch.kind, attempt: options.attempt, members: batch.members.length });
   if (batch.kind === 'command') deps.cache.evict(sessionKey);
+  const sessionId = await turnSessionId(deps, sessionKey, batch);
   const signature = `model-v${deps.env.configGeneration()}`;
-  const lookup = deps.cache.getOrCreate(sessionKey, signature, await deps.sessionDb.messageCount(sessionKey), () => new AiAgent(sessionKey, signature, 'main'));
+  const create = (): AiAgent => new AiAgent(sessionKey, signature, 'main', sessionId);
+  const lookup = deps.cache.getOrCreate(sessionKey, signature, await deps.sessionDb.messageCount(sessionId), create, sessionId);
   for (const evicted of lookup.evicted) ctx.note('agent-evicted', { session: evicted });
-  if (lookup.rebuilt === 'another-writer') ctx.note('agent-rebuilt', { session: sessionKey, reason: lookup.rebuilt });
+  if (lookup.rebuilt === 'another-writer' || lookup.rebuilt === 'rotated') ctx.note('agent-rebuilt', { session: sessionKey, reason: lookup.rebuilt });
   deps.cache.begin(sessionKey);
   try {
-    return await runTurnWithAgent(deps, sessionKey, batch, lookup, options);
+    return await runTurnWithAgent(deps, sessionKey, sessionId, batch, lookup, options);
   } finally {
-    deps.cache.end(sessionKey, await deps.sessionDb.messageCount(sessionKey));
+    deps.cache.end(sessionKey, await deps.sessionDb.messageCount(sessionId));
   }
 }
 
-async function runTurnWithAgent(deps: TurnDeps, sessionKey: string, batch: Batch, lookup: CacheLookup, options: { attempt: number; giveUp?: boolean }): Promise<string[]> {
+/**
+ * The state.db session (and transcript file) the turn writes to: the key's current one. A /clear works in the session
+ * it ends; retried after its rotation committed, it finds its own successor current and goes back to the parent.
+ */
+async function turnSessionId(deps: TurnDeps, sessionKey: string, batch: Batch): Promise<string> {
+  const current = await deps.sessionDb.currentSessionId(sessionKey);
+  if (batch.kind !== 'command' || current !== rotatedSessionId(sessionKey, batch.turnId)) return current;
+  return (await deps.sessionDb.parentOf(current)) ?? current;
+}
+
+async function runTurnWithAgent(
+  deps: TurnDeps,
+  sessionKey: string,
+  sessionId: string,
+  batch: Batch,
+  lookup: CacheLookup,
+  options: { attempt: number; giveUp?: boolean },
+): Promise<string[]> {
   const { ctx, config } = deps;
   const turnId = batch.turnId;
   const inbound = await deps.dbs.inboundDb(sessionKey);
   const outbound = await deps.dbs.outboundDb(sessionKey);
-  const rows = await deps.sessionDb.messages(sessionKey);
+  const rows = await deps.sessionDb.messages(sessionId);
   const built = buildHistory(rows, turnId);
-  const session = await openTranscript(deps, sessionKey);
+  const session = await openTranscript(deps, sessionKey, sessionId);
   const leaf = session.leaf;
   const orphan = leaf?.message.role === 'user' ? [{ turnId: leaf.turnId, content: leaf.message.content }] : [];
   // The unanswered messages folded into this turn. A retry folds the same ones again: the claims are durable and the
@@ -105,7 +126,7 @@ async function runTurnWithAgent(deps: TurnDeps, sessionKey: string, batch: Batch
   if (!resuming) await repairOrphanedTrailingUser(deps, session, sessionKey, turnId);
   const agent = lookup.agent;
   if (lookup.reused) initCachedAgentForTurn(agent, built.history.length, config, ctx.clock.nowMs());
-  const state: TurnState = { deps, sessionKey, turnId, agent, history: built.history, historyLength: built.history.length, own: built.own, session, inbound, outbound, members };
+  const state: TurnState = { deps, sessionKey, sessionId, turnId, agent, history: built.history, historyLength: built.history.length, own: built.own, session, inbound, outbound, members };
   // Each transcript records a folded message once: the prompt written to it leaves out what it already holds as a
   // user message of its own (Hermes keeps consecutive user rows; OpenClaw's repaired JSONL no longer has the orphan).
   const userRows = rows.filter((message) => message.role === 'user' && message.turnId !== turnId).map((message) => message.content);
@@ -147,6 +168,8 @@ async function runTurnWithAgent(deps: TurnDeps, sessionKey: string, batch: Batch
   }
   await checkInterrupt('final');
   await persistFinal(state, answer.result);
+  // /clear: the new session is durable before the reply says so (Hermes' reset_session commits before it answers).
+  if (batch.kind === 'command') await rotateSession(state);
   await dispatchResult(state, answer.result);
   return session.activeBranch().map((entry) => entry.id);
 }
@@ -241,11 +264,18 @@ function withFolded(texts: readonly string[], content: string): string {
   return texts.length === 0 ? content : `${queuedPrefix}\n${texts.join('\n')}\n\n${content}`;
 }
 
-async function openTranscript(deps: TurnDeps, sessionKey: string): Promise<SessionManagerPort> {
+/** Session rotation (/clear): end the turn's session and start the next one (state.db; its JSONL file comes with its first flush). */
+async function rotateSession(state: TurnState): Promise<void> {
+  const next = rotatedSessionId(state.sessionKey, state.turnId);
+  await state.deps.sessionDb.rotate(state.sessionId, next, state.deps.ctx.clock.nowMs());
+  state.deps.ctx.note('session-rotated', { session: state.sessionKey, turn: state.turnId, from: state.sessionId, to: next });
+}
+
+async function openTranscript(deps: TurnDeps, sessionKey: string, sessionId: string): Promise<SessionManagerPort> {
   const { ctx } = deps;
   // OpenClaw's run attempt: repair the file if needed, open the SessionManager, prepare it (src/session-file-repair.ts);
   // the fixed runner also ends a last line a power loss tore just short of its newline.
-  const { session, repair, reset } = await openSessionForRun(ctx, deps.sessionManagerFactory, transcriptPath(sessionKey), { endTornLastLine: true });
+  const { session, repair, reset } = await openSessionForRun(ctx, deps.sessionManagerFactory, transcriptPath(sessionId), { endTornLastLine: true });
   if (repair.repaired) ctx.note('transcript-repaired', { session: sessionKey, malformed: repair.droppedLines, backup: repair.backupPath });
   else if (repair.reason === 'invalid session header') ctx.note('transcript-repair-skipped', { session: sessionKey, reason: repair.reason });
   if (reset) ctx.note('transcript-reset', { session: sessionKey });
@@ -293,8 +323,8 @@ async function persistPrompt(state: TurnState, db: { prompt: string; texts: stri
   state.agent.beginTurn(state.history, user);
   const ownRows = state.own.filter((row) => row.role === 'user').map((row) => row.content);
   const dbMissing = missingFrom(ownRows, db.texts);
-  if (ownRows.length === 0) await state.deps.sessionDb.appendMessage(state.sessionKey, user, nowMs);
-  else if (dbMissing.length > 0) await state.deps.sessionDb.appendMessage(state.sessionKey, message(dbMissing.join('\n')), nowMs);
+  if (ownRows.length === 0) await state.deps.sessionDb.appendMessage(state.sessionId, user, nowMs);
+  else if (dbMissing.length > 0) await state.deps.sessionDb.appendMessage(state.sessionId, message(dbMissing.join('\n')), nowMs);
   const ownEntries = state.session
     .activeBranch()
     .filter((entry) => entry.turnId === state.turnId && entry.message.role === 'user')

@@ -16,6 +16,7 @@
 import { parseMessageBlocks } from '../../src/index.ts';
 import type { LlmToolCall } from '../../src/ports.ts';
 import type { LlmAnswerFact, ShownFact } from '../world/ledger.ts';
+import { familyRows } from './durable.ts';
 import { answersIn, cannedReplies, carries, commandStartsOf, commandsOf, normalized, type Observations, shownIn, type Subject, subjectAtMs, subjectKey, takenUp } from './observations.ts';
 
 export interface Slot {
@@ -69,7 +70,7 @@ function attribute(o: Observations, session: string): Attribution {
   const cannedTexts = cannedReplies.map(normalized);
   // Tool calls the system actually made: their carrier rows are durable in state.db (a tool call of an answer whose
   // turn failed before the call was never sent, so it cannot be what the user saw).
-  const durableCalls = new Set(o.durable.rows.filter((row) => row.sessionId === session).flatMap((row) => row.toolCallIds));
+  const durableCalls = new Set(familyRows(o.durable, session).flatMap((row) => row.toolCallIds));
   for (const fact of shownIn(o, session)) {
     const text = normalized(fact.text);
     const open = answers
