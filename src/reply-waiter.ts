@@ -24,10 +24,11 @@ export class ReplyWaiter {
     });
   }
 
-  /** A reply arrived; a reply nobody waits for (late, or a duplicate) is ignored. */
-  settle(key: string, ok: boolean): void {
+  /** A reply arrived; returns whether anyone waited for it (a late reply, or a duplicate, finds nobody). */
+  settle(key: string, ok: boolean): boolean {
     const resolve = this.waiting.get(key);
     this.waiting.delete(key);
     resolve?.(ok);
+    return resolve !== undefined;
   }
 }

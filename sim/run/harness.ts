@@ -75,6 +75,7 @@ export async function runSpec(spec: RunSpec, options: RunOptions): Promise<RunRe
     randomFor: (key) => sim.prng.fork(key) as Random,
     nowMs: () => sim.clock.nowMs(),
     recordFault: (fields) => sim.trace.record('fault', fields),
+    keylessPlatform: plan.keylessPlatform === true,
   });
   const sessionManagerFactory = options.sessionManager === 'pi' ? await piFactory(sim) : undefined;
   const components = { ...findScenario(spec.scenario)?.components, ...options.components };

@@ -95,6 +95,8 @@ export interface Plan {
   model: ModelKnobsPlan;
   /** OpenClaw's queue mode of each session, by session number (collect where not given). */
   queueModes?: QueueMode[];
+  /** The chat platform ignores client idempotency keys (drawn per run by chaos only; absent: it honours them). */
+  keylessPlatform?: boolean;
   /** Faults stop at this time; afterwards the run goes on fault-free for settleMs (liveness). */
   faultPhaseMs: number;
   settleMs: number;

@@ -9,6 +9,7 @@
 import { describe, expect, it } from 'vitest';
 import { clearedReply, stateDbPath, transcriptPath } from '../../src/index.ts';
 import { loadSqlJs } from '../../sim/kernel/sqlite.ts';
+import type { RunResult } from '../../sim/run/harness.ts';
 import { forMessage, handPlan, invariants, marker, reply, type RunInput, session0, user, withRun } from '../model/support.ts';
 import { both, firstReply, messagesOf, type Prepare, secondReply, shown, sqlAt } from './support.ts';
 
@@ -43,9 +44,13 @@ const rotationNotDurable: Prepare = sqlAt(
 );
 
 /** The runner restarts after the /clear's reply (a rotation kept in its memory would be gone). */
-const killRunnerAfterClear: Prepare = (sim) => sim.at(30_000, () => void sim.processes.kill('runner', 1_000));
+const killRunnerAfterClear: Prepare = (sim) =>
+  sim.at(30_000, () => {
+    sim.processes.kill('runner');
+    sim.processes.restart('runner', 1_000);
+  });
 
-function sessionsOf(result: Awaited<Parameters<Parameters<typeof withRun>[2]>[0]>): { id: string; parent: string | null; endReason: string | null }[] {
+function sessionsOf(result: RunResult): { id: string; parent: string | null; endReason: string | null }[] {
   return result.sim.sqlite.inspect(stateDbPath, 'SELECT id, parent_session_id, end_reason FROM sessions ORDER BY started_at, id').map((row) => ({
     id: String(row.id),
     parent: row.parent_session_id === null ? null : String(row.parent_session_id),

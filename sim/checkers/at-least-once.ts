@@ -1,0 +1,59 @@
+// At-least-once delivery on a platform that ignores client idempotency keys (the ledger says which). A sender marks a
+// message delivered only after the platform acknowledged it, so when it cannot have seen that acknowledgement it must
+// send again, and the user sees the message twice: an unavoidable duplicate, not a bug. Decided from the world's
+// ledger (what was shown, and when) and the kernel's facts (the network's sends and deliveries, kills and power
+// losses), never from the sender's own records. A repeat showing at t2 of what was first shown at t1 is excused when
+// it was sent after t1 (a retry, not a second send made before the platform answered the first) and
+//   - the platform's acknowledgement of the first send (sent at t1) never reached the sender, or reached it only after
+//     the sender had sent again, or
+//   - the sender was killed (a SIGKILL or a power loss) between t1 and sending again, so a new incarnation could not
+//     know what the old one had been told.
+// A second send without such a window (a gateway that sends one row twice, two rows for one payload) stays a
+// duplicate the checkers report.
+import type { ShownFact } from '../world/ledger.ts';
+import { normalized, type Observations } from './observations.ts';
+
+interface NetSend {
+  id: number;
+  timeMs: number;
+  from: string;
+  to: string;
+}
+
+/** Whether a showing is an unavoidable at-least-once repeat of an earlier showing of the same message. */
+export type RepeatExcuse = (fact: ShownFact) => boolean;
+
+export function atLeastOnceRepeats(o: Observations): RepeatExcuse {
+  if (o.ledger.platformHonoursKeys) return () => false;
+  const acks: NetSend[] = [];
+  const sends: NetSend[] = [];
+  const deliveredAtMs = new Map<number, number>();
+  for (const event of o.events) {
+    if (event.kind === 'net.send') {
+      const send = { id: Number(event.fields.id), timeMs: event.timeMs, from: String(event.fields.from), to: String(event.fields.to) };
+      if (event.fields.kind === 'send.ack') acks.push(send);
+      else if (event.fields.kind === 'send') sends.push(send);
+    } else if (event.kind === 'net.deliver' && !deliveredAtMs.has(Number(event.fields.id))) deliveredAtMs.set(Number(event.fields.id), event.timeMs);
+  }
+  // The platform acknowledges each send as it shows it, in order: the k-th showing at an instant has the k-th ack.
+  const ackOf = new Map<ShownFact, NetSend>();
+  for (const fact of o.ledger.shown) {
+    const sameInstant = o.ledger.shown.filter((other) => other.atMs === fact.atMs);
+    const ack = acks.filter((candidate) => candidate.timeMs === fact.atMs)[sameInstant.indexOf(fact)];
+    if (ack !== undefined) ackOf.set(fact, ack);
+  }
+  return (fact) => {
+    const first = o.ledger.shown.filter((other) => other.index < fact.index && other.sessionKey === fact.sessionKey && other.kind === fact.kind && normalized(other.text) === normalized(fact.text)).at(-1);
+    const ack = first === undefined ? undefined : ackOf.get(first);
+    if (first === undefined || ack === undefined) return false;
+    // The send the platform showed at t2: one the sender had sent before it arrived at that instant.
+    const resends = sends.filter((send) => send.from === ack.to && deliveredAtMs.get(send.id) === fact.atMs);
+    if (resends.length === 0) return false;
+    const resentAtMs = Math.min(...resends.map((send) => send.timeMs));
+    // Sent again before the platform even took the first: not a retry, a second send.
+    if (resentAtMs <= first.atMs) return false;
+    const ackAtMs = deliveredAtMs.get(ack.id);
+    if (ackAtMs === undefined || ackAtMs >= resentAtMs) return true;
+    return o.kernel.some((kill) => kill.kind === 'kill' && kill.process === ack.to && kill.timeMs >= first.atMs && kill.timeMs <= resentAtMs);
+  };
+}
