@@ -8,7 +8,8 @@
 //     the sender had sent again, or
 //   - the sender was killed (a SIGKILL or a power loss) between t1 and sending again, so a new incarnation could not
 //     know what the old one had been told.
-// A second send without such a window (a gateway that sends one row twice, two rows for one payload) stays a
+// A repeat the network made (the link replayed a send it had delivered: a `net.duplicate` arriving at t2) is the
+// world's doing, not the sender's, and is excused as well. A second send without such a window (a gateway that sends one row twice, two rows for one payload) stays a
 // duplicate the checkers report.
 import type { ShownFact } from '../world/ledger.ts';
 import { normalized, type Observations } from './observations.ts';
@@ -28,12 +29,14 @@ export function atLeastOnceRepeats(o: Observations): RepeatExcuse {
   const acks: NetSend[] = [];
   const sends: NetSend[] = [];
   const deliveredAtMs = new Map<number, number>();
+  const replays: NetSend[] = [];
   for (const event of o.events) {
     if (event.kind === 'net.send') {
       const send = { id: Number(event.fields.id), timeMs: event.timeMs, from: String(event.fields.from), to: String(event.fields.to) };
       if (event.fields.kind === 'send.ack') acks.push(send);
       else if (event.fields.kind === 'send') sends.push(send);
     } else if (event.kind === 'net.deliver' && !deliveredAtMs.has(Number(event.fields.id))) deliveredAtMs.set(Number(event.fields.id), event.timeMs);
+    else if (event.kind === 'net.duplicate') replays.push({ id: Number(event.fields.id), timeMs: event.timeMs, from: String(event.fields.from), to: String(event.fields.to) });
   }
   // The platform acknowledges each send as it shows it, in order: the k-th showing at an instant has the k-th ack.
   const ackOf = new Map<ShownFact, NetSend>();
@@ -46,6 +49,7 @@ export function atLeastOnceRepeats(o: Observations): RepeatExcuse {
     const first = o.ledger.shown.filter((other) => other.index < fact.index && other.sessionKey === fact.sessionKey && other.kind === fact.kind && normalized(other.text) === normalized(fact.text)).at(-1);
     const ack = first === undefined ? undefined : ackOf.get(first);
     if (first === undefined || ack === undefined) return false;
+    if (replays.some((replay) => replay.from === ack.to && replay.timeMs === fact.atMs)) return true;
     // The send the platform showed at t2: one the sender had sent before it arrived at that instant.
     const resends = sends.filter((send) => send.from === ack.to && deliveredAtMs.get(send.id) === fact.atMs);
     if (resends.length === 0) return false;

@@ -4,7 +4,7 @@
 // length is counted in trace events too, in the text and in the JSON.
 import { inboundPath, outboundPath, stateDbPath } from '../../src/index.ts';
 import type { Violation } from '../checkers/index.ts';
-import type { FaultCoverage } from '../run/coverage.ts';
+import { type FaultCoverage, shapeTypes } from '../run/coverage.ts';
 import type { RunResult } from '../run/harness.ts';
 import { faultTypes, phases, sessionKey } from '../run/plan.ts';
 import type { TraceEvent } from '../kernel/trace.ts';
@@ -129,7 +129,7 @@ function describeEvent(event: TraceEvent): string | undefined {
 export function coverageText(coverage: FaultCoverage): string {
   const columns = [...phases, 'idle'] as const;
   const header = `  ${'fault'.padEnd(17)}${columns.map((column) => column.padStart(17)).join('')}`;
-  const rows = faultTypes.map((type) => `  ${type.padEnd(17)}${columns.map((column) => String(coverage[type][column]).padStart(17)).join('')}`);
+  const rows = [...faultTypes, ...shapeTypes].map((type) => `  ${type.padEnd(17)}${columns.map((column) => String(coverage[type][column]).padStart(17)).join('')}`);
   return [header, ...rows].join('\n');
 }
 

@@ -1,7 +1,9 @@
 // Fault coverage: for each fault type (kills by process) and each phase of a turn, how often a fault landed there.
 // The "current phase" is the phase of the most recent phase-bearing trace event of any session, so a runner kill
 // right after a tool send and before the result dispatch counts as kill-runner under tool-send. A campaign sums the
-// tables of its runs.
+// tables of its runs. Below the faults, shapes of a run that are no fault but must be reached (issue 9): a message
+// row the host marked failed after 5 tries, a session rotation (/clear), a run on a platform without idempotency
+// keys (once per run, idle) and an interrupt-mode abort.
 import { type FaultType, faultTypes, hostProcesses, type KillableProcess, linkPairs, type Phase, phaseOfTrace, phases } from './plan.ts';
 import type { Simulation } from '../kernel/simulation.ts';
 import type { FakeModelApi } from '../world/fake-model.ts';
@@ -9,12 +11,17 @@ import type { TraceEvent } from '../kernel/trace.ts';
 
 const gatewayProcess: (typeof hostProcesses)[number] = 'gateway';
 
-/** How many faults of each type landed in each phase of a turn (or while idle). */
-export type FaultCoverage = Record<FaultType, Record<Phase | 'idle', number>>;
+/** Shapes of a run counted beside the faults (not fault types: the plan does not switch them on and off). */
+export const shapeTypes = ['failed-row', 'session-rotation', 'keyless-run', 'interrupt-abort'] as const;
+export type ShapeType = (typeof shapeTypes)[number];
+const coverageRows = [...faultTypes, ...shapeTypes] as const;
+
+/** How many faults of each type (and shapes of each kind) landed in each phase of a turn (or while idle). */
+export type FaultCoverage = Record<FaultType | ShapeType, Record<Phase | 'idle', number>>;
 
 export function emptyCoverage(): FaultCoverage {
   const coverage = {} as FaultCoverage;
-  for (const type of faultTypes) {
+  for (const type of coverageRows) {
     const row = { idle: 0 } as Record<Phase | 'idle', number>;
     for (const phase of phases) row[phase] = 0;
     coverage[type] = row;
@@ -23,7 +30,7 @@ export function emptyCoverage(): FaultCoverage {
 }
 
 export function addCoverage(into: FaultCoverage, from: FaultCoverage): void {
-  for (const type of faultTypes) for (const [phase, count] of Object.entries(from[type])) into[type][phase as Phase] += count;
+  for (const type of coverageRows) for (const [phase, count] of Object.entries(from[type])) into[type][phase as Phase] += count;
 }
 
 export class FaultRecorder {
@@ -37,6 +44,11 @@ export class FaultRecorder {
     private readonly modelApi?: FakeModelApi,
   ) {
     sim.trace.onEvent((event) => this.observe(event));
+  }
+
+  /** The run's platform ignores client idempotency keys. */
+  keylessRun(): void {
+    this.coverage['keyless-run'].idle++;
   }
 
   /** After the fault phase ends, no new fault lands (a delayed phase-triggered one included). */
@@ -101,9 +113,15 @@ export class FaultRecorder {
     if (type !== undefined) this.coverage[type][this.phase]++;
   }
 
-  private faultTypeOf(event: TraceEvent): FaultType | undefined {
+  private faultTypeOf(event: TraceEvent): FaultType | ShapeType | undefined {
     const fields = event.fields;
     switch (event.kind) {
+      case 'model.claim-failed':
+        return 'failed-row';
+      case 'model.session-rotated':
+        return 'session-rotation';
+      case 'model.turn-aborted':
+        return 'interrupt-abort';
       case 'proc.kill':
         return this.inPowerLoss ? undefined : killType(String(fields.name));
       case 'net.resend':

@@ -89,6 +89,7 @@ export async function runSpec(spec: RunSpec, options: RunOptions): Promise<RunRe
     components,
   );
   const recorder = new FaultRecorder(sim, world.modelApi);
+  if (plan.keylessPlatform === true) recorder.keylessRun();
   const monitor = new TranscriptMonitor(sim, sessions);
   // The model's note of a completed turn triggers the transcript check; the check itself reads only the files.
   sim.trace.onEvent((event) => {

@@ -89,6 +89,7 @@ describe('JSON output', () => {
     expect(Object.keys(json.coverage)).toEqual([
       'kill-gateway', 'kill-runner', 'kill-tool-server', 'kill-node-host', 'power-loss', 'partition', 'hold', 'reset', 'drop', 'duplicate', 'reorder',
       'disk-tear', 'disk-writeback', 'sql-busy', 'model-error', 'model-slow', 'model-outage', 'stall',
+      'failed-row', 'session-rotation', 'keyless-run', 'interrupt-abort',
     ]);
     expect(Object.keys(json.coverage['kill-runner'] ?? {})).toEqual(['idle', 'ingest', 'prompt-persisted', 'model-call', 'abort', 'tool-send', 'result-dispatch', 'flush', 'delivery']);
   });
