@@ -46,6 +46,7 @@ describe('a platform without idempotency keys', () => {
   it('shows each reply once on the untouched run', async () => {
     await withRun(sql, input(undefined, keyless), (result) => {
       expect(result.ledger.platformHonoursKeys).toBe(false);
+      expect(result.coverage['keyless-run'].idle).toBe(1);
       expect(shown(result)).toEqual([firstReply, interim, secondReply]);
       expect(result.violations).toEqual([]);
     });

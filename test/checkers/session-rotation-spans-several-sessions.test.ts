@@ -73,6 +73,9 @@ describe('session rotation (/clear)', () => {
       expect(result.sim.disk.peekSynced(transcriptPath(session0))).not.toContain(m2);
       expect(shown(result)).toEqual([firstReply, clearedReply, secondReply]);
       expect(result.violations).toEqual([]);
+      // The coverage report counts the rotation, and no key-less run.
+      expect(Object.values(result.coverage['session-rotation']).reduce((sum, count) => sum + count, 0)).toBe(1);
+      expect(result.coverage['keyless-run'].idle).toBe(0);
     });
   });
 

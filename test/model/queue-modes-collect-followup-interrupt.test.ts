@@ -60,6 +60,7 @@ describe('queue modes', () => {
       expect(result.ledger.answers.map((answer) => answer.result.split('\n')[0])).toEqual([reply('answer to m0'), reply('answer to m0+m1+m2')]);
       expect(result.ledger.shown.map((fact) => fact.text)).toEqual(['answer to m0+m1+m2']);
       expect(result.sim.trace.events.filter((event) => event.kind === 'model.turn-aborted')).toHaveLength(1);
+      expect(result.coverage['interrupt-abort'].abort).toBe(1);
       expect(invariants(result)).toEqual([]);
     });
   });
@@ -69,6 +70,7 @@ describe('queue modes', () => {
     await withRun(sql, { bugs: [], plan: quiet, script, prepare: slowFirst }, (result) => {
       expect(result.ledger.shown.map((fact) => fact.text)).toEqual(['answer to m0', 'answer to m1']);
       expect(result.sim.trace.events.filter((event) => event.kind === 'model.turn-aborted')).toHaveLength(0);
+      expect(result.coverage['interrupt-abort'].abort).toBe(0);
     });
   });
 });
