@@ -104,13 +104,22 @@ async function reformed(inbound: SqlDatabase, outbound: SqlDatabase, turnId: str
   return { turnId, kind: head.kind, members, failed };
 }
 
-/** Whether a due message with trigger=1 arrived after every message of the batch (an interrupt-mode run aborts). */
+/**
+ * Whether a due message with trigger=1 arrived after every message of the batch (an interrupt-mode run aborts), one the
+ * re-formed turn would take in. A row another unfinished turn claimed is not new (that turn re-forms after this one:
+ * fetchBatch resumes the oldest), nor is one behind a pending /clear (fetchBatch stops at the command); aborting for
+ * either would re-form this turn without it and abort it again, for ever.
+ */
 export async function newerMessageDue(inbound: SqlDatabase, outbound: SqlDatabase, batch: Batch, nowMs: number): Promise<boolean> {
   const newest = Math.max(...batch.members.map((member) => member.seq));
-  const later = await inbound.query("SELECT id, process_after FROM messages_in WHERE status = 'pending' AND trigger = 1 AND kind = 'chat' AND seq > ?", [newest]);
+  // Nor is a message behind a /clear: it waits for the /clear's own turn, which comes after this one.
+  const command = await inbound.query("SELECT MIN(seq) AS seq FROM messages_in WHERE status = 'pending' AND kind = 'command' AND seq > ?", [newest]);
+  const before = command[0]?.seq === null || command[0]?.seq === undefined ? Number.MAX_SAFE_INTEGER : Number(command[0].seq);
+  const later = await inbound.query("SELECT id, process_after FROM messages_in WHERE status = 'pending' AND trigger = 1 AND kind = 'chat' AND seq > ? AND seq < ?", [newest, before]);
   if (later.length === 0) return false;
   const acked = new Set((await outbound.query('SELECT message_id FROM processing_ack')).map((row) => row.message_id as string));
-  return later.some((row) => Number(row.process_after) <= nowMs && !acked.has(row.id as string));
+  const claimed = new Set((await outbound.query('SELECT message_id FROM turn_claims WHERE turn_id != ?', [batch.turnId])).map((row) => row.message_id as string));
+  return later.some((row) => Number(row.process_after) <= nowMs && !acked.has(row.id as string) && !claimed.has(row.id as string));
 }
 
 /**

@@ -21,11 +21,19 @@ interface NetSend {
   to: string;
 }
 
-/** Whether a showing is an unavoidable at-least-once repeat of an earlier showing of the same message. */
-export type RepeatExcuse = (fact: ShownFact) => boolean;
+/**
+ * Whether a showing is an unavoidable at-least-once repeat of an earlier showing of the same message: `replayed` when
+ * the link replayed a send (certainly a copy, so it fills no slot), `excused` for that or a resend the sender could
+ * not avoid (judged only for a showing no answer explains: a resend of a stock phrase is told from a new answer's
+ * showing of it by the slots, not by the window).
+ */
+export interface RepeatExcuse {
+  replayed: (fact: ShownFact) => boolean;
+  excused: (fact: ShownFact) => boolean;
+}
 
 export function atLeastOnceRepeats(o: Observations): RepeatExcuse {
-  if (o.ledger.platformHonoursKeys) return () => false;
+  if (o.ledger.platformHonoursKeys) return { replayed: () => false, excused: () => false };
   const acks: NetSend[] = [];
   const sends: NetSend[] = [];
   const deliveredAtMs = new Map<number, number>();
@@ -45,11 +53,12 @@ export function atLeastOnceRepeats(o: Observations): RepeatExcuse {
     const ack = acks.filter((candidate) => candidate.timeMs === fact.atMs)[sameInstant.indexOf(fact)];
     if (ack !== undefined) ackOf.set(fact, ack);
   }
-  return (fact) => {
+  const replayed = (fact: ShownFact): boolean => replays.some((replay) => replay.to === acks[0]?.from && replay.timeMs === fact.atMs && o.ledger.shown.some((other) => other.index < fact.index && other.sessionKey === fact.sessionKey && normalized(other.text) === normalized(fact.text)));
+  const excused = (fact: ShownFact): boolean => {
     const first = o.ledger.shown.filter((other) => other.index < fact.index && other.sessionKey === fact.sessionKey && other.kind === fact.kind && normalized(other.text) === normalized(fact.text)).at(-1);
     const ack = first === undefined ? undefined : ackOf.get(first);
     if (first === undefined || ack === undefined) return false;
-    if (replays.some((replay) => replay.from === ack.to && replay.timeMs === fact.atMs)) return true;
+    if (replayed(fact)) return true;
     // The send the platform showed at t2: one the sender had sent before it arrived at that instant.
     const resends = sends.filter((send) => send.from === ack.to && deliveredAtMs.get(send.id) === fact.atMs);
     if (resends.length === 0) return false;
@@ -60,4 +69,5 @@ export function atLeastOnceRepeats(o: Observations): RepeatExcuse {
     if (ackAtMs === undefined || ackAtMs >= resentAtMs) return true;
     return o.kernel.some((kill) => kill.kind === 'kill' && kill.process === ack.to && kill.timeMs >= first.atMs && kill.timeMs <= resentAtMs);
   };
+  return { replayed, excused };
 }

@@ -67,7 +67,7 @@ export function attributeAll(o: Observations): Map<string, Attribution> {
 
 /** A showing that fills no slot: an at-least-once repeat a key-less platform could not drop is left out, else unexplained. */
 function unexplainedOrRepeat(unexplained: Unexplained[], excused: RepeatExcuse, entry: Unexplained): void {
-  if (entry.reason === 'shown-again' && excused(entry.shown)) return;
+  if (entry.reason === 'shown-again' && excused.excused(entry.shown)) return;
   unexplained.push(entry);
 }
 
@@ -81,6 +81,7 @@ function attribute(o: Observations, session: string, excused: RepeatExcuse): Att
   // turn failed before the call was never sent, so it cannot be what the user saw).
   const durableCalls = new Set(familyRows(o.durable, session).flatMap((row) => row.toolCallIds));
   for (const fact of shownIn(o, session)) {
+    if (excused.replayed(fact)) continue;
     const text = normalized(fact.text);
     const open = answers
       .filter((answer) => answer.first.returnedAtMs <= fact.atMs)
