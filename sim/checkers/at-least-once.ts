@@ -54,11 +54,11 @@ export function atLeastOnceRepeats(o: Observations): RepeatExcuse {
     if (ack !== undefined) ackOf.set(fact, ack);
   }
   const replayed = (fact: ShownFact): boolean => replays.some((replay) => replay.to === acks[0]?.from && replay.timeMs === fact.atMs && o.ledger.shown.some((other) => other.index < fact.index && other.sessionKey === fact.sessionKey && normalized(other.text) === normalized(fact.text)));
-  const excused = (fact: ShownFact): boolean => {
-    const first = o.ledger.shown.filter((other) => other.index < fact.index && other.sessionKey === fact.sessionKey && other.kind === fact.kind && normalized(other.text) === normalized(fact.text)).at(-1);
-    const ack = first === undefined ? undefined : ackOf.get(first);
-    if (first === undefined || ack === undefined) return false;
-    if (replayed(fact)) return true;
+  // A repeat of `first` the sender could not avoid: sent after the platform took `first`, whose acknowledgement never
+  // reached the sender before the resend, or the sender was killed in between.
+  const retryOf = (fact: ShownFact, first: ShownFact): boolean => {
+    const ack = ackOf.get(first);
+    if (ack === undefined) return false;
     // The send the platform showed at t2: one the sender had sent before it arrived at that instant.
     const resends = sends.filter((send) => send.from === ack.to && deliveredAtMs.get(send.id) === fact.atMs);
     if (resends.length === 0) return false;
@@ -69,5 +69,9 @@ export function atLeastOnceRepeats(o: Observations): RepeatExcuse {
     if (ackAtMs === undefined || ackAtMs >= resentAtMs) return true;
     return o.kernel.some((kill) => kill.kind === 'kill' && kill.process === ack.to && kill.timeMs >= first.atMs && kill.timeMs <= resentAtMs);
   };
+  // The same text may have been shown before by several messages (a stock phrase): a retry of any of them excuses it.
+  const excused = (fact: ShownFact): boolean =>
+    replayed(fact) ||
+    o.ledger.shown.some((first) => first.index < fact.index && first.sessionKey === fact.sessionKey && first.kind === fact.kind && normalized(first.text) === normalized(fact.text) && retryOf(fact, first));
   return { replayed, excused };
 }

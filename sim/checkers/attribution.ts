@@ -92,6 +92,10 @@ function attribute(o: Observations, session: string, excused: RepeatExcuse): Att
     // up on since).
     const rank = (candidate: Slot): number => (candidate.answer.superseded ? 2 : 0) + (candidate.toolCalls.some((call) => durableCalls.has(call.id)) ? 0 : 1);
     const slot = open.reduce<Slot | undefined>((best, candidate) => (best === undefined || rank(candidate) <= rank(best) ? candidate : best), undefined);
+    // A showing that only a superseded answer, or a tool call never made, could explain is rather a repeat the
+    // sender could not avoid, when it is one (a key-less platform).
+    const weak = (candidate: Slot): boolean => candidate.answer.superseded || (candidate.toolCalls.length > 0 && !candidate.toolCalls.some((call) => durableCalls.has(call.id)));
+    if (slot !== undefined && weak(slot) && excused.excused(fact)) continue;
     if (slot !== undefined) {
       slot.shownBy = fact;
       slotOf.set(fact, slot);
