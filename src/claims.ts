@@ -88,6 +88,9 @@ export async function fetchBatch(inbound: SqlDatabase, outbound: SqlDatabase, no
   const members = before.some((row) => row.trigger === 1) ? before : fresh.slice(command, command + 1);
   const head = members.find((row) => row.trigger === 1);
   if (head === undefined) return undefined;
+  // A /clear waits for every message before it that still wants a run (one backing off after a stuck claim, say):
+  // the session it ends is theirs, and one run after the rotation would be ingested again in the new session.
+  if (head.kind === 'command' && pending.some((row) => row.status === 'pending' && Number(row.trigger) === 1 && Number(row.seq) < head.seq)) return undefined;
   return { turnId: head.id, kind: head.kind, members: members.map((row) => ({ ...row, merged: false })), failed: false };
 }
 

@@ -50,6 +50,10 @@ const killRunnerAfterClear: Prepare = (sim) =>
     sim.processes.restart('runner', 1_000);
   });
 
+function notesAt(result: RunResult, name: string): number[] {
+  return result.sim.trace.events.filter((event) => event.kind === `model.${name}`).map((event) => event.timeMs);
+}
+
 function sessionsOf(result: RunResult): { id: string; parent: string | null; endReason: string | null }[] {
   return result.sim.sqlite.inspect(stateDbPath, 'SELECT id, parent_session_id, end_reason FROM sessions ORDER BY started_at, id').map((row) => ({
     id: String(row.id),
@@ -58,7 +62,33 @@ function sessionsOf(result: RunResult): { id: string; parent: string | null; end
   }));
 }
 
+/** m0's first LLM request hangs, so the host's sweep kills the runner and m0's row backs off; the /clear comes then. */
+const hangsOnce: Prepare = (_sim, _model, world) => {
+  const api = world.modelApi;
+  const complete = api.complete.bind(api);
+  let first = true;
+  api.complete = async (request, timers) => {
+    if (first && request.prompt.includes(marker(0))) {
+      first = false;
+      await timers.sleep(3_600_000);
+    }
+    return complete(request, timers);
+  };
+};
+
 describe('session rotation (/clear)', () => {
+  it('waits for a message before the /clear that is backing off, so it is answered in the session it came to', async () => {
+    const backoff = { ...handPlan([user(1_000, 'hello there'), { kind: 'clear', atMs: 40_000, session: 0 }]), faultPhaseMs: 300_000 };
+    await withRun(sql, { bugs: [], plan: backoff, script, prepare: hangsOnce }, (result) => {
+      const resetAtMs = notesAt(result, 'claim-reset');
+      expect(resetAtMs.length).toBeGreaterThan(0);
+      expect(shown(result)).toEqual([firstReply, clearedReply]);
+      const rows = result.sim.sqlite.inspect(stateDbPath, 'SELECT session_id FROM messages WHERE content LIKE ?', [`%${marker(0)}%`]);
+      expect(rows.map((row) => row.session_id)).toEqual([session0]);
+      expect(result.violations).toEqual([]);
+    });
+  });
+
   it('starts a new state.db session and JSONL file, and the fixed model passes', async () => {
     await withRun(sql, input(), (result) => {
       const sessions = sessionsOf(result);
