@@ -1,7 +1,9 @@
 // chaos: every part and every fault type, tuned to no bug. Several sessions, chat (some group messages that do not
 // mention the agent), exec completions, /clear and config changes over simulated hours; swarm testing switches a
 // random subset of the fault knobs on per run, and kills, power losses, stalls, LLM outages, partitions, holds and
-// resets land at random times and at random turn phases.
+// resets land at random times and at random turn phases. Bursts (a follow-up 0.2-6 s after a message, while its
+// run is often still active) make interrupt-mode sessions abort runs; the platform ignores client idempotency keys
+// in half the runs.
 import fc from 'fast-check';
 import { queueModes } from '../sim/run/plan.ts';
 import {
@@ -21,10 +23,13 @@ import {
   stall,
   swarmFaultKnobs,
   timedKill,
+  userBurst,
   phaseArb,
 } from './common.ts';
 
 const faultPhaseMsMax = 3 * 3_600_000;
+/** A burst's follow-ups come this soon after the message before (a run of the fake LLM takes seconds). */
+const burstGapMs = { min: 200, max: 6_000 };
 
 export const chaos: Scenario = {
   name: 'chaos',
@@ -38,8 +43,9 @@ export const chaos: Scenario = {
           fc.array(groupUserStep(faultPhaseMs, 4), { minLength: 1, maxLength: 24 }),
           fc.array(execStep(faultPhaseMs, 4), { maxLength: 8 }),
           fc.array(fc.oneof(clearStep(faultPhaseMs, 4), configBump(faultPhaseMs)), { maxLength: 2 }),
+          fc.array(userBurst(faultPhaseMs, 4, burstGapMs), { maxLength: 4 }),
         )
-        .map(([users, execs, other]) => byTime([...users, ...execs, ...other])),
+        .map(([users, execs, other, bursts]) => byTime([...users, ...execs, ...other, ...bursts.flat()])),
       faults: fc.array(
         fc.oneof(
           timedKill(faultPhaseMs),
@@ -55,6 +61,7 @@ export const chaos: Scenario = {
       queueModes: fc.array(fc.constantFrom(...queueModes), { minLength: 4, maxLength: 4 }),
       // The second writers, swarm-chosen per run (their sabotaged modes are for tests only).
       secondWriters: fc.record({ deliveryMirror: fc.constantFrom('off' as const, 'on' as const), gatewayAppend: fc.constantFrom('off' as const, 'skip-db' as const) }),
+      keylessPlatform: fc.boolean(),
       faultKnobs: swarmFaultKnobs(),
       model: modelKnobs(),
       faultPhaseMs: fc.constant(faultPhaseMs),

@@ -54,11 +54,11 @@ export function groupUserStep(faultPhaseMs: number, sessions: number): fc.Arbitr
  * A user message and up to two follow-ups 1-15 s after it in the same session (people send bursts): a follow-up
  * often arrives while the first message's turn runs, or while a killed turn waits for its retry.
  */
-export function userBurst(faultPhaseMs: number, sessions: number): fc.Arbitrary<WorkloadStep[]> {
+export function userBurst(faultPhaseMs: number, sessions: number, gapMs = { min: 1_000, max: 15_000 }): fc.Arbitrary<WorkloadStep[]> {
   return fc
     .record({
       first: userStep(faultPhaseMs, sessions),
-      followUpsMs: fc.array(fc.integer({ min: 1_000, max: 15_000 }), { maxLength: 2 }),
+      followUpsMs: fc.array(fc.integer(gapMs), { maxLength: 2 }),
       words: fc.array(fc.constantFrom(...words), { minLength: 2, maxLength: 2 }),
     })
     .map(({ first, followUpsMs, words: followWords }) => {

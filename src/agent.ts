@@ -12,7 +12,9 @@
 // other writer appended to the session since the agent last flushed (the entry remembers the session's message
 // count), and evicts the least recently used past its capacity, never an agent whose turn is running (the cache
 // stays over capacity instead). Reuse resets the activity fields and the API call count; seed 004's bug is that it
-// does not realign the flush cursor to the history of the new turn.
+// does not realign the flush cursor to the history of the new turn. An agent writes to the session id it was built
+// for (Hermes' AIAgent.session_id): after a rotation (/clear) the cache rebuilds it for the new id, so a cached agent
+// never flushes into the session the rotation ended.
 import { assert, assertNonNegativeInteger } from './assert.ts';
 import { isBusy } from './busy.ts';
 import type { SessionDb, DbMessage } from './session-db.ts';
@@ -41,6 +43,8 @@ export class AiAgent {
     readonly sessionKey: string,
     readonly signature: string,
     readonly agentId: string,
+    /** The state.db session its flushes write to (a key's first session has the key as its id). */
+    readonly sessionId: string = sessionKey,
   ) {}
 
   beginTurn(history: readonly AgentMessage[], user: AgentMessage): void {
@@ -68,7 +72,7 @@ export class AiAgent {
       }
       try {
       assert(message.turnId === this.messages[historyLength]?.turnId, `a flush of ${this.sessionKey} writes only its own turn's rows, not one of ${message.turnId}`);
-        await db.appendMessage(this.sessionKey, message, nowMs);
+        await db.appendMessage(this.sessionId, message, nowMs);
       } catch (error) {
         // seed 004's flush: the error is logged, the cursor stays where the flush started.
         if (cursorAfterLoop && isBusy(error)) return { written, from, error: (error as Error).message };
@@ -90,8 +94,8 @@ export class AiAgent {
 export interface CacheLookup {
   agent: AiAgent;
   reused: boolean;
-  /** Why a cached agent was not reused: its signature differs, or another writer appended to the session. */
-  rebuilt: 'signature' | 'another-writer' | null;
+  /** Why a cached agent was not reused: its signature differs, its session rotated, or another writer appended. */
+  rebuilt: 'signature' | 'rotated' | 'another-writer' | null;
   /** The sessions whose agents were evicted to make room (never one whose turn is running). */
   evicted: string[];
 }
@@ -116,20 +120,22 @@ export class AgentCache {
   }
 
   /** The cached agent for the session if its signature matches and nobody else appended since; else a new one. */
-  getOrCreate(sessionKey: string, signature: string, messageCount: number, create: () => AiAgent): CacheLookup {
+  getOrCreate(sessionKey: string, signature: string, messageCount: number, create: () => AiAgent, sessionId = sessionKey): CacheLookup {
     assertNonNegativeInteger(messageCount, `message count of ${sessionKey}`);
     const cached = this.entries.get(sessionKey);
-    if (cached !== undefined && cached.agent.signature === signature && cached.messageCount === messageCount) {
+    const rotated = cached !== undefined && cached.agent.sessionId !== sessionId;
+    if (cached !== undefined && !rotated && cached.agent.signature === signature && cached.messageCount === messageCount) {
       assert(cached.agent.sessionKey === sessionKey, `the agent cached for ${sessionKey} is for ${cached.agent.sessionKey}`);
       // LRU: move to the end.
       this.entries.delete(sessionKey);
       this.entries.set(sessionKey, cached);
       return { agent: cached.agent, reused: true, rebuilt: null, evicted: [] };
     }
-    const rebuilt = cached === undefined ? null : cached.agent.signature !== signature ? 'signature' : 'another-writer';
+    const rebuilt = cached === undefined ? null : cached.agent.signature !== signature ? 'signature' : rotated ? 'rotated' : 'another-writer';
     this.entries.delete(sessionKey);
     const agent = create();
     assert(agent.sessionKey === sessionKey && agent.signature === signature, `the agent created for ${sessionKey} (${signature}) is for ${agent.sessionKey} (${agent.signature})`);
+    assert(agent.sessionId === sessionId, 'a new agent is built for the session it is looked up for');
     this.entries.set(sessionKey, { agent, messageCount });
     return { agent, reused: false, rebuilt, evicted: this.enforceCapacity() };
   }

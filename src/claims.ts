@@ -103,6 +103,9 @@ export async function fetchBatch(inbound: SqlDatabase, outbound: SqlDatabase, no
   if (head === undefined) return undefined;
   assert(members.every((row) => row.status === 'pending'), `a fresh batch for ${head.id} takes only pending rows`);
   assert(head.kind !== 'command' || members.length === 1, `the command ${head.id} runs as a turn of its own, not with ${members.length - 1} other rows`);
+  // A /clear waits for every message before it that still wants a run (one backing off after a stuck claim, say):
+  // the session it ends is theirs, and one run after the rotation would be ingested again in the new session.
+  if (head.kind === 'command' && pending.some((row) => row.status === 'pending' && Number(row.trigger) === 1 && Number(row.seq) < head.seq)) return undefined;
   return { turnId: head.id, kind: head.kind, members: members.map((row) => ({ ...row, merged: false })), failed: false, horizonSeq };
 }
 

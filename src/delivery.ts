@@ -2,14 +2,17 @@
 // `messages_out` for undelivered rows, with a per-session in-flight guard so the two never deliver one session at
 // once. A row is sent first and marked delivered after the platform acknowledges, so delivery is at least once; the
 // platform drops a repeat of the same idempotency key, so the user sees it once. The fast poller gives up on a row
-// after deliveryAttemptsMax attempts; the slow poller keeps retrying such rows, so no reply is abandoned.
+// after deliveryAttemptsMax attempts; the slow poller keeps retrying such rows, so no reply is abandoned. A platform
+// without idempotency keys shows every send, so the gateway sends again only when it cannot know the first landed:
+// the delivered mark is retried until it commits, an acknowledgement that comes after its wait timed out still marks
+// the row, and a row marked meanwhile is not sent again (a restart between the send and the mark stays a duplicate).
 // With OpenClaw's delivery mirror on, a delivered message (not a reaction) is mirrored into the session's transcript
 // after the send succeeded and before its delivery is marked, as deliverOutboundPayloads mirrors before it returns.
 import { assert } from './assert.ts';
 import type { ModelConfig } from './config.ts';
 import type { ProcessContext } from './ports.ts';
 import { type OutboundSend, platformName } from './protocol.ts';
-import { ignoreBusy } from './busy.ts';
+import { ignoreBusy, retryBusy } from './busy.ts';
 import { ReplyWaiter } from './reply-waiter.ts';
 import type { SessionDbs } from './session-dbs.ts';
 import type { DeliveryMirror } from './delivery-mirror.ts';
@@ -30,7 +33,14 @@ export class DeliveryPollers {
   }
 
   onAck(key: string): void {
-    this.acks.settle(key, true);
+    if (this.acks.settle(key, true)) return;
+    // A late acknowledgement: the platform has the message, whichever session's row it is.
+    for (const sessionKey of this.config.sessions) void this.markDelivered(sessionKey, key);
+  }
+
+  private async markDelivered(sessionKey: string, key: string): Promise<void> {
+    const outbound = await this.dbs.outboundDb(sessionKey);
+    await retryBusy(this.ctx, () => outbound.run('UPDATE messages_out SET delivered = 1 WHERE id = ?', [key]));
   }
 
   async pollLoop(speed: 'fast' | 'slow'): Promise<void> {
@@ -61,8 +71,8 @@ export class DeliveryPollers {
     );
     for (const row of rows) {
       const key = row.id as string;
-      const bumped = await ignoreBusy(outbound.run('UPDATE messages_out SET attempts = attempts + 1 WHERE id = ?', [key]));
-      if (bumped === undefined) continue;
+      const bumped = await ignoreBusy(outbound.run('UPDATE messages_out SET attempts = attempts + 1 WHERE id = ? AND delivered = 0', [key]));
+      if (bumped === undefined || bumped.changes === 0) continue;
       const text = (JSON.parse(row.content as string) as { text: string }).text;
       assert(typeof text === 'string', `messages_out row ${key} holds {"text": ...}`);
       const send: OutboundSend = {
@@ -77,7 +87,7 @@ export class DeliveryPollers {
       if (!acked) continue;
       assert(this.inFlight.has(sessionKey), `${sessionKey} is delivered under its in-flight guard`);
       if (this.mirror !== undefined && send.kind !== 'reaction') await this.mirror.mirrorDelivered(sessionKey, text, key);
-      await ignoreBusy(outbound.run('UPDATE messages_out SET delivered = 1 WHERE id = ?', [key]));
+      await this.markDelivered(sessionKey, key);
       this.ctx.note('delivered', { session: sessionKey, key });
     }
   }

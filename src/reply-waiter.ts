@@ -27,11 +27,12 @@ export class ReplyWaiter {
     });
   }
 
-  /** A reply arrived; a reply nobody waits for (late, or a duplicate) is ignored. */
-  settle(key: string, ok: boolean): void {
+  /** A reply arrived; returns whether anyone waited for it (a late reply, or a duplicate, finds nobody). */
+  settle(key: string, ok: boolean): boolean {
     assert(key.length > 0, 'a reply is settled under a key');
     const resolve = this.waiting.get(key);
     this.waiting.delete(key);
     resolve?.(ok);
+    return resolve !== undefined;
   }
 }

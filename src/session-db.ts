@@ -1,9 +1,25 @@
 // Hermes' SessionDB (`state.db`): a `messages` table and a `sessions` table. Reads order by timestamp, then id;
 // append_message commits one row at a time and counts it in sessions.message_count.
-// gatesim adds one column, `turn_id`, naming the turn (its inbound row id) a row belongs to: the checkers map rows
-// to turns with it, and a retried turn recognises the rows it already wrote.
+// gatesim adds one column, `turn_id`, naming the turn (its inbound row id) a row belongs to: a retried turn
+// recognises the rows it already wrote (no checker reads it).
+// Session rotation (Hermes' SessionStore.reset_session): a /clear ends the session (`ended_at`, `end_reason`
+// 'session_reset') and starts a new one whose `parent_session_id` is the old id, in one transaction. A session key's
+// first session has the key as its id; its current session is the end of that parent chain.
 import { assert, assertNonNegativeInteger } from './assert.ts';
 import type { SqlDatabase, Sqlite, SqlRow } from './ports.ts';
+import { contentHash } from './text.ts';
+
+/** A bound on the rotations of one session key (each /clear is one). */
+export const rotationsMax = 1_000;
+
+/**
+ * The id of the session a /clear starts: derived from the command's own row, so a /clear retried after a SIGKILL
+ * names the same session (OpenClaw draws a uuid, Hermes a timestamp and 8 hex digits; either is persisted before the
+ * reply, which is what the derivation stands for).
+ */
+export function rotatedSessionId(sessionKey: string, commandId: string): string {
+  return `${sessionKey}~${contentHash(commandId)}`;
+}
 
 /** Where Hermes' state.db lives on the simulated disk. */
 export const stateDbPath = '/data/state.db';
@@ -26,8 +42,12 @@ CREATE INDEX messages_session ON messages(session_id, timestamp, id);
 CREATE TABLE sessions (
   id TEXT PRIMARY KEY,
   started_at INTEGER NOT NULL,
-  message_count INTEGER NOT NULL DEFAULT 0
+  message_count INTEGER NOT NULL DEFAULT 0,
+  parent_session_id TEXT,
+  ended_at INTEGER,
+  end_reason TEXT
 );
+CREATE INDEX sessions_parent ON sessions(parent_session_id);
 `;
 
 export interface DbMessage {
@@ -72,6 +92,37 @@ export class SessionDb {
         Number(tx.query('SELECT message_count FROM sessions WHERE id = ?', [sessionId])[0]?.message_count) === Number(tx.query('SELECT COUNT(*) AS n FROM messages WHERE session_id = ?', [sessionId])[0]?.n),
         `sessions.message_count of ${sessionId} counts its rows in messages`,
       );
+    });
+  }
+
+  /** The session a key's turns write to now: its first session (the key itself), followed through every rotation. */
+  async currentSessionId(sessionKey: string): Promise<string> {
+    let sessionId = sessionKey;
+    for (let generation = 0; generation < rotationsMax; generation++) {
+      const child = await this.db.query('SELECT id FROM sessions WHERE parent_session_id = ?', [sessionId]);
+      if (child.length === 0) return sessionId;
+      assert(child.length === 1, `session ${sessionId} has ${child.length} successors`);
+      sessionId = String(child[0]?.id);
+    }
+    throw new Error(`session ${sessionKey} was rotated more than ${rotationsMax} times`);
+  }
+
+  /** The session a rotation started from (its parent), or null for a key's first session. */
+  async parentOf(sessionId: string): Promise<string | null> {
+    const rows = await this.db.query('SELECT parent_session_id FROM sessions WHERE id = ?', [sessionId]);
+    return (rows[0]?.parent_session_id as string | null | undefined) ?? null;
+  }
+
+  /**
+   * Hermes reset_session: end `oldId` and start `newId` after it, in one transaction (idempotent: a rotation already
+   * committed is left as it is, so a retried /clear rotates once).
+   */
+  async rotate(oldId: string, newId: string, nowMs: number): Promise<void> {
+    assert(oldId !== newId, 'a rotation starts a new session id');
+    await this.db.transaction((tx) => {
+      tx.run('INSERT OR IGNORE INTO sessions(id, started_at) VALUES (?, ?)', [oldId, nowMs]);
+      tx.run("UPDATE sessions SET ended_at = ?, end_reason = 'session_reset' WHERE id = ? AND ended_at IS NULL", [nowMs, oldId]);
+      tx.run('INSERT OR IGNORE INTO sessions(id, started_at, parent_session_id) VALUES (?, ?, ?)', [newId, nowMs, oldId]);
     });
   }
 

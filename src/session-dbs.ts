@@ -69,9 +69,12 @@ export function outboundPath(sessionKey: string): string {
   return `/data/sessions/${encodeURIComponent(sessionKey)}/outbound.db`;
 }
 
-/** Where a session's pi JSONL transcript lives on the simulated disk. */
-export function transcriptPath(sessionKey: string): string {
-  return `/data/sessions/${encodeURIComponent(sessionKey)}.jsonl`;
+/**
+ * Where a session's pi JSONL transcript lives on the simulated disk, by session id (OpenClaw's `<sessionId>.jsonl`;
+ * a session key's first session has the key as its id).
+ */
+export function transcriptPath(sessionId: string): string {
+  return `/data/sessions/${encodeURIComponent(sessionId)}.jsonl`;
 }
 
 export const runnerHeartbeatPath = '/run/runner.heartbeat';

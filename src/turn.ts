@@ -12,7 +12,7 @@ import type { ModelEnvironment } from './model.ts';
 import { type LlmAnswer, LlmTransientError, type ProcessContext, type SqlDatabase, type ToolName } from './ports.ts';
 import type { GatewayTranscriptAppend } from './gateway-append.ts';
 import type { HeartbeatFile } from './runner.ts';
-import type { DbMessage, SessionDb } from './session-db.ts';
+import { type DbMessage, rotatedSessionId, type SessionDb } from './session-db.ts';
 import { parseTurnSentPayloads, type SessionDbs, sharedPayloadRow, transcriptPath, turnSendInvokedKey, turnSentPayloadsKey, turnSentPayloadsKeyFor } from './session-dbs.ts';
 import type { SessionEntry, TranscriptMessage } from './session-manager.ts';
 import type { SessionManagerFactory, SessionManagerPort } from './session-manager-port.ts';
@@ -47,6 +47,8 @@ export const toolCallAttemptsMax = 30;
 interface TurnState {
   deps: TurnDeps;
   sessionKey: string;
+  /** The state.db session and transcript file the turn writes to (the key's current one). */
+  sessionId: string;
   turnId: string;
   agent: AiAgent;
   history: AgentMessage[];
@@ -67,35 +69,54 @@ export async function runTurn(deps: TurnDeps, sessionKey: string, batch: Batch, 
   assert(batch.members.length > 0, `turn ${turnId} runs with no message`);
   ctx.note('turn-start', { session: sessionKey, turn: turnId, kind: batch.kind, attempt: options.attempt, members: batch.members.length });
   if (batch.kind === 'command') deps.cache.evict(sessionKey);
+  const sessionId = await turnSessionId(deps, sessionKey, batch);
   const signature = `model-v${deps.env.configGeneration()}`;
-  const lookup = deps.cache.getOrCreate(sessionKey, signature, await deps.sessionDb.messageCount(sessionKey), () => new AiAgent(sessionKey, signature, 'main'));
+  const create = (): AiAgent => new AiAgent(sessionKey, signature, 'main', sessionId);
+  const lookup = deps.cache.getOrCreate(sessionKey, signature, await deps.sessionDb.messageCount(sessionId), create, sessionId);
+  for (const evicted of lookup.evicted) ctx.note('agent-evicted', { session: evicted });
+  if (lookup.rebuilt === 'another-writer' || lookup.rebuilt === 'rotated') ctx.note('agent-rebuilt', { session: sessionKey, reason: lookup.rebuilt });
   assert(lookup.agent.sessionKey === sessionKey, `turn ${turnId} of ${sessionKey} got the agent of ${lookup.agent.sessionKey}`);
   assert(!lookup.evicted.includes(sessionKey), `turn ${turnId} evicted its own agent`);
-  for (const evicted of lookup.evicted) ctx.note('agent-evicted', { session: evicted });
-  if (lookup.rebuilt === 'another-writer') ctx.note('agent-rebuilt', { session: sessionKey, reason: lookup.rebuilt });
   // OpenClaw's run attempt takes the session write lock before it repairs and opens the transcript, and holds it to the
   // end of the attempt; the lock only matters where a second writer of the transcript exists (the delivery mirror).
-  const lock = deps.config.knobs.deliveryMirror === 'off' ? undefined : await acquireSessionWriteLock(ctx, transcriptPath(sessionKey));
+  const lock = deps.config.knobs.deliveryMirror === 'off' ? undefined : await acquireSessionWriteLock(ctx, transcriptPath(sessionId));
   deps.cache.begin(sessionKey);
   try {
-    return await runTurnWithAgent(deps, sessionKey, batch, lookup, options);
+    return await runTurnWithAgent(deps, sessionKey, sessionId, batch, lookup, options);
   } finally {
     // Without the mirror the runner takes no lock, and its turn keeps the await hops it had.
     if (lock !== undefined) await lock.release();
-    deps.cache.end(sessionKey, await deps.sessionDb.messageCount(sessionKey));
+    deps.cache.end(sessionKey, await deps.sessionDb.messageCount(sessionId));
   }
 }
 
-async function runTurnWithAgent(deps: TurnDeps, sessionKey: string, batch: Batch, lookup: CacheLookup, options: { attempt: number; giveUp?: boolean }): Promise<string[]> {
+/**
+ * The state.db session (and transcript file) the turn writes to: the key's current one. A /clear works in the session
+ * it ends; retried after its rotation committed, it finds its own successor current and goes back to the parent.
+ */
+async function turnSessionId(deps: TurnDeps, sessionKey: string, batch: Batch): Promise<string> {
+  const current = await deps.sessionDb.currentSessionId(sessionKey);
+  if (batch.kind !== 'command' || current !== rotatedSessionId(sessionKey, batch.turnId)) return current;
+  return (await deps.sessionDb.parentOf(current)) ?? current;
+}
+
+async function runTurnWithAgent(
+  deps: TurnDeps,
+  sessionKey: string,
+  sessionId: string,
+  batch: Batch,
+  lookup: CacheLookup,
+  options: { attempt: number; giveUp?: boolean },
+): Promise<string[]> {
   const { ctx, config } = deps;
   const turnId = batch.turnId;
   const inbound = await deps.dbs.inboundDb(sessionKey);
   const outbound = await deps.dbs.outboundDb(sessionKey);
-  const rows = await deps.sessionDb.messages(sessionKey);
+  const rows = await deps.sessionDb.messages(sessionId);
   const built = buildHistory(rows, turnId);
   assert(built.history.length + built.own.length + built.trailingUsers.length <= rows.length, `turn ${turnId}: its history, own rows and trailing users are ${rows.length} state.db rows at most`);
-  const session = await openTranscript(deps, sessionKey);
-  assert(session.path === transcriptPath(sessionKey), `turn ${turnId} opened ${session.path}, not the transcript of ${sessionKey}`);
+  const session = await openTranscript(deps, sessionKey, sessionId);
+  assert(session.path === transcriptPath(sessionId), `turn ${turnId} opened ${session.path}, not the transcript of ${sessionId}`);
   const leaf = session.leaf;
   const orphan = leaf?.message.role === 'user' ? [{ turnId: leaf.turnId, content: leaf.message.content }] : [];
   // The unanswered messages folded into this turn. A retry folds the same ones again: the claims are durable and the
@@ -123,7 +144,7 @@ async function runTurnWithAgent(deps: TurnDeps, sessionKey: string, batch: Batch
   const agent = lookup.agent;
   if (lookup.reused) initCachedAgentForTurn(agent, built.history.length, config, ctx.clock.nowMs());
   assert(members.length > 0, `turn ${turnId} answers at least one message`);
-  const state: TurnState = { deps, sessionKey, turnId, agent, history: built.history, historyLength: built.history.length, own: built.own, session, inbound, outbound, members };
+  const state: TurnState = { deps, sessionKey, sessionId, turnId, agent, history: built.history, historyLength: built.history.length, own: built.own, session, inbound, outbound, members };
   // Each transcript records a folded message once: the prompt written to it leaves out what it already holds as a
   // user message of its own (Hermes keeps consecutive user rows; OpenClaw's repaired JSONL no longer has the orphan).
   const userRows = rows.filter((message) => message.role === 'user' && message.turnId !== turnId).map((message) => message.content);
@@ -168,6 +189,8 @@ async function runTurnWithAgent(deps: TurnDeps, sessionKey: string, batch: Batch
   }
   await checkInterrupt('final');
   await persistFinal(state, answer.result);
+  // /clear: the new session is durable before the reply says so (Hermes' reset_session commits before it answers).
+  if (batch.kind === 'command') await rotateSession(state);
   await dispatchResult(state, answer.result);
   assert(agent.messages.at(-1)?.role === 'assistant' && agent.messages.at(-1)?.toolCalls === null, `turn ${turnId} ends on its final assistant message`);
   // Hermes' gateway appends the run's exchange once the run is over (its new messages, from the history's end).
@@ -269,11 +292,18 @@ function withFolded(texts: readonly string[], content: string): string {
   return texts.length === 0 ? content : `${queuedPrefix}\n${texts.join('\n')}\n\n${content}`;
 }
 
-async function openTranscript(deps: TurnDeps, sessionKey: string): Promise<SessionManagerPort> {
+/** Session rotation (/clear): end the turn's session and start the next one (state.db; its JSONL file comes with its first flush). */
+async function rotateSession(state: TurnState): Promise<void> {
+  const next = rotatedSessionId(state.sessionKey, state.turnId);
+  await state.deps.sessionDb.rotate(state.sessionId, next, state.deps.ctx.clock.nowMs());
+  state.deps.ctx.note('session-rotated', { session: state.sessionKey, turn: state.turnId, from: state.sessionId, to: next });
+}
+
+async function openTranscript(deps: TurnDeps, sessionKey: string, sessionId: string): Promise<SessionManagerPort> {
   const { ctx } = deps;
   // OpenClaw's run attempt: repair the file if needed, open the SessionManager, prepare it (src/session-file-repair.ts);
   // the fixed runner also ends a last line a power loss tore just short of its newline.
-  const { session, repair, reset } = await openSessionForRun(ctx, deps.sessionManagerFactory, transcriptPath(sessionKey), { endTornLastLine: true });
+  const { session, repair, reset } = await openSessionForRun(ctx, deps.sessionManagerFactory, transcriptPath(sessionId), { endTornLastLine: true });
   if (repair.repaired) ctx.note('transcript-repaired', { session: sessionKey, malformed: repair.droppedLines, backup: repair.backupPath });
   else if (repair.reason === 'invalid session header') ctx.note('transcript-repair-skipped', { session: sessionKey, reason: repair.reason });
   if (reset) ctx.note('transcript-reset', { session: sessionKey });
@@ -328,8 +358,8 @@ async function persistPrompt(state: TurnState, db: { prompt: string; texts: stri
   assert(state.agent.messages.length === state.historyLength + 1, `turn ${state.turnId} begins with ${state.historyLength} history messages and its user message`);
   const ownRows = state.own.filter((row) => row.role === 'user').map((row) => row.content);
   const dbMissing = missingFrom(ownRows, db.texts);
-  if (ownRows.length === 0) await state.deps.sessionDb.appendMessage(state.sessionKey, user, nowMs);
-  else if (dbMissing.length > 0) await state.deps.sessionDb.appendMessage(state.sessionKey, message(dbMissing.join('\n')), nowMs);
+  if (ownRows.length === 0) await state.deps.sessionDb.appendMessage(state.sessionId, user, nowMs);
+  else if (dbMissing.length > 0) await state.deps.sessionDb.appendMessage(state.sessionId, message(dbMissing.join('\n')), nowMs);
   const ownEntries = state.session
     .activeBranch()
     .filter((entry) => entry.turnId === state.turnId && entry.message.role === 'user')

@@ -12,10 +12,13 @@
 // message and command of its prompt, as happens when a message is merged into a later turn) or given up (every
 // message of its prompt got the system's error reply, shown after it and after the prompt was last asked). Each
 // canned reply answers one message or /clear, and an error reply also every other one its turn's failed request
-// carried (assignCanned).
+// carried (assignCanned). On a platform that ignores client idempotency keys, a showing that repeats an earlier one
+// where the sender could not know the first had landed (at-least-once.ts) fills nothing and is no duplicate.
 import { parseMessageBlocks } from '../../src/index.ts';
 import type { LlmToolCall } from '../../src/ports.ts';
 import type { LlmAnswerFact, ShownFact } from '../world/ledger.ts';
+import { atLeastOnceRepeats, type RepeatExcuse } from './at-least-once.ts';
+import { familyRows } from './durable.ts';
 import { answersIn, cannedReplies, carries, commandStartsOf, commandsOf, normalized, type Observations, shownIn, type Subject, subjectAtMs, subjectKey, takenUp } from './observations.ts';
 
 export interface Slot {
@@ -58,10 +61,17 @@ export interface Attribution {
 }
 
 export function attributeAll(o: Observations): Map<string, Attribution> {
-  return new Map(o.sessions.map((session) => [session, attribute(o, session)]));
+  const excused = atLeastOnceRepeats(o);
+  return new Map(o.sessions.map((session) => [session, attribute(o, session, excused)]));
 }
 
-function attribute(o: Observations, session: string): Attribution {
+/** A showing that fills no slot: an at-least-once repeat a key-less platform could not drop is left out, else unexplained. */
+function unexplainedOrRepeat(unexplained: Unexplained[], excused: RepeatExcuse, entry: Unexplained): void {
+  if (entry.reason === 'shown-again' && excused.excused(entry.shown)) return;
+  unexplained.push(entry);
+}
+
+function attribute(o: Observations, session: string, excused: RepeatExcuse): Attribution {
   const answers = logicalAnswers(o, session);
   const slotOf = new Map<ShownFact, Slot>();
   const cannedShown: ShownFact[] = [];
@@ -69,8 +79,9 @@ function attribute(o: Observations, session: string): Attribution {
   const cannedTexts = cannedReplies.map(normalized);
   // Tool calls the system actually made: their carrier rows are durable in state.db (a tool call of an answer whose
   // turn failed before the call was never sent, so it cannot be what the user saw).
-  const durableCalls = new Set(o.durable.rows.filter((row) => row.sessionId === session).flatMap((row) => row.toolCallIds));
+  const durableCalls = new Set(familyRows(o.durable, session).flatMap((row) => row.toolCallIds));
   for (const fact of shownIn(o, session)) {
+    if (excused.replayed(fact)) continue;
     const text = normalized(fact.text);
     const open = answers
       .filter((answer) => answer.first.returnedAtMs <= fact.atMs)
@@ -81,6 +92,10 @@ function attribute(o: Observations, session: string): Attribution {
     // up on since).
     const rank = (candidate: Slot): number => (candidate.answer.superseded ? 2 : 0) + (candidate.toolCalls.some((call) => durableCalls.has(call.id)) ? 0 : 1);
     const slot = open.reduce<Slot | undefined>((best, candidate) => (best === undefined || rank(candidate) <= rank(best) ? candidate : best), undefined);
+    // A showing that only a superseded answer, or a tool call never made, could explain is rather a repeat the
+    // sender could not avoid, when it is one (a key-less platform).
+    const weak = (candidate: Slot): boolean => candidate.answer.superseded || (candidate.toolCalls.length > 0 && !candidate.toolCalls.some((call) => durableCalls.has(call.id)));
+    if (slot !== undefined && weak(slot) && excused.excused(fact)) continue;
     if (slot !== undefined) {
       slot.shownBy = fact;
       slotOf.set(fact, slot);
@@ -88,10 +103,12 @@ function attribute(o: Observations, session: string): Attribution {
       cannedShown.push(fact);
     } else {
       const repeats = answers.flatMap((answer) => answer.slots).find((candidate) => candidate.text === text);
-      unexplained.push({ shown: fact, reason: repeats !== undefined ? 'shown-again' : 'never-produced', repeats });
+      unexplainedOrRepeat(unexplained, excused, { shown: fact, reason: repeats !== undefined ? 'shown-again' : 'never-produced', repeats });
     }
   }
-  const cannedFor = assignCanned(o, session, answers, cannedShown, unexplained);
+  const cannedUnexplained: Unexplained[] = [];
+  const cannedFor = assignCanned(o, session, answers, cannedShown, cannedUnexplained);
+  for (const entry of cannedUnexplained) unexplainedOrRepeat(unexplained, excused, entry);
   markGivenUp(o, answers, cannedFor);
   return { session, answers, slotOf, canned: [...cannedFor.values()], cannedFor, unexplained };
 }

@@ -2,13 +2,20 @@
 // Hermes' state.db (`messages`: id, session_id, role, content, tool_calls in the OpenAI shape, timestamp) and pi's
 // JSONL session files (a header line, then `message` entries with id, parentId and an AgentMessage). This is the
 // checkers' own reader of those formats; it never looks at a column or field the model added for itself.
+// A session key's conversation may span several sessions: a rotation (/clear, Hermes' reset_session) ends one
+// (`sessions.ended_at`, `end_reason`) and starts the next with `parent_session_id` naming it. The key's first session
+// has the key as its id; its family is that session and its successors, in chain order, each with its state.db rows
+// and its own JSONL file (`<sessionId>.jsonl`).
 import { stateDbPath, transcriptPath } from '../../src/index.ts';
 import type { Simulation } from '../kernel/simulation.ts';
 
 /** A row of state.db's `messages` table, as Hermes writes it. */
 export interface DbRow {
   id: number;
+  /** The session key whose family holds the row's session ('' when no family does). */
+  sessionKey: string;
   sessionId: string;
+  timestamp: number;
   role: string;
   content: string;
   /** Ids of the tool calls the row carries (assistant rows). */
@@ -35,39 +42,109 @@ export interface JsonlEntry {
 export interface Transcript {
   entries: JsonlEntry[];
   malformedLines: number;
+  /** The session whose file it is (`<sessionId>.jsonl`), when read from a family. */
+  sessionId?: string;
 }
 
-/** What survived on the simulated disk: state.db rows and the JSONL transcripts, by session. */
+/** A state.db session of a key's family: when it started and, once a rotation ended it, when. */
+export interface SessionSpan {
+  sessionId: string;
+  startedAtMs: number | null;
+  endedAtMs: number | null;
+  endReason: string | null;
+}
+
+/** What survived on the simulated disk: state.db rows and the JSONL transcripts, by session key. */
 export interface DurableState {
   rows: DbRow[];
-  /** By session key; absent when the session has no file. */
+  /** By session key: the key's state.db sessions, first to current (one, the key itself, before any rotation). */
+  families: Map<string, SessionSpan[]>;
+  /** By session key: the JSONL file of each session of the family that has one, in family order. */
+  files: Map<string, Transcript[]>;
+  /** By session key: the file of its current (last) session with a file; absent when none has one. */
   transcripts: Map<string, Transcript>;
 }
 
 /** Read the durable state of a simulation (what a crash now would leave, by default). */
 export function readDurableState(sim: Simulation, sessions: readonly string[], view: 'synced' | 'current' = 'synced'): DurableState {
-  const rows = sim.sqlite.paths().includes(stateDbPath)
+  const hasDb = sim.sqlite.paths().includes(stateDbPath);
+  const families = readFamilies(sim, sessions, hasDb);
+  const keyOf = new Map([...families].flatMap(([key, family]) => family.map((span) => [span.sessionId, key] as const)));
+  const rows = hasDb
     ? sim.sqlite
-        .inspect(stateDbPath, 'SELECT id, session_id, role, content, tool_calls FROM messages ORDER BY timestamp, id')
+        .inspect(stateDbPath, 'SELECT id, session_id, role, content, tool_calls, timestamp FROM messages ORDER BY timestamp, id')
         .map((row) => ({
           id: Number(row.id),
+          sessionKey: keyOf.get(String(row.session_id)) ?? '',
           sessionId: String(row.session_id),
+          timestamp: Number(row.timestamp),
           role: String(row.role),
           content: String(row.content ?? ''),
           toolCallIds: toolCallIdsOf(row.tool_calls),
         }))
     : [];
-  return { rows, transcripts: readTranscripts(sim, sessions, view) };
+  const files = readFamilyFiles(sim, families, view);
+  const transcripts = new Map([...files].flatMap(([key, list]) => (list.length === 0 ? [] : [[key, list.at(-1) as Transcript] as const])));
+  return { rows, families, files, transcripts };
 }
 
-/** The sessions' JSONL files as pi would reload them: what is synced (a crash's view) or what is written now. */
-export function readTranscripts(sim: Simulation, sessions: readonly string[], view: 'synced' | 'current'): Map<string, Transcript> {
-  const transcripts = new Map<string, Transcript>();
-  for (const session of sessions) {
-    const text = view === 'synced' ? sim.disk.peekSynced(transcriptPath(session)) : sim.disk.peek(transcriptPath(session));
-    if (text !== undefined) transcripts.set(session, parsePiTranscript(text));
+/**
+ * Each key's family from state.db's `sessions` (Hermes' parent_session_id chain), from the key's first session on; a
+ * key with no sessions row yet (or no state.db) has its first session alone. A session with two successors (a
+ * rotation done twice) follows the one that started first; the other is nobody's, so its rows count for no key.
+ */
+export function readFamilies(sim: Simulation, sessions: readonly string[], hasDb = sim.sqlite.paths().includes(stateDbPath)): Map<string, SessionSpan[]> {
+  const spans = hasDb
+    ? sim.sqlite.inspect(stateDbPath, 'SELECT id, parent_session_id, started_at, ended_at, end_reason FROM sessions ORDER BY started_at, id').map((row) => ({
+        span: {
+          sessionId: String(row.id),
+          startedAtMs: row.started_at === null ? null : Number(row.started_at),
+          endedAtMs: row.ended_at === null || row.ended_at === undefined ? null : Number(row.ended_at),
+          endReason: row.end_reason === null || row.end_reason === undefined ? null : String(row.end_reason),
+        },
+        parent: row.parent_session_id === null || row.parent_session_id === undefined ? null : String(row.parent_session_id),
+      }))
+    : [];
+  const families = new Map<string, SessionSpan[]>();
+  for (const key of sessions) {
+    const family = [spans.find((candidate) => candidate.span.sessionId === key)?.span ?? { sessionId: key, startedAtMs: null, endedAtMs: null, endReason: null }];
+    for (let next = spans.find((candidate) => candidate.parent === key); next !== undefined && family.length <= spans.length; ) {
+      family.push(next.span);
+      const id = next.span.sessionId;
+      next = spans.find((candidate) => candidate.parent === id);
+    }
+    families.set(key, family);
   }
-  return transcripts;
+  return families;
+}
+
+/** The families' JSONL files as pi would reload them: what is synced (a crash's view) or what is written now. */
+export function readFamilyFiles(sim: Simulation, families: ReadonlyMap<string, readonly SessionSpan[]>, view: 'synced' | 'current'): Map<string, Transcript[]> {
+  const files = new Map<string, Transcript[]>();
+  for (const [key, family] of families) {
+    const list: Transcript[] = [];
+    for (const { sessionId } of family) {
+      const text = view === 'synced' ? sim.disk.peekSynced(transcriptPath(sessionId)) : sim.disk.peek(transcriptPath(sessionId));
+      if (text !== undefined) list.push({ ...parsePiTranscript(text), sessionId });
+    }
+    files.set(key, list);
+  }
+  return files;
+}
+
+/** The rows of a key's family (every session it has had), in state.db's order. */
+export function familyRows(durable: DurableState, sessionKey: string): DbRow[] {
+  return durable.rows.filter((row) => row.sessionKey === sessionKey);
+}
+
+/** The active branches of a key's JSONL files, one after the other in family order (each file as pi reloads it). */
+export function familyBranch(durable: DurableState, sessionKey: string): JsonlEntry[] {
+  return (durable.files.get(sessionKey) ?? []).flatMap((transcript) => activeBranch(transcript.entries));
+}
+
+/** Every entry of a key's JSONL files, on a branch or not. */
+export function familyEntries(durable: DurableState, sessionKey: string): JsonlEntry[] {
+  return (durable.files.get(sessionKey) ?? []).flatMap((transcript) => transcript.entries);
 }
 
 /** Hermes' tool_calls column: a JSON list of `{id, type, function: {name, arguments}}`. */

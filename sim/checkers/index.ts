@@ -11,6 +11,7 @@ import { checkLiveness } from './liveness.ts';
 import { checkCustom } from './custom.ts';
 import { kernelFacts, type Observations, stepAt } from './observations.ts';
 import { checkReplies } from './replies.ts';
+import { checkRotations } from './rotation.ts';
 import type { TranscriptMonitor } from './transcript.ts';
 import { classOf, type Violation } from './violation.ts';
 
@@ -58,6 +59,7 @@ export function checkRun(input: CheckInput): Violation[] {
   const attributions = attributeAll(o);
   checkReplies(o, attributions, out);
   checkIngestion(o, out);
+  checkRotations(o, out);
   out.push(...input.monitor.finish(o));
   checkLiveness(o, attributions, out);
   // A user's own invariants run last, over the same observations.

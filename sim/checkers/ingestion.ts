@@ -7,7 +7,7 @@
 // - no-lost-user-message: every message the gateway accepted (acknowledged to the platform) is, at the end, in a
 //   user row of state.db and in a user entry on the JSONL active branch (its own, or the prompt it was merged into);
 //   a context message (it did not mention the agent) only once it is due there (observations.ts contextDue).
-import { activeBranch } from './durable.ts';
+import { familyBranch, familyEntries, familyRows } from './durable.ts';
 import { acceptedMessages, commandStartsOf, commandsOf, contextDue, carries, describeSubject, type Observations, occurrences, stepAt, type Subject, subjectAtMs } from './observations.ts';
 import { classOf, type InvariantName, type Violation } from './violation.ts';
 
@@ -17,8 +17,8 @@ function violation(o: Observations, invariant: InvariantName, message: string, a
 
 export function checkIngestion(o: Observations, out: Violation[]): void {
   for (const session of o.sessions) {
-    const userRows = o.durable.rows.filter((row) => row.sessionId === session && row.role === 'user');
-    const entries = (o.durable.transcripts.get(session)?.entries ?? []).filter((entry) => entry.role === 'user');
+    const userRows = familyRows(o.durable, session).filter((row) => row.role === 'user');
+    const entries = familyEntries(o.durable, session).filter((entry) => entry.role === 'user');
     const subjects: Subject[] = [...o.ledger.userMessages.filter((message) => message.sessionKey === session), ...commandsOf(o, session), ...commandStartsOf(o, session)];
     for (const subject of subjects) {
       const atMs = subjectAtMs(subject);
@@ -45,8 +45,8 @@ function ingested(texts: readonly string[], subject: Subject, where: string): st
 function checkUserMessages(o: Observations, out: Violation[]): void {
   for (const message of acceptedMessages(o)) {
     if (!message.mentions && !contextDue(o, message)) continue;
-    const inDb = o.durable.rows.some((row) => row.sessionId === message.sessionKey && row.role === 'user' && carries(row.content, message));
-    const branch = activeBranch(o.durable.transcripts.get(message.sessionKey)?.entries ?? []);
+    const inDb = familyRows(o.durable, message.sessionKey).some((row) => row.role === 'user' && carries(row.content, message));
+    const branch = familyBranch(o.durable, message.sessionKey);
     const inJsonl = branch.some((entry) => entry.role === 'user' && carries(entry.text, message));
     if (inDb && inJsonl) continue;
     const where = !inDb ? 'state.db' : 'the JSONL active branch';

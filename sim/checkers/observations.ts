@@ -201,6 +201,6 @@ function escapeRegExp(text: string): string {
 export function takenUp(o: Observations, session: string, subject: CommandFact | CommandStart): boolean {
   return (
     o.ledger.requests.some((request) => request.sessionKey === session && carries(request.prompt, subject)) ||
-    o.durable.rows.some((row) => row.sessionId === session && carries(row.content, subject))
+    o.durable.rows.some((row) => row.sessionKey === session && carries(row.content, subject))
   );
 }

@@ -10,7 +10,7 @@
 // - no-duplicate-visible-reply: every message the user saw fills an open slot of an answer (a payload shown twice
 //   for one answer, or an earlier answer's reply shown again for a later message, finds none);
 // - no-lost-reply: every slot of every standing answer is shown.
-import { activeBranch, type DbRow, type JsonlEntry } from './durable.ts';
+import { type DbRow, familyBranch, familyRows, type JsonlEntry } from './durable.ts';
 import type { Attribution, LogicalAnswer, Slot } from './attribution.ts';
 import { cannedReplies, normalized, type Observations, stepAt } from './observations.ts';
 import { classOf, type InvariantName, type Violation } from './violation.ts';
@@ -36,8 +36,8 @@ interface Durable {
 
 function durableOf(o: Observations, session: string): Durable {
   return {
-    rows: o.durable.rows.filter((row) => row.sessionId === session && row.role === 'assistant'),
-    branch: activeBranch(o.durable.transcripts.get(session)?.entries ?? []).filter((entry) => entry.role === 'assistant' && !entry.mirror),
+    rows: familyRows(o.durable, session).filter((row) => row.role === 'assistant'),
+    branch: familyBranch(o.durable, session).filter((entry) => entry.role === 'assistant' && !entry.mirror),
   };
 }
 

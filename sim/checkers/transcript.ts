@@ -6,7 +6,7 @@
 //   known by what they carry (the closing text, or the API-issued tool-call ids), not by their entry ids, so a
 //   rewrite that re-ids an entry does not count as a loss and one that drops it does.
 import type { Simulation } from '../kernel/simulation.ts';
-import { activeBranch, type JsonlEntry, readTranscripts } from './durable.ts';
+import { activeBranch, familyBranch, type JsonlEntry, readFamilies, readFamilyFiles, type Transcript } from './durable.ts';
 import type { Observations } from './observations.ts';
 import { classOf, type Violation } from './violation.ts';
 
@@ -25,27 +25,31 @@ export class TranscriptMonitor {
     private readonly sessions: readonly string[],
   ) {}
 
-  /** Check every session's file now; `step` and `timeMs` place a violation on the timeline. */
+  /** Check every session's files (each session of its family has its own) now; `step` and `timeMs` place a violation. */
   check(step: number, timeMs: number): void {
-    for (const [session, transcript] of readTranscripts(this.sim, this.sessions, 'current')) {
-      if (this.reported.has(session)) continue;
-      const onBranch = new Set(activeBranch(transcript.entries).map((entry) => entry.id));
-      const off = transcript.entries.filter((entry) => !onBranch.has(entry.id));
-      if (off.length === 0) continue;
-      this.reported.add(session);
-      this.violations.push({
-        invariant: 'transcript-consistent',
-        message: `${session}.jsonl: ${off.length} entries are off the active branch (${off.map((entry) => `${entry.role} ${entry.id} "${entry.text.slice(0, 40)}"`).join(', ')})`,
-        step,
-        timeMs,
-        class: classOf('transcript-consistent'),
-      });
-    }
-    for (const [session, transcript] of readTranscripts(this.sim, this.sessions, 'synced')) {
+    const families = readFamilies(this.sim, this.sessions);
+    for (const [session, files] of readFamilyFiles(this.sim, families, 'current')) for (const file of files) this.checkFile(session, file, step, timeMs);
+    for (const [session, files] of readFamilyFiles(this.sim, families, 'synced')) {
       const seen = this.durableAssistants.get(session) ?? new Map<string, number>();
-      for (const entry of activeBranch(transcript.entries)) if (entry.role === 'assistant' && !seen.has(identity(entry))) seen.set(identity(entry), step);
+      for (const file of files) for (const entry of activeBranch(file.entries)) if (entry.role === 'assistant' && !seen.has(identity(entry))) seen.set(identity(entry), step);
       this.durableAssistants.set(session, seen);
     }
+  }
+
+  private checkFile(session: string, transcript: Transcript, step: number, timeMs: number): void {
+    const name = transcript.sessionId ?? session;
+    if (this.reported.has(name)) return;
+    const onBranch = new Set(activeBranch(transcript.entries).map((entry) => entry.id));
+    const off = transcript.entries.filter((entry) => !onBranch.has(entry.id));
+    if (off.length === 0) return;
+    this.reported.add(name);
+    this.violations.push({
+      invariant: 'transcript-consistent',
+      message: `${name}.jsonl: ${off.length} entries are off the active branch (${off.map((entry) => `${entry.role} ${entry.id} "${entry.text.slice(0, 40)}"`).join(', ')})`,
+      step,
+      timeMs,
+      class: classOf('transcript-consistent'),
+    });
   }
 
   /** At the end: the last check, then every once-durable assistant entry is still on its active branch. */
@@ -53,7 +57,7 @@ export class TranscriptMonitor {
     this.check(Math.max(0, o.events.length - 1), o.endMs);
     const out = [...this.violations];
     for (const [session, seen] of this.durableAssistants) {
-      const branch = new Set(activeBranch(o.durable.transcripts.get(session)?.entries ?? []).map(identity));
+      const branch = new Set(familyBranch(o.durable, session).map(identity));
       const lost = [...seen.keys()].filter((key) => !branch.has(key));
       if (lost.length === 0) continue;
       out.push({

@@ -10,7 +10,8 @@ const itemsPerLineMax = 8;
 export function planText(plan: Plan): string[] {
   const modes = (plan.queueModes ?? []).slice(0, plan.sessions);
   const queue = modes.some((mode) => mode !== 'collect') ? `; queue ${modes.map((mode, index) => `s${index} ${mode}`).join(', ')}` : '';
-  const lines = [`  ${plan.sessions} session(s); faults until ${formatMs(plan.faultPhaseMs)}, then ${formatMs(plan.settleMs)} fault-free${queue}`];
+  const keyless = plan.keylessPlatform === true ? '; platform ignores idempotency keys' : '';
+  const lines = [`  ${plan.sessions} session(s); faults until ${formatMs(plan.faultPhaseMs)}, then ${formatMs(plan.settleMs)} fault-free${queue}${keyless}`];
   lines.push(`  workload: ${listed(plan.workload.map(workloadText))}`);
   lines.push(`  faults:   ${listed(plan.faults.map(faultText))}`);
   const knobs = knobText(plan);

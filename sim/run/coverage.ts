@@ -1,7 +1,9 @@
 // Fault coverage: for each fault type (kills by process) and each phase of a turn, how often a fault landed there.
 // The "current phase" is the phase of the most recent phase-bearing trace event of any session, so a runner kill
 // right after a tool send and before the result dispatch counts as kill-runner under tool-send. A campaign sums the
-// tables of its runs.
+// tables of its runs. Below the faults, shapes of a run that are no fault but must be reached (issue 9): a message
+// row the host marked failed after 5 tries, a session rotation (/clear), a run on a platform without idempotency
+// keys (once per run, idle) and an interrupt-mode abort.
 import { type FaultType, faultTypes, hostProcesses, type KillableProcess, linkPairs, type Phase, phaseOfTrace, phases } from './plan.ts';
 import type { Simulation } from '../kernel/simulation.ts';
 import type { FakeModelApi } from '../world/fake-model.ts';
@@ -15,11 +17,14 @@ const gatewayProcess: (typeof hostProcesses)[number] = 'gateway';
  * Hermes' gateway appended a run's exchange with every row skipped for state.db, or wrote rows there itself.
  */
 export const secondWriterShapes = ['mirror-appended', 'mirror-deduped', 'mirror-lock-busy', 'lock-reclaimed', 'append-skip-db', 'append-to-db'] as const;
+/** Other shapes of a run counted beside the faults (not fault types: the plan does not switch them on and off). */
+export const shapeTypes = ['failed-row', 'session-rotation', 'keyless-run', 'interrupt-abort'] as const;
+export type ShapeType = (typeof shapeTypes)[number];
 /** The rows of the coverage table: fault types, then the shapes the system took. */
-export const coverageRows = [...faultTypes, ...secondWriterShapes] as const;
+export const coverageRows = [...faultTypes, ...secondWriterShapes, ...shapeTypes] as const;
 export type CoverageRow = (typeof coverageRows)[number];
 
-/** How many faults of each type (and second-writer shapes) landed in each phase of a turn (or while idle). */
+/** How many faults of each type (and shapes of each kind) landed in each phase of a turn (or while idle). */
 export type FaultCoverage = Record<CoverageRow, Record<Phase | 'idle', number>>;
 
 export function emptyCoverage(): FaultCoverage {
@@ -47,6 +52,11 @@ export class FaultRecorder {
     private readonly modelApi?: FakeModelApi,
   ) {
     sim.trace.onEvent((event) => this.observe(event));
+  }
+
+  /** The run's platform ignores client idempotency keys. */
+  keylessRun(): void {
+    this.coverage['keyless-run'].idle++;
   }
 
   /** After the fault phase ends, no new fault lands (a delayed phase-triggered one included). */
@@ -114,6 +124,12 @@ export class FaultRecorder {
   private faultTypeOf(event: TraceEvent): CoverageRow | undefined {
     const fields = event.fields;
     switch (event.kind) {
+      case 'model.claim-failed':
+        return 'failed-row';
+      case 'model.session-rotated':
+        return 'session-rotation';
+      case 'model.turn-aborted':
+        return 'interrupt-abort';
       case 'model.mirror-appended':
       case 'model.mirror-deduped':
         return event.kind === 'model.mirror-appended' ? 'mirror-appended' : 'mirror-deduped';

@@ -75,6 +75,7 @@ export async function runSpec(spec: RunSpec, options: RunOptions): Promise<RunRe
     randomFor: (key) => sim.prng.fork(key) as Random,
     nowMs: () => sim.clock.nowMs(),
     recordFault: (fields) => sim.trace.record('fault', fields),
+    keylessPlatform: plan.keylessPlatform === true,
   });
   const sessionManagerFactory = options.sessionManager === 'pi' ? await piFactory(sim) : undefined;
   const components = { ...findScenario(spec.scenario)?.components, ...options.components };
@@ -88,6 +89,7 @@ export async function runSpec(spec: RunSpec, options: RunOptions): Promise<RunRe
     components,
   );
   const recorder = new FaultRecorder(sim, world.modelApi);
+  if (plan.keylessPlatform === true) recorder.keylessRun();
   const monitor = new TranscriptMonitor(sim, sessions);
   // The model's note of a completed turn triggers the transcript check; the check itself reads only the files.
   sim.trace.onEvent((event) => {

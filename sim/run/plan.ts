@@ -97,6 +97,8 @@ export interface Plan {
   queueModes?: QueueMode[];
   /** The second writers (OpenClaw's delivery mirror, Hermes' gateway append); absent: both off. */
   secondWriters?: { deliveryMirror: DeliveryMirrorMode; gatewayAppend: GatewayAppendMode };
+  /** The chat platform ignores client idempotency keys (drawn per run by chaos only; absent: it honours them). */
+  keylessPlatform?: boolean;
   /** Faults stop at this time; afterwards the run goes on fault-free for settleMs (liveness). */
   faultPhaseMs: number;
   settleMs: number;

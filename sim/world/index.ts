@@ -26,13 +26,15 @@ export function buildWorld(options: {
   configGeneration: number;
   randomFor: (key: string) => Random;
   nowMs: () => number;
+  /** The platform ignores client idempotency keys (default: it honours them). */
+  keylessPlatform?: boolean;
   /** Marks a fault the world injects (the LLM's slow responses and transient errors) on the run's trace. */
   recordFault?: (fields: Record<string, string | number>) => void;
 }): World {
   const ledger = new Ledger();
   return {
     ledger,
-    platform: new Platform(options.timers, options.gatewayName, ledger),
+    platform: new Platform(options.timers, options.gatewayName, ledger, options.keylessPlatform !== true),
     modelApi: new FakeModelApi((key) => options.randomFor(`model/${key}`), ledger, options.nowMs, options.recordFault),
     deployed: { configGeneration: options.configGeneration },
     commandLine: (runId) => options.randomFor(`workload/command/${runId}`).pick(commandLines),

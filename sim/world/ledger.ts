@@ -80,6 +80,8 @@ export class Ledger {
   readonly requests: LlmRequestFact[] = [];
   readonly answers: LlmAnswerFact[] = [];
   readonly shown: ShownFact[] = [];
+  /** Whether the platform drops a repeat of a client idempotency key; a key-less one shows every send it accepts. */
+  platformHonoursKeys = true;
   private readonly byDelivery = new Map<string, UserMessageFact>();
 
   userTyped(fact: Omit<UserMessageFact, 'deliveriesAtMs' | 'acknowledgedAtMs'>): void {

@@ -2,7 +2,8 @@
 // to the gateway as a webhook with a platform delivery id and redelivered every platformRedeliverMs until the
 // gateway acknowledges it (at most platformRedeliveriesMax times). Outbound: the platform accepts a send, drops a
 // repeat of the same client idempotency key (as platforms with client message ids do), and acknowledges either
-// way; the acknowledgement may be lost. What the platform accepted is what the user saw. The platform is part of
+// way; the acknowledgement may be lost. A key-less platform (`honoursKeys` false: some chat APIs take no client
+// key) shows every send it accepts, so a second send of one row is a second message the user sees. What the platform accepted is what the user saw. The platform is part of
 // the world: it writes what the user typed, each delivery and acknowledgement, and what the user was shown into the
 // ground-truth ledger.
 import type { ModelTimers } from '../../src/config.ts';
@@ -39,7 +40,11 @@ export class Platform {
     private readonly timers: ModelTimers,
     private readonly gatewayName: string,
     private readonly ledger: Ledger,
-  ) {}
+    /** Whether the platform drops a repeat of a client idempotency key (false: it has no such key). */
+    readonly honoursKeys = true,
+  ) {
+    ledger.platformHonoursKeys = honoursKeys;
+  }
 
   async main(ctx: ProcessContext): Promise<void> {
     this.ctx = ctx;
@@ -86,7 +91,7 @@ export class Platform {
   }
 
   private accept(ctx: ProcessContext, send: OutboundSend): void {
-    if (!this.keys.has(send.key)) {
+    if (!this.honoursKeys || !this.keys.has(send.key)) {
       this.keys.add(send.key);
       const visible: VisibleMessage = {
         sessionKey: send.sessionKey,

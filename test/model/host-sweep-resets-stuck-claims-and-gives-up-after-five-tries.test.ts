@@ -45,6 +45,8 @@ describe("the host's sweep over durable claims", () => {
       // Each reset also deleted the orphan processing ack, so no successor was killed for it.
       expect(notes(result, 'claims-cleared').filter((note) => note.fields.reason === 'claim')).toHaveLength(6);
       expect(notes(result, 'claim-failed').map((note) => note.fields.failed)).toEqual(['in:d0']);
+      // The coverage report counts the failed row (issue 9), at the phase it landed in.
+      expect(Object.values(result.coverage['failed-row']).reduce((sum, count) => sum + count, 0)).toBe(1);
       // The failed turn was closed without asking the LLM again: its claim completed, and the host synced the row.
       const failedAtMs = notes(result, 'claim-failed')[0]?.timeMs ?? 0;
       expect(result.ledger.requests.filter((request) => request.atMs > failedAtMs)).toEqual([]);

@@ -5,6 +5,7 @@
 // - interrupt: m1 aborts m0's run once its answer is in (OpenClaw aborts the call at once; the model's runner drops
 //   the answer at its next step); the aborted run emits nothing of its own, and one new run answers all three.
 import { describe, expect, it } from 'vitest';
+import { clearedReply } from '../../src/index.ts';
 import type { QueueMode } from '../../sim/run/plan.ts';
 import { loadSqlJs } from '../../sim/kernel/sqlite.ts';
 import type { Prepare } from '../checkers/support.ts';
@@ -60,6 +61,17 @@ describe('queue modes', () => {
       expect(result.ledger.answers.map((answer) => answer.result.split('\n')[0])).toEqual([reply('answer to m0'), reply('answer to m0+m1+m2')]);
       expect(result.ledger.shown.map((fact) => fact.text)).toEqual(['answer to m0+m1+m2']);
       expect(result.sim.trace.events.filter((event) => event.kind === 'model.turn-aborted')).toHaveLength(1);
+      expect(result.coverage['interrupt-abort'].abort).toBe(1);
+      expect(invariants(result)).toEqual([]);
+    });
+  });
+
+  it('interrupt does not abort a run for a message behind a /clear (it waits for the /clear, which waits for the run)', async () => {
+    // Aborting for m2 would re-form m0's turn without it (the batch stops at the command) and abort it again, for ever.
+    const behindClear = { ...handPlan([user(1_000, 'first question'), { kind: 'clear' as const, atMs: 3_000, session: 0 }, user(4_000, 'third question')]), queueModes: ['interrupt' as const] };
+    await withRun(sql, { bugs: [], plan: behindClear, script, prepare: slowFirst }, (result) => {
+      expect(result.ledger.shown.map((fact) => fact.text)).toEqual(['answer to m0', clearedReply, 'answer to m2']);
+      expect(result.sim.trace.events.filter((event) => event.kind === 'model.turn-aborted')).toHaveLength(0);
       expect(invariants(result)).toEqual([]);
     });
   });
@@ -69,6 +81,7 @@ describe('queue modes', () => {
     await withRun(sql, { bugs: [], plan: quiet, script, prepare: slowFirst }, (result) => {
       expect(result.ledger.shown.map((fact) => fact.text)).toEqual(['answer to m0', 'answer to m1']);
       expect(result.sim.trace.events.filter((event) => event.kind === 'model.turn-aborted')).toHaveLength(0);
+      expect(result.coverage['interrupt-abort'].abort).toBe(0);
     });
   });
 });

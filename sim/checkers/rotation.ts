@@ -1,0 +1,78 @@
+// transcript-consistent across session rotations (/clear; Hermes' reset_session, OpenClaw's /new): a key's
+// conversation spans its family of sessions (durable.ts), and each part of it belongs to the session that was current
+// when it was written. Decided from state.db's `sessions` and `messages` columns, the JSONL files and the ledger:
+// - a session a rotation ended (`ended_at`) holds no row written after its end: a writer that kept the old session id
+//   (a cached agent that did not follow the rotation) put it there;
+// - a message the user typed after seeing the k-th `Session cleared.` is in no transcript of the first k sessions: the
+//   user was told the session was new, so a rotation that was not durable before that reply (lost with a restart)
+//   shows as a later message landing in the old session.
+import { clearedReply } from '../../src/index.ts';
+import type { ShownFact, UserMessageFact } from '../world/ledger.ts';
+import { familyRows } from './durable.ts';
+import { carries, normalized, type Observations, shownIn, stepAt } from './observations.ts';
+import { classOf, type Violation } from './violation.ts';
+
+function violation(o: Observations, message: string, atMs: number): Violation {
+  return { invariant: 'transcript-consistent', message, step: stepAt(o, atMs), timeMs: atMs, class: classOf('transcript-consistent') };
+}
+
+export function checkRotations(o: Observations, out: Violation[]): void {
+  for (const session of o.sessions) {
+    checkEndedSessions(o, session, out);
+    checkGenerations(o, session, out);
+  }
+}
+
+function checkEndedSessions(o: Observations, session: string, out: Violation[]): void {
+  const rows = familyRows(o.durable, session);
+  for (const span of o.durable.families.get(session) ?? []) {
+    const endedAtMs = span.endedAtMs;
+    if (endedAtMs === null) continue;
+    const late = rows.filter((row) => row.sessionId === span.sessionId && row.timestamp > endedAtMs);
+    if (late.length === 0) continue;
+    const first = late[0];
+    const what = late.map((row) => `${row.role} row ${row.id} at ${row.timestamp} ms`).join(', ');
+    out.push(violation(o, `${session}: state.db session ${span.sessionId} ended at ${endedAtMs} ms (${span.endReason ?? 'no reason'}) but holds ${late.length} rows written after (${what})`, first?.timestamp ?? o.endMs));
+  }
+}
+
+/** The times the user saw `Session cleared.` answer a /clear of theirs (each /clear answered once, earliest first). */
+function clearsSeen(o: Observations, session: string): number[] {
+  const clears = o.ledger.userMessages.filter((message) => message.sessionKey === session && message.text.trim().toLowerCase().startsWith('/clear'));
+  const seen: number[] = [];
+  let next = 0;
+  for (const shown of shownIn(o, session).filter((fact: ShownFact) => normalized(fact.text) === normalized(clearedReply))) {
+    const clear = clears[next];
+    if (clear === undefined || clear.sentAtMs >= shown.atMs) continue;
+    next++;
+    seen.push(shown.atMs);
+  }
+  return seen;
+}
+
+function checkGenerations(o: Observations, session: string, out: Violation[]): void {
+  const seen = clearsSeen(o, session);
+  if (seen.length === 0) return;
+  const family = (o.durable.families.get(session) ?? []).map((span) => span.sessionId);
+  const rows = familyRows(o.durable, session).filter((row) => row.role === 'user');
+  const files = o.durable.files.get(session) ?? [];
+  const messages = o.ledger.userMessages.filter((message: UserMessageFact) => message.sessionKey === session && !message.text.trim().toLowerCase().startsWith('/clear'));
+  for (const message of messages) {
+    const owed = seen.filter((atMs) => atMs < message.sentAtMs).length;
+    if (owed === 0) continue;
+    const inDb = rows.filter((row) => carries(row.content, message)).map((row) => row.sessionId);
+    const inFiles = files.filter((file) => file.entries.some((entry) => entry.role === 'user' && carries(entry.text, message))).map((file) => file.sessionId ?? session);
+    for (const [where, sessionId] of [...inDb.map((id) => ['state.db', id] as const), ...inFiles.map((id) => ['its JSONL file', id] as const)]) {
+      const generation = family.indexOf(sessionId);
+      if (generation >= owed) continue;
+      out.push(
+        violation(
+          o,
+          `${session}: message ${message.marker} was typed after the user saw ${owed} "${clearedReply}" replies, but ${where} holds it in session ${sessionId} (the key's session ${generation + 1} of ${family.length})`,
+          message.sentAtMs,
+        ),
+      );
+      break;
+    }
+  }
+}
