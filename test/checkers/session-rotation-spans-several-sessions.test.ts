@@ -3,7 +3,8 @@
 // session of its family (transcript-consistent, with the others counting rows and entries over the family).
 // Sabotages, from outside the model, as SQL triggers on state.db:
 // - the cached agent keeps writing to the old session id: every assistant or tool row inserted into a rotated
-//   session is moved to its parent (the session the rotation ended);
+//   session is moved to its parent (the session the rotation ended), its count with it (so the model's own
+//   assertion that message_count counts a session's rows holds, as it would for an agent that wrote there);
 // - the rotation is not durable: the new session row is deleted as soon as it is inserted, and the old one reopened,
 //   as a rotation kept in memory and lost with a restart would leave it (the runner is killed after the reply).
 import { describe, expect, it } from 'vitest';
@@ -33,7 +34,11 @@ const agentKeepsOldSession: Prepare = sqlAt(
   stateDbPath,
   `CREATE TRIGGER keep_old_session AFTER INSERT ON messages
    WHEN NEW.role IN ('assistant', 'tool') AND (SELECT parent_session_id FROM sessions WHERE id = NEW.session_id) IS NOT NULL
-   BEGIN UPDATE messages SET session_id = (SELECT parent_session_id FROM sessions WHERE id = NEW.session_id) WHERE id = NEW.id; END`,
+   BEGIN
+     UPDATE sessions SET message_count = message_count + 1 WHERE id = (SELECT parent_session_id FROM sessions WHERE id = NEW.session_id);
+     UPDATE sessions SET message_count = message_count - 1 WHERE id = NEW.session_id;
+     UPDATE messages SET session_id = (SELECT parent_session_id FROM sessions WHERE id = NEW.session_id) WHERE id = NEW.id;
+   END`,
 );
 
 const rotationNotDurable: Prepare = sqlAt(
