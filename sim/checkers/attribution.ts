@@ -77,20 +77,29 @@ function attribute(o: Observations, session: string, excused: RepeatExcuse): Att
   const cannedShown: ShownFact[] = [];
   const unexplained: Unexplained[] = [];
   const cannedTexts = cannedReplies.map(normalized);
-  // Tool calls the system actually made: their carrier rows are durable in state.db (a tool call of an answer whose
-  // turn failed before the call was never sent, so it cannot be what the user saw).
-  const durableCalls = new Set(familyRows(o.durable, session).flatMap((row) => row.toolCallIds));
+  // What state.db says the system did with an answer: a tool call whose result row is durable was made (the result
+  // comes back from the tool server after the send); one whose carrier row alone is durable may have been cut off
+  // before the send (a kill, a power loss, an interrupt); a closing text whose final row is durable was dispatched.
+  const rows = familyRows(o.durable, session);
+  const durableCalls = new Set(rows.flatMap((row) => row.toolCallIds));
+  const answeredCalls = new Set(rows.flatMap((row) => (row.role === 'tool' && row.toolCallId !== null ? [row.toolCallId] : [])));
+  const finalTexts = new Set(rows.filter((row) => row.role === 'assistant' && row.toolCallIds.length === 0).map((row) => row.content));
+  const evidence = (slot: Slot): number => {
+    const closing = finalTexts.has(slot.answer.result) ? 0 : 2;
+    if (slot.toolCalls.some((call) => answeredCalls.has(call.id))) return 0;
+    return Math.min(closing, slot.toolCalls.some((call) => durableCalls.has(call.id)) ? 1 : 2);
+  };
   for (const fact of shownIn(o, session)) {
     if (excused.replayed(fact)) continue;
     const text = normalized(fact.text);
     const open = answers
       .filter((answer) => answer.first.returnedAtMs <= fact.atMs)
       .flatMap((answer) => answer.slots.filter((slot) => slot.shownBy === null && slot.text === text));
-    // Among slots the showing could fill: an answer still standing first, then a tool payload whose carrier row is
-    // durable (written before the send, so a stock phrase a tool sent is credited to the tool), then the latest answer (a stock
-    // phrase shown after a newer answer returned is credited to it, not to an older answer the system may have given
-    // up on since).
-    const rank = (candidate: Slot): number => (candidate.answer.superseded ? 2 : 0) + (candidate.toolCalls.some((call) => durableCalls.has(call.id)) ? 0 : 1);
+    // Among slots the showing could fill: an answer still standing first, then the one state.db shows most surely sent
+    // (a tool call with its result row, or a closing text with its final row; then a tool call with its carrier row
+    // alone), then the latest answer (a stock phrase shown after a newer answer returned is credited to it, not to an
+    // older answer the system may have given up on since).
+    const rank = (candidate: Slot): number => (candidate.answer.superseded ? 3 : 0) + evidence(candidate);
     const slot = open.reduce<Slot | undefined>((best, candidate) => (best === undefined || rank(candidate) <= rank(best) ? candidate : best), undefined);
     // A showing that only a superseded answer, or a tool call never made, could explain is rather a repeat the
     // sender could not avoid, when it is one (a key-less platform).

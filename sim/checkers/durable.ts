@@ -20,6 +20,8 @@ export interface DbRow {
   content: string;
   /** Ids of the tool calls the row carries (assistant rows). */
   toolCallIds: string[];
+  /** The tool call a tool row is the result of (Hermes' `tool_call_id`), else null. */
+  toolCallId: string | null;
 }
 
 /** A message entry of a pi JSONL transcript. */
@@ -72,7 +74,7 @@ export function readDurableState(sim: Simulation, sessions: readonly string[], v
   const keyOf = new Map([...families].flatMap(([key, family]) => family.map((span) => [span.sessionId, key] as const)));
   const rows = hasDb
     ? sim.sqlite
-        .inspect(stateDbPath, 'SELECT id, session_id, role, content, tool_calls, timestamp FROM messages ORDER BY timestamp, id')
+        .inspect(stateDbPath, 'SELECT id, session_id, role, content, tool_calls, tool_call_id, timestamp FROM messages ORDER BY timestamp, id')
         .map((row) => ({
           id: Number(row.id),
           sessionKey: keyOf.get(String(row.session_id)) ?? '',
@@ -81,6 +83,7 @@ export function readDurableState(sim: Simulation, sessions: readonly string[], v
           role: String(row.role),
           content: String(row.content ?? ''),
           toolCallIds: toolCallIdsOf(row.tool_calls),
+          toolCallId: row.tool_call_id === null || row.tool_call_id === undefined ? null : String(row.tool_call_id),
         }))
     : [];
   const files = readFamilyFiles(sim, families, view);
