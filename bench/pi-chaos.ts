@@ -1,7 +1,7 @@
 // Chaos with the real pi SessionManager, plan by plan: each chaos plan seed in a range runs once with pi (or with the
 // model's own SessionManager, for the control) and is classed as a pass, a failure in a run whose power loss dropped
 // unsynced JSONL bytes (pi never fsyncs: docs/MODEL.md "Campaigns with pi"), or any other failure, whose seed string
-// is printed. Usage: tsx bench/pi-chaos.ts <from> <to> [pi|model]; prints one JSON object last.
+// is printed (each failure's is). Usage: tsx bench/pi-chaos.ts <from> <to> [pi|model]; prints one JSON object last.
 import { findScenario } from '../scenarios/index.ts';
 import { encodeSeedString } from '../sim/cli/seed-string.ts';
 import { loadSqlJs } from '../sim/kernel/sqlite.ts';
@@ -33,13 +33,11 @@ for (let seed = from; seed <= to; seed++) {
       (event) => event.kind === 'disk.crash' && String(event.fields.path).endsWith('.jsonl') && Number(event.fields.lostBytes) + Number(event.fields.tornBytes) > 0,
     );
     for (const violation of result.violations) byInvariant[violation.invariant] = (byInvariant[violation.invariant] ?? 0) + 1;
-    if (powerLoss && transcriptLoss) {
-      counts.failAfterTranscriptLoss++;
-    } else {
-      counts.failOther++;
-      const seedString = encodeSeedString({ scenario: 'chaos', ...(sessionManager === 'pi' ? { sessionManager: 'pi' as const } : {}), bugs: [], seed, path: undefined }, spec);
-      console.log(`other failure: ${seedString} ${result.violations.map((violation) => violation.invariant).join(',')}`);
-    }
+    const seedString = encodeSeedString({ scenario: 'chaos', ...(sessionManager === 'pi' ? { sessionManager: 'pi' as const } : {}), bugs: [], seed, path: undefined }, spec);
+    const kind = powerLoss && transcriptLoss ? 'after transcript loss' : 'other';
+    if (powerLoss && transcriptLoss) counts.failAfterTranscriptLoss++;
+    else counts.failOther++;
+    console.log(`failure (${kind}): ${seedString} ${result.violations.map((violation) => violation.invariant).join(',')}`);
   }
   result.sim.dispose();
 }

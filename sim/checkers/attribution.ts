@@ -101,9 +101,10 @@ function attribute(o: Observations, session: string, excused: RepeatExcuse): Att
     // older answer the system may have given up on since).
     const rank = (candidate: Slot): number => (candidate.answer.superseded ? 3 : 0) + evidence(candidate);
     const slot = open.reduce<Slot | undefined>((best, candidate) => (best === undefined || rank(candidate) <= rank(best) ? candidate : best), undefined);
-    // A showing that only a superseded answer, or a tool call never made, could explain is rather a repeat the
-    // sender could not avoid, when it is one (a key-less platform).
-    const weak = (candidate: Slot): boolean => candidate.answer.superseded || (candidate.toolCalls.length > 0 && !candidate.toolCalls.some((call) => durableCalls.has(call.id)));
+    // A showing that only a superseded answer, or a slot state.db shows no sign of having sent (a tool call never
+    // made, a closing text with no final row), could explain is rather a repeat the sender could not avoid, when it is
+    // one (a key-less platform).
+    const weak = (candidate: Slot): boolean => candidate.answer.superseded || evidence(candidate) === 2;
     if (slot !== undefined && weak(slot) && excused.excused(fact)) continue;
     if (slot !== undefined) {
       slot.shownBy = fact;
