@@ -11,7 +11,7 @@ import { describe, expect, it } from 'vitest';
 import { clearedReply, stateDbPath, transcriptPath } from '../../src/index.ts';
 import { loadSqlJs } from '../../sim/kernel/sqlite.ts';
 import type { RunResult } from '../../sim/run/harness.ts';
-import { forMessage, handPlan, invariants, marker, reply, type RunInput, session0, user, withRun } from '../model/support.ts';
+import { delayRequestsFor, forMessage, handPlan, invariants, marker, reply, type RunInput, session0, user, withRun } from '../model/support.ts';
 import { both, firstReply, messagesOf, type Prepare, secondReply, shown, sqlAt } from './support.ts';
 
 const sql = await loadSqlJs();
@@ -68,18 +68,7 @@ function sessionsOf(result: RunResult): { id: string; parent: string | null; end
 }
 
 /** m0's first LLM request hangs, so the host's sweep kills the runner and m0's row backs off; the /clear comes then. */
-const hangsOnce: Prepare = (_sim, _model, world) => {
-  const api = world.modelApi;
-  const complete = api.complete.bind(api);
-  let first = true;
-  api.complete = async (request, timers) => {
-    if (first && request.prompt.includes(marker(0))) {
-      first = false;
-      await timers.sleep(3_600_000);
-    }
-    return complete(request, timers);
-  };
-};
+const hangsOnce = delayRequestsFor(0, 3_600_000, true);
 
 describe('session rotation (/clear)', () => {
   it('waits for a message before the /clear that is backing off, so it is answered in the session it came to', async () => {

@@ -4,22 +4,12 @@
 // times and nothing after it was ever answered).
 import { describe, expect, it } from 'vitest';
 import { loadSqlJs } from '../../sim/kernel/sqlite.ts';
-import type { Simulation } from '../../sim/kernel/simulation.ts';
-import type { BuiltModel } from '../../src/index.ts';
-import type { World } from '../../sim/world/index.ts';
-import { handPlan, marker, notes, user, withRun } from './support.ts';
+import { delayRequestsFor, handPlan, notes, user, withRun } from './support.ts';
 
 const sql = await loadSqlJs();
 
 /** The LLM takes 5 s longer to answer the first message, so the /clear and the next message arrive during its run. */
-function slowFirst(_sim: Simulation, _model: BuiltModel, world: World): void {
-  const api = world.modelApi;
-  const complete = api.complete.bind(api);
-  api.complete = async (request, timers) => {
-    if (request.prompt.includes(marker(0))) await timers.sleep(5_000);
-    return complete(request, timers);
-  };
-}
+const slowFirst = delayRequestsFor(0, 5_000);
 
 const plan = { ...handPlan([user(1_000, 'hello there'), { kind: 'clear', atMs: 3_000, session: 0 }, user(3_500, 'second question')]), queueModes: ['interrupt' as const] };
 

@@ -8,8 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { clearedReply } from '../../src/index.ts';
 import type { QueueMode } from '../../sim/run/plan.ts';
 import { loadSqlJs } from '../../sim/kernel/sqlite.ts';
-import type { Prepare } from '../checkers/support.ts';
-import { handPlan, invariants, marker, reply, user, withRun } from './support.ts';
+import { delayRequestsFor, handPlan, invariants, marker, reply, user, withRun } from './support.ts';
 
 const sql = await loadSqlJs();
 
@@ -22,18 +21,7 @@ const script = (request: { prompt: string }) => {
 };
 
 /** m0's first model call takes 10 s. */
-const slowFirst: Prepare = (_sim, _model, world) => {
-  const api = world.modelApi;
-  const complete = api.complete.bind(api);
-  let first = true;
-  api.complete = async (request, timers) => {
-    if (first && request.prompt.includes(marker(0))) {
-      first = false;
-      await timers.sleep(10_000);
-    }
-    return complete(request, timers);
-  };
-};
+const slowFirst = delayRequestsFor(0, 10_000, true);
 
 const carriedBy = (prompts: readonly string[]) => prompts.map((prompt) => [0, 1, 2].filter((index) => prompt.includes(marker(index))).map((index) => `m${index}`).join('+'));
 

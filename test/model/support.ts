@@ -186,3 +186,22 @@ export function invariants(result: RunResult): string[] {
 export function notes(result: RunResult, kind: string): { timeMs: number; fields: Record<string, unknown> }[] {
   return result.sim.trace.events.filter((event) => event.kind === `model.${kind}`).map((event) => ({ timeMs: event.timeMs, fields: event.fields }));
 }
+
+/**
+ * A `prepare` hook that makes the LLM API slow for one message: a request whose prompt carries message `index`'s
+ * marker waits `delayMs` of simulated time before it is answered (only the first such request when `firstOnly`).
+ */
+export function delayRequestsFor(index: number, delayMs: number, firstOnly = false): (sim: Simulation, model: BuiltModel, world: World) => void {
+  return (_sim, _model, world) => {
+    const api = world.modelApi;
+    const complete = api.complete.bind(api);
+    let delayed = false;
+    api.complete = async (request, timers) => {
+      if (request.prompt.includes(marker(index)) && !(firstOnly && delayed)) {
+        delayed = true;
+        await timers.sleep(delayMs);
+      }
+      return complete(request, timers);
+    };
+  };
+}
