@@ -62,19 +62,31 @@ function placeholders(count: number): string {
   return Array.from({ length: count }, () => '?').join(', ');
 }
 
+/** What an empty fetch tells the idle poller: the earliest time a pending row becomes due by time alone. */
+export interface IdleFetch {
+  nextDueMs: number | undefined;
+}
+
 /**
- * The next batch, or undefined when no due row has trigger=1. The due rows up to the first command form the batch (a
+ * The next batch, or undefined when no due row has trigger=1 (then `idle`, if given, learns when a pending row
+ * becomes due by time alone: until then and until the databases change, every fetch returns undefined). The due rows up to the first command form the batch (a
  * /clear is a turn of its own, as nanoclaw's poll loop handles commands apart from the query). A due row that an
  * unfinished turn claimed brings that turn back with every message it claimed, and the batch's other due rows join
  * it: nanoclaw fetches whatever is pending again after a SIGKILL (the turn's runTurn releases them if its answer is
  * already durable).
  */
-export async function fetchBatch(inbound: SqlDatabase, outbound: SqlDatabase, nowMs: number, mode: QueueMode = 'collect'): Promise<Batch | undefined> {
+export async function fetchBatch(inbound: SqlDatabase, outbound: SqlDatabase, nowMs: number, mode: QueueMode = 'collect', idle?: IdleFetch): Promise<Batch | undefined> {
   // The time test is done here, not in SQL: the query then has no parameter that changes every poll, so while the
   // table is unchanged an idle poll is answered from the SQLite adapter's read cache.
   assertNonNegativeInteger(nowMs, 'fetchBatch nowMs');
   const pending = await inbound.query("SELECT id, seq, kind, content, trigger, status, process_after FROM messages_in WHERE status IN ('pending', 'failed') ORDER BY seq DESC");
   if (pending.length === 0) return undefined;
+  if (idle !== undefined) {
+    for (const row of pending) {
+      const dueMs = Number(row.process_after);
+      if (dueMs > nowMs && (idle.nextDueMs === undefined || dueMs < idle.nextDueMs)) idle.nextDueMs = dueMs;
+    }
+  }
   const horizonSeq = Number(pending[0]?.seq);
   const acked = new Set((await outbound.query('SELECT message_id FROM processing_ack')).map((row) => row.message_id as string));
   // A failed row (the host gave up on it) is not due for nanoclaw; the fixed runner still closes its turn (reformed).

@@ -10,7 +10,8 @@
 // after the send succeeded and before its delivery is marked, as deliverOutboundPayloads mirrors before it returns.
 import { assert } from './assert.ts';
 import type { ModelConfig } from './config.ts';
-import type { ProcessContext } from './ports.ts';
+import type { ProcessContext, WatchedDatabase } from './ports.ts';
+import { idlePoll, watch } from './idle-poll.ts';
 import { type OutboundSend, platformName } from './protocol.ts';
 import { ignoreBusy, retryBusy } from './busy.ts';
 import { ReplyWaiter } from './reply-waiter.ts';
@@ -46,29 +47,38 @@ export class DeliveryPollers {
   async pollLoop(speed: 'fast' | 'slow'): Promise<void> {
     const { deliveryFastMs, deliverySlowMs } = this.config.timers;
     assert(deliveryFastMs > 0 && deliverySlowMs > 0, `the delivery pollers wait a positive interval (${deliveryFastMs}, ${deliverySlowMs} ms)`);
+    // The fast poller skips the polls that would find nothing (idle-poll.ts): after a pass that found no row in any
+    // session, it waits for a change to one of their outbound databases. The slow one polls every minute.
+    let watched: (WatchedDatabase | undefined)[] | undefined;
     for (;;) {
-      await this.ctx.timers.sleep(speed === 'fast' ? deliveryFastMs : deliverySlowMs);
+      await idlePoll(this.ctx, watched, speed === 'fast' ? deliveryFastMs : deliverySlowMs);
+      const seen: (WatchedDatabase | undefined)[] = [];
       for (const sessionKey of this.config.sessions) {
         if (this.inFlight.has(sessionKey)) continue;
         this.inFlight.add(sessionKey);
         try {
           assert(this.inFlight.has(sessionKey), `the ${speed} poller holds the in-flight guard of ${sessionKey}`);
-          await this.deliverSession(sessionKey, speed);
+          seen.push(await this.deliverSession(sessionKey, speed));
         } finally {
           this.inFlight.delete(sessionKey);
         }
       }
+      // A session skipped (the other poller had it) or with rows keeps the poller polling.
+      watched = speed === 'fast' && seen.length === this.config.sessions.length ? seen : undefined;
     }
   }
 
-  private async deliverSession(sessionKey: string, speed: 'fast' | 'slow'): Promise<void> {
+  /** Delivers the session's undelivered rows; returns its outbound database as the poll saw it if it had none. */
+  private async deliverSession(sessionKey: string, speed: 'fast' | 'slow'): Promise<WatchedDatabase | undefined> {
     const outbound = await this.dbs.outboundDb(sessionKey);
+    const watched = watch(outbound);
     const attemptsMax = speed === 'fast' ? this.config.timers.deliveryAttemptsMax : Number.MAX_SAFE_INTEGER;
     assert(attemptsMax >= 1, `the ${speed} poller tries a row at least once, not ${attemptsMax} times`);
     const rows = await outbound.query(
       'SELECT id, kind, content FROM messages_out WHERE delivered = 0 AND attempts < ? ORDER BY seq LIMIT 10',
       [attemptsMax],
     );
+    if (rows.length === 0) return watched;
     for (const row of rows) {
       const key = row.id as string;
       const bumped = await ignoreBusy(outbound.run('UPDATE messages_out SET attempts = attempts + 1 WHERE id = ? AND delivered = 0', [key]));
@@ -90,6 +100,7 @@ export class DeliveryPollers {
       await this.markDelivered(sessionKey, key);
       this.ctx.note('delivered', { session: sessionKey, key });
     }
+    return undefined;
   }
 
   private sendAndWait(send: OutboundSend): Promise<boolean> {

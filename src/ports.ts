@@ -88,12 +88,29 @@ export interface SqlDatabase {
   run(sql: string, params?: SqlParams): Promise<SqlRunResult>;
   /** BEGIN, body, COMMIT; a throw rolls back. May reject with SqliteBusyError before the body runs. */
   transaction<T>(body: (tx: SqlTransaction) => T): Promise<T>;
+  /**
+   * SQLite's `PRAGMA data_version`, read without a call: a number that moves when a commit changes a row. Optional:
+   * a host that has it can let idle pollers skip the polls that would find nothing (Sqlite.idlePolls).
+   */
+  dataVersion?(): number;
+}
+
+/** A database a poller watches, with the dataVersion read before its last poll. */
+export interface WatchedDatabase {
+  db: SqlDatabase;
+  version: number;
 }
 
 /** Opens SQLite databases on the simulated disk. */
 export interface Sqlite {
   /** Open (creating with `schemaSql` if new) the database kept at `path` on the simulated disk. */
   open(path: string, schemaSql: string): Promise<SqlDatabase>;
+  /**
+   * Optional: sleep as a poller with period intervalMs whose polls find nothing new, until the first poll instant
+   * (now + k * intervalMs, k >= 1) at or after one of `watch` changed past its version or `dueMs` passed. A host
+   * without it leaves the poller polling (idlePoll in src/idle-poll.ts).
+   */
+  idlePolls?(watch: readonly WatchedDatabase[], intervalMs: number, dueMs: number | undefined): Promise<void>;
 }
 
 /** A value of a trace note field. */

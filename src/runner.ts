@@ -1,12 +1,12 @@
 // The runner: nanoclaw's agent runner plus Hermes' agent cache, as one process. At poll-loop start it recovers
 // from a SIGKILL: the previous incarnation's processing acks are cleared (nanoclaw clearStaleProcessingAcks) and so
 // is turn_sent_payloads (seed 001's cold-start boundary). Then one lane per session polls for a batch of due rows
-// (claims.ts; idle 1 s, active 500 ms), claims it and runs one turn for it. A transient model error runs the turn
+// (claims.ts; idle 1 s, active 500 ms; idle polls that would find nothing are skipped, idle-poll.ts), claims it and runs one turn for it. A transient model error runs the turn
 // again after the full-run retry delay; after turnTriesMax attempts the turn ends with an error reply. A heartbeat
 // file records progress so the gateway's sweep can kill a runner that is stuck (host-sweep.ts).
 import { assert, assertNonNegativeInteger } from './assert.ts';
 import { AgentCache } from './agent.ts';
-import { abandonBatch, type Batch, claimBatch, clearStaleProcessingAcks, completeTurn, fetchBatch, unfinishedTurns } from './claims.ts';
+import { abandonBatch, type Batch, claimBatch, type IdleFetch, clearStaleProcessingAcks, completeTurn, fetchBatch, unfinishedTurns } from './claims.ts';
 import { type ModelConfig, queueModeOf } from './config.ts';
 import { LlmTransientError, type ProcessContext, type SqlDatabase } from './ports.ts';
 import { SessionDb } from './session-db.ts';
@@ -19,6 +19,7 @@ import { isToolResult, type ToolRpc } from './tool-rpc.ts';
 import { runTurn, TurnAborted, type TurnDeps } from './turn.ts';
 import { SessionWriteLockError } from './session-write-lock.ts';
 import { GatewayTranscriptAppend } from './gateway-append.ts';
+import { idlePoll, watch } from './idle-poll.ts';
 import type { ModelEnvironment } from './model.ts';
 
 export { runnerName } from './protocol.ts';
@@ -84,9 +85,12 @@ async function lane(deps: TurnDeps, sessionKey: string): Promise<void> {
   const outbound = await dbs.outboundDb(sessionKey);
   const mode = queueModeOf(config, sessionKey);
   for (;;) {
-    const batch = await fetchBatch(inbound, outbound, ctx.clock.nowMs(), mode);
+    // The versions before the fetch: a change during it wakes the lane for the next poll.
+    const watched = [watch(inbound), watch(outbound)];
+    const idle: IdleFetch = { nextDueMs: undefined };
+    const batch = await fetchBatch(inbound, outbound, ctx.clock.nowMs(), mode, idle);
     if (batch === undefined) {
-      await ctx.timers.sleep(config.timers.pollIdleMs);
+      await idlePoll(ctx, watched, config.timers.pollIdleMs, idle.nextDueMs);
       continue;
     }
     assert(batch.members.length > 0, `a fetched batch of ${sessionKey} has at least one message`);

@@ -190,6 +190,7 @@ export class Simulation {
       },
       sqlite: {
         open: (path, schemaSql) => this.sqlite.open(incarnation, path, schemaSql),
+        idlePolls: (watch, intervalMs, dueMs) => this.sqlite.idlePolls(incarnation, scheduler, this.clock, watch, intervalMs, dueMs),
       },
       supervisor: {
         isRunning: (name) => this.processes.isRunning(name),

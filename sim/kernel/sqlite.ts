@@ -17,11 +17,14 @@ import {
   type SqlTransaction,
   type SqlValue,
   SqliteBusyError,
+  type WatchedDatabase,
 } from '../../src/ports.ts';
 import { assert } from './assert.ts';
 import type { Incarnation } from './process.ts';
 import type { Prng } from './prng.ts';
+import type { Scheduler } from './scheduler.ts';
 import type { Trace } from './trace.ts';
+import type { SimClock } from './clock.ts';
 
 export interface SqliteFaults {
   busyPer1000: number;
@@ -87,6 +90,13 @@ class Engine implements SqlTransaction {
   private version = 0;
   /** Writes through run(), to tell whether a lazily read row id is still the write's own. */
   private runs = 0;
+  /**
+   * Commits that changed a row (SQLite's PRAGMA data_version moves on each): unlike `version`, a write that changed
+   * nothing leaves it. A poller's next poll can find something new only after it moved.
+   */
+  dataVersion = 0;
+  /** Called once at the next change of dataVersion (idle pollers waiting for it), then dropped. */
+  private changeWaiters: (() => void)[] = [];
 
   constructor(
     readonly path: string,
@@ -154,6 +164,20 @@ class Engine implements SqlTransaction {
 
   get currentVersion(): number {
     return this.version;
+  }
+
+  /** A commit changed `changes` rows: if any, dataVersion moves and the pollers waiting for a change are told. */
+  committed(changes: number): void {
+    if (changes === 0) return;
+    this.dataVersion++;
+    if (this.changeWaiters.length === 0) return;
+    const waiters = this.changeWaiters;
+    this.changeWaiters = [];
+    for (const waiter of waiters) waiter();
+  }
+
+  onNextChange(waiter: () => void): void {
+    this.changeWaiters.push(waiter);
   }
 
   run(sql: string, params: SqlParams = []): SqlRunResult {
@@ -264,6 +288,8 @@ function copyRow(row: SqlRow): SqlRow {
 
 export class SimSqlite {
   private readonly engines = new Map<string, Engine>();
+  /** The engine behind each handle given out (for idlePolls). */
+  private readonly handles = new WeakMap<SqlDatabase, Engine>();
   private readonly schemas = new Map<string, string>();
   faults: SqliteFaults = { ...defaultSqliteFaults };
   readonly stats: SqliteStats = { statements: 0, cachedReads: 0, skippedDeletes: 0 };
@@ -286,7 +312,45 @@ export class SimSqlite {
     const engine = this.engines.get(path);
     assert(engine !== undefined, `no database at ${path}`);
     engine.changing();
-    return engine.query(sql, params);
+    const rows = engine.query(sql, params);
+    // A test may have written through it: tell the idle pollers as a commit would.
+    engine.committed(1);
+    return rows;
+  }
+
+  /**
+   * Wait as a poller of `watch` with period `intervalMs` would whose polls find nothing new: until the first poll
+   * instant (now + k * intervalMs, k >= 1) at or after one of the databases changed past the version its last poll
+   * saw, or `dueMs` passed (a row that becomes due by time alone). The polls in between would have read the same
+   * rows and changed nothing, so they are not run: the poller resumes at the instant its poll would have first seen
+   * the change. The elided polls take no latency, so they draw nothing from the SQLite stream.
+   */
+  idlePolls(owner: Incarnation, scheduler: Scheduler, clock: SimClock, watch: readonly WatchedDatabase[], intervalMs: number, dueMs: number | undefined): Promise<void> {
+    assert(Number.isSafeInteger(intervalMs) && intervalMs > 0, `a poller polls at a positive interval, not ${intervalMs} ms`);
+    assert(watch.length > 0, 'an idle poller watches at least one database');
+    const engines = watch.map((watched) => {
+      const engine = this.handles.get(watched.db);
+      assert(engine !== undefined, `idlePolls: ${watched.db.path} is no handle of this simulation`);
+      assert(watched.version <= engine.dataVersion, `idlePolls: version ${watched.version} of ${engine.path} is ahead of the database's ${engine.dataVersion}`);
+      return engine;
+    });
+    const startMs = clock.nowMs();
+    return owner.suspend<void>((resume) => {
+      let woken = false;
+      const wake = (): void => {
+        if (woken) return;
+        woken = true;
+        const nowMs = clock.nowMs();
+        const polls = Math.max(1, Math.ceil((nowMs - startMs) / intervalMs));
+        scheduler.scheduleAt(startMs + polls * intervalMs, () => resume(undefined), owner.id);
+      };
+      if (engines.some((engine, index) => engine.dataVersion !== (watch[index] as WatchedDatabase).version)) {
+        wake();
+        return;
+      }
+      for (const engine of engines) engine.onNextChange(wake);
+      if (dueMs !== undefined) scheduler.scheduleAt(Math.max(dueMs, startMs), wake, owner.id);
+    });
   }
 
   export(path: string): Uint8Array {
@@ -329,8 +393,9 @@ export class SimSqlite {
   }
 
   private handle(owner: Incarnation, engine: Engine): SqlDatabase {
-    return {
+    const handle: SqlDatabase = {
       path: engine.path,
+      dataVersion: () => engine.dataVersion,
       query: (sql, params) => this.later(owner, () => engine.cachedQuery(sql, params)),
       run: (sql, params) =>
         this.later(owner, () => {
@@ -340,6 +405,7 @@ export class SimSqlite {
           const result = engine.run(sql, params);
           engine.unchanged(sql, result.changes, versionBefore);
           this.recordWrite(owner, engine.path, sql, result.changes);
+          engine.committed(result.changes);
           return result;
         }),
       transaction: <T>(body: (tx: SqlTransaction) => T) =>
@@ -348,6 +414,8 @@ export class SimSqlite {
           return this.atomically(owner, engine, body);
         }),
     };
+    this.handles.set(handle, engine);
+    return handle;
   }
 
   private atomically<T>(owner: Incarnation, engine: Engine, body: (tx: SqlTransaction) => T): T {
@@ -364,6 +432,7 @@ export class SimSqlite {
     engine.db.exec('COMMIT');
     const changes = engine.totalChanges() - before;
     this.recordWrite(owner, engine.path, 'transaction', changes);
+    engine.committed(changes);
     return result;
   }
 
