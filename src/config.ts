@@ -84,7 +84,7 @@ export const defaultTimers: ModelTimers = {
   deliveryAttemptsMax: 3,
   platformRedeliverMs: 5_000,
   platformRedeliveriesMax: 5,
-  sweepEveryMs: 10_000,
+  sweepEveryMs: 60_000,
   heartbeatStaleMs: 30 * 60_000,
   claimStaleMs: 60_000,
   heartbeatIdleMs: 5 * 60_000,

@@ -108,6 +108,17 @@ class Gateway {
     assert(inserted === 0 || inserted === 1, `delivery ${message.deliveryId} is one messages_in row, not ${inserted}`);
     this.ctx.note('ingest', { session: message.sessionKey, delivery: message.deliveryId, row: `in:${message.deliveryId}`, inserted });
     this.ctx.net.send(platformName, { type: 'inbound.ack', deliveryId: message.deliveryId } satisfies InboundAck);
+    if (inserted === 1) this.wakeRunner();
+  }
+
+  /**
+   * nanoclaw's router wakes the session's container after writing a message (router.ts, then wakeContainer); the
+   * sweep wakes it only once a minute. A runner (and its tool server) that is down is started after the restart delay.
+   */
+  private wakeRunner(): void {
+    for (const name of [runnerName, toolServerName]) {
+      if (!this.ctx.supervisor.isRunning(name)) this.ctx.supervisor.start(name, this.config.timers.runnerRestartDelayMs);
+    }
   }
 
   /**
@@ -241,6 +252,7 @@ class Gateway {
     });
     assert(fresh.length <= drained.length, `${fresh.length} of ${drained.length} drained events kept`);
     this.ctx.note('exec-ingest', { session: sessionKey, row: fresh.length > 0 ? rowId : null, runs: fresh.map((event) => event.contextKey ?? '').join(',') });
+    if (fresh.length > 0) this.wakeRunner();
   }
 
   /** Every sweepEveryMs: nanoclaw's host sweep (host-sweep.ts), restart what is down, forget old exec keys. */
@@ -251,9 +263,7 @@ class Gateway {
     for (;;) {
       await this.ctx.timers.sleep(timers.sweepEveryMs);
       await sweep.sweep();
-      for (const name of [runnerName, toolServerName]) {
-        if (!this.ctx.supervisor.isRunning(name)) this.ctx.supervisor.start(name, timers.runnerRestartDelayMs);
-      }
+      this.wakeRunner();
       await this.pruneExecKeys(this.ctx.clock.nowMs());
     }
   }
