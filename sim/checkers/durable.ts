@@ -161,42 +161,63 @@ function toolCallIdsOf(value: unknown): string[] {
   }
 }
 
+/** A parsed JSONL line: an entry, the session header (skipped) or a malformed line (counted). */
+type ParsedLine = JsonlEntry | 'session' | 'malformed';
+/**
+ * Lines parsed before, by their text: the checkers reread every transcript after each turn, and a file mostly grows
+ * by appends, so most lines were parsed already. Parsing is a pure function of the line; entries are frozen, so a
+ * shared one cannot be changed by a caller. Emptied when it reaches parsedLinesMax.
+ */
+const parsedLines = new Map<string, ParsedLine>();
+const parsedLinesMax = 50_000;
+
 /** pi's JSONL: malformed lines are skipped (as pi's loader skips them) and counted. */
 export function parsePiTranscript(text: string): Transcript {
   const entries: JsonlEntry[] = [];
   let malformedLines = 0;
   for (const line of text.split('\n')) {
-    if (line.trim().length === 0) continue;
-    let value: unknown;
-    try {
-      value = JSON.parse(line);
-    } catch {
-      malformedLines++;
-      continue;
+    let parsed = parsedLines.get(line);
+    if (parsed === undefined) {
+      if (parsedLines.size >= parsedLinesMax) parsedLines.clear();
+      parsed = parseLine(line);
+      parsedLines.set(line, parsed);
     }
-    const record = value as { type?: unknown; id?: unknown; parentId?: unknown; message?: { role?: unknown; content?: unknown; provider?: unknown; model?: unknown } };
-    if (record.type === 'session') continue;
-    if (typeof record.type !== 'string' || typeof record.id !== 'string') {
-      malformedLines++;
-      continue;
-    }
-    if (record.type !== 'message' || typeof record.message !== 'object' || record.message === null) {
-      // Entries of other kinds (model_change, label, ...) are part of the tree: parent links go through them.
-      entries.push({ id: record.id, parentId: typeof record.parentId === 'string' ? record.parentId : null, role: record.type, text: '', toolCallIds: [], mirror: false });
-      continue;
-    }
-    const content = record.message.content;
-    const blocks: unknown[] = Array.isArray(content) ? content : [];
-    entries.push({
-      id: record.id,
-      parentId: typeof record.parentId === 'string' ? record.parentId : null,
-      role: String(record.message.role),
-      text: typeof content === 'string' ? content : blocks.map((block) => ((block as { type?: unknown }).type === 'text' ? String((block as { text?: unknown }).text) : '')).join(''),
-      toolCallIds: blocks.filter((block) => (block as { type?: unknown }).type === 'toolCall').map((block) => String((block as { id?: unknown }).id)),
-      mirror: record.message.role === 'assistant' && record.message.provider === 'openclaw' && record.message.model === 'delivery-mirror',
-    });
+    if (parsed === 'malformed') malformedLines++;
+    else if (parsed !== 'session') entries.push(parsed);
   }
   return { entries, malformedLines };
+}
+
+function parseLine(line: string): ParsedLine {
+  if (line.trim().length === 0) return 'session';
+  let value: unknown;
+  try {
+    value = JSON.parse(line);
+  } catch {
+    return 'malformed';
+  }
+  const record = value as { type?: unknown; id?: unknown; parentId?: unknown; message?: { role?: unknown; content?: unknown; provider?: unknown; model?: unknown } };
+  if (record.type === 'session') return 'session';
+  if (typeof record.type !== 'string' || typeof record.id !== 'string') return 'malformed';
+  if (record.type !== 'message' || typeof record.message !== 'object' || record.message === null) {
+    // Entries of other kinds (model_change, label, ...) are part of the tree: parent links go through them.
+    return frozen({ id: record.id, parentId: typeof record.parentId === 'string' ? record.parentId : null, role: record.type, text: '', toolCallIds: [], mirror: false });
+  }
+  const content = record.message.content;
+  const blocks: unknown[] = Array.isArray(content) ? content : [];
+  return frozen({
+    id: record.id,
+    parentId: typeof record.parentId === 'string' ? record.parentId : null,
+    role: String(record.message.role),
+    text: typeof content === 'string' ? content : blocks.map((block) => ((block as { type?: unknown }).type === 'text' ? String((block as { text?: unknown }).text) : '')).join(''),
+    toolCallIds: blocks.filter((block) => (block as { type?: unknown }).type === 'toolCall').map((block) => String((block as { id?: unknown }).id)),
+    mirror: record.message.role === 'assistant' && record.message.provider === 'openclaw' && record.message.model === 'delivery-mirror',
+  });
+}
+
+function frozen(entry: JsonlEntry): JsonlEntry {
+  Object.freeze(entry.toolCallIds);
+  return Object.freeze(entry);
 }
 
 /** pi's load rule: the leaf is the last entry in file order; the active branch is its path to the root. */
