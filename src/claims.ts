@@ -88,7 +88,10 @@ export async function fetchBatch(inbound: SqlDatabase, outbound: SqlDatabase, no
     }
   }
   const horizonSeq = Number(pending[0]?.seq);
-  const acked = new Set((await outbound.query('SELECT message_id FROM processing_ack')).map((row) => row.message_id as string));
+  const acks = await outbound.query('SELECT message_id, status FROM processing_ack');
+  const acked = new Set(acks.map((row) => row.message_id as string));
+  // Answered, though the host's sweep has not yet synced its messages_in status (it does so once a minute).
+  const done = new Set(acks.filter((row) => row.status !== 'processing').map((row) => row.message_id as string));
   // A failed row (the host gave up on it) is not due for nanoclaw; the fixed runner still closes its turn (reformed).
   const due = pending
     .filter((row) => Number(row.process_after) <= nowMs && !acked.has(row.id as string))
@@ -117,7 +120,7 @@ export async function fetchBatch(inbound: SqlDatabase, outbound: SqlDatabase, no
   assert(head.kind !== 'command' || members.length === 1, `the command ${head.id} runs as a turn of its own, not with ${members.length - 1} other rows`);
   // A /clear waits for every message before it that still wants a run (one backing off after a stuck claim, say):
   // the session it ends is theirs, and one run after the rotation would be ingested again in the new session.
-  if (head.kind === 'command' && pending.some((row) => row.status === 'pending' && Number(row.trigger) === 1 && Number(row.seq) < head.seq)) return undefined;
+  if (head.kind === 'command' && pending.some((row) => row.status === 'pending' && !done.has(row.id as string) && Number(row.trigger) === 1 && Number(row.seq) < head.seq)) return undefined;
   return { turnId: head.id, kind: head.kind, members: members.map((row) => ({ ...row, merged: false })), failed: false, horizonSeq };
 }
 

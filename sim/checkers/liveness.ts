@@ -5,8 +5,8 @@
 //   carried it, or one of the system's own replies was assigned to it (`Session cleared.` for a /clear, the error
 //   reply after giving up; each canned reply answers one message, see attribution.ts). A command's start owes no
 //   reply: OpenClaw's heartbeat for it asks for HEARTBEAT_OK when nothing needs attention, which nobody is shown;
-// - quiescent-after-heal: once the faults have stopped and a stated grace has passed (quiescenceGraceMs, 15 s: the
-//   time a supervisor needs to act on what went wrong during the faults, e.g. a claim that went stale under a slow
+// - quiescent-after-heal: once the faults have stopped and a stated grace has passed (quiescenceGraceMs, 65 s: the
+//   time a supervisor needs to act on what went wrong during the faults (nanoclaw's sweep runs once a minute), e.g. a claim that went stale under a slow
 //   model call just before the heal), no process is killed or crashes again (the kernel's own record of kills and
 //   crashes, not the model's notes): no crash loop, no supervisor killing a healthy successor;
 // - answered-in-time: every accepted message and command taken up is first answered within a stated bound of its

@@ -16,8 +16,12 @@ import { Simulation } from '../kernel/simulation.ts';
 import { findScenario } from '../../scenarios/index.ts';
 import type { TraceEvent } from '../kernel/trace.ts';
 
-/** After the faults stop, the system may still act on what happened during them for this long (quiescent-after-heal). */
-export const quiescenceGraceMs = 15_000;
+/**
+ * After the faults stop, the system may still act on what happened during them for this long (quiescent-after-heal):
+ * nanoclaw's host sweep runs once a minute, so a claim that went stale just before the heal is acted on by the next
+ * sweep, up to 60 s later; 5 s more for the kill and the restart.
+ */
+export const quiescenceGraceMs = 65_000;
 
 /**
  * One finished run: the verdict and violations, the trace hash, fault coverage, and the simulation, model and world

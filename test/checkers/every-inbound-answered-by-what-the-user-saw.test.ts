@@ -44,9 +44,10 @@ describe('every-inbound-answered', () => {
   it('fires when the LLM API hangs on every request for one message', async () => {
     await withRun(sql, input(llmHangsOnSecondMessage), (result) => {
       expect(shown(result)).toEqual([firstReply]);
-      // The hang outlasts the fault phase, so the gateway's sweep kills the stuck runner after it too.
-      expect(killsOf(result).some((atMs) => atMs > twoTurns.faultPhaseMs)).toBe(true);
-      expect(invariants(result)).toEqual([invariant, 'quiescent-after-heal']);
+      // The hang outlasts the fault phase; the gateway's sweep (once a minute) kills the stuck runner at the heal,
+      // within the grace, and the restarted runner's claim is not stale yet when the run ends.
+      expect(killsOf(result)).toEqual([twoTurns.faultPhaseMs + 14]);
+      expect(invariants(result)).toEqual([invariant]);
       expect(messagesOf(result, invariant)).toEqual([`${session0}: message ${m1} (delivery d1) got no reply 120000 ms after the faults stopped`]);
       expect(result.violations.find((violation) => violation.invariant === invariant)?.class).toBe('liveness');
     });

@@ -59,8 +59,8 @@ const startPromptTwice = sqlAt(
   [`%Exec started (node=node-1 id=${execRunId})%`],
 );
 
-/** The same, and the copy is pruned from inbound.db once completed (as a queue that deletes finished rows would). */
-const execPromptTwicePruned: Prepare = both(execPromptTwice, sqlAt(100_000, inboundPath(session0), "DELETE FROM messages_in WHERE id = 'sys:copy' AND status = 'completed'"));
+/** The same, and the copy is pruned from inbound.db once completed (as a queue that deletes finished rows would), after the sweep at 120 s synced its status. */
+const execPromptTwicePruned: Prepare = both(execPromptTwice, sqlAt(125_000, inboundPath(session0), "DELETE FROM messages_in WHERE id = 'sys:copy' AND status = 'completed'"));
 
 /** A second user row for the first message in state.db, written with Hermes' columns only (a new row id). */
 const duplicateUserRow = sqlAt(
