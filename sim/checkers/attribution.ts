@@ -174,9 +174,19 @@ function assignCanned(o: Observations, session: string, answers: readonly Logica
     const open = candidates.filter((subject) => !covered.has(subjectKey(subject)));
     const unanswered = open.filter((subject) => !mates.has(subjectKey(subject)));
     const endedHere = (candidate: Subject): boolean => lastFailedBefore(candidate, fact.atMs);
+    // An error reply ends its turn, whose messages are not asked again: a message asked after the showing was still in
+    // a turn of its own (failed once, retrying), so a message whose turn ended or gave up and is not asked again
+    // comes first.
+    const settled = (candidate: Subject): boolean => !requests.some((request) => request.atMs > fact.atMs && carries(request.prompt, candidate));
+    const settledUnanswered = unanswered.filter(settled);
+    const settledOpen = open.filter(settled);
     // A message whose answer was shown whole may still get the error reply when the system gave up on it afterwards
     // (killed before it finished, then every retry failed): its last request carrying it failed.
     const subject =
+      settledUnanswered.find(endedHere) ??
+      settledUnanswered.find(gaveUpOn) ??
+      settledOpen.find(endedHere) ??
+      settledOpen.find(gaveUpOn) ??
       unanswered.find(endedHere) ??
       unanswered.find(gaveUpOn) ??
       open.find(endedHere) ??

@@ -43,7 +43,45 @@ const answerLostOn =
     };
   };
 
+/**
+ * The first request whose prompt carries `fragment` is answered and the answer lost on the way back; then the LLM API
+ * has an outage until `untilMs`, so every later request fails (the world records each one).
+ */
+const firstAnswerLostThenOutage =
+  (fragment: string, untilMs: number): Prepare =>
+  (_sim, _model, world) => {
+    const api = world.modelApi;
+    const complete = api.complete.bind(api);
+    api.complete = async (request, timers) => {
+      const answer = await complete(request, timers);
+      if (!request.prompt.includes(fragment)) return answer;
+      api.outageUntilMs = untilMs;
+      throw new LlmTransientError('connection reset after the response');
+    };
+  };
+
 describe('each canned reply answers one message', () => {
+  it('an error reply shown while a later turn is still retrying belongs to the turn that ended, not to the retrying one', async () => {
+    // m0 and m1 arrive together and share a turn the LLM fails for ever: it gives up with two error replies, which the
+    // platform does not take until 170 s. m2's turn runs meanwhile: its first answer is lost on the way back and an LLM
+    // outage fails every later request, so it retries and gives up too. m1's error reply, shown while m2 was still retrying, is not m2's: a message asked
+    // again after a showing was not ended by it. Given to m2, it would leave m2's answer standing, and lost.
+    // Each turn gives up after its sixth attempt, 157 s after its first: the failing LLM is the fault, for both.
+    const plan = { ...handPlan([user(1_000, 'first'), user(1_100, 'also first'), user(30_000, 'second')]), faultPhaseMs: 330_000 };
+    const script = forMessage({ 2: { toolCalls: [], result: reply('done') } });
+    const errorRepliesHeld: Prepare = (sim, model, world) =>
+      tamperNetwork((_from, to, payload) => (to === 'platform' && (payload as Partial<OutboundSend>).type === 'send' && (payload as OutboundSend).text === errorReply && sim.clock.nowMs() < 170_000 ? [] : [payload]))(sim, model, world);
+    await withRun(sql, { bugs: [], plan, script, prepare: both(llmFailsOn(marker(0)), firstAnswerLostThenOutage(marker(2), 330_000), errorRepliesHeld) }, (result) => {
+      const errorShownAtMs = result.ledger.shown.filter((fact) => fact.text === errorReply).map((fact) => fact.atMs);
+      const lastAskedM2Ms = Math.max(...result.ledger.requests.filter((request) => request.prompt.includes(marker(2))).map((request) => request.atMs));
+      // The case: the first turn's error replies are shown before m2's last request, m2's own after it.
+      expect(errorShownAtMs).toHaveLength(3);
+      expect(errorShownAtMs.filter((atMs) => atMs < lastAskedM2Ms)).toHaveLength(2);
+      expect(result.ledger.answers.some((answer) => answer.prompt.includes(marker(2)))).toBe(true);
+      expect(result.violations).toEqual([]);
+    });
+  });
+
   it("a stock phrase shown after a newer answer returned is that answer's: the older answer given up keeps the error reply", async () => {
     // m0's answer ("done") comes back each time but never reaches the runner, which gives up with the error reply;
     // well after, m1 is answered "done" too and shown. Credited to m0's older answer, that showing would leave m1's
