@@ -133,9 +133,11 @@ async function reformed(inbound: SqlDatabase, outbound: SqlDatabase, turnId: str
   const head = claimed.find((row) => row.id === turnId) ?? claimed.find((row) => row.trigger === 1);
   if (head === undefined) return undefined;
   const failed = claimed.some((row) => row.status === 'failed');
-  const members = [...claimed, ...(failed ? [] : joining.map((row) => ({ ...row, merged: false })))].sort((a, b) => a.seq - b.seq);
+  // A command (/clear) is a turn of its own, re-formed or not: the messages behind it wait for their own batch.
+  const takesNew = !failed && head.kind !== 'command';
+  const members = [...claimed, ...(takesNew ? joining.map((row) => ({ ...row, merged: false })) : [])].sort((a, b) => a.seq - b.seq);
   assert(new Set(members.map((member) => member.id)).size === members.length, `turn ${turnId} re-forms with a message twice`);
-  assert(!failed || members.length === claimed.length, `turn ${turnId}, given up by the host, takes no new message`);
+  assert(takesNew || members.length === claimed.length, `turn ${turnId}, given up by the host or a command, takes no new message`);
   assert(members.every((member) => member.seq <= horizonSeq), `turn ${turnId} re-forms with a message above its fetch's horizon ${horizonSeq}`);
   return { turnId, kind: head.kind, members, failed, horizonSeq };
 }
