@@ -57,6 +57,11 @@ export interface Attribution {
   canned: ShownFact[];
   /** The canned reply each subject (by subjectKey) got. */
   cannedFor: Map<string, ShownFact>;
+  /**
+   * The first canned reply that answered each subject, as the one assigned to it or as a mate of another's (a later
+   * error reply of its own may take it over in cannedFor; it was answered at the first).
+   */
+  cannedFirst: Map<string, ShownFact>;
   unexplained: Unexplained[];
 }
 
@@ -117,10 +122,10 @@ function attribute(o: Observations, session: string, excused: RepeatExcuse): Att
     }
   }
   const cannedUnexplained: Unexplained[] = [];
-  const cannedFor = assignCanned(o, session, answers, cannedShown, cannedUnexplained);
+  const { cannedFor, cannedFirst } = assignCanned(o, session, answers, cannedShown, cannedUnexplained);
   for (const entry of cannedUnexplained) unexplainedOrRepeat(unexplained, excused, entry);
   markGivenUp(o, answers, cannedFor);
-  return { session, answers, slotOf, canned: [...cannedFor.values()], cannedFor, unexplained };
+  return { session, answers, slotOf, canned: [...cannedFor.values()], cannedFor, cannedFirst, unexplained };
 }
 
 function isClear(subject: Subject): boolean {
@@ -134,7 +139,7 @@ function isClear(subject: Subject): boolean {
  * also answers every open message that the last failed request carrying its own one carried, if no error reply of its
  * own answered it (a turn may end with one error reply or one per message). A canned reply left over is shown again.
  */
-function assignCanned(o: Observations, session: string, answers: readonly LogicalAnswer[], shown: readonly ShownFact[], unexplained: Unexplained[]): Map<string, ShownFact> {
+function assignCanned(o: Observations, session: string, answers: readonly LogicalAnswer[], shown: readonly ShownFact[], unexplained: Unexplained[]): { cannedFor: Map<string, ShownFact>; cannedFirst: Map<string, ShownFact> } {
   // A context message (it did not mention the agent) is owed no reply, so no canned reply answers it.
   const subjects: Subject[] = [
     ...o.ledger.userMessages.filter((message) => message.sessionKey === session && message.mentions),
@@ -168,6 +173,7 @@ function assignCanned(o: Observations, session: string, answers: readonly Logica
   // mate; a later error reply of their own still takes such a subject over.
   const primary = new Map<string, ShownFact>();
   const mates = new Map<string, ShownFact>();
+  const cannedFirst = new Map<string, ShownFact>();
   for (const fact of shown) {
     const clear = normalized(fact.text) === normalized(cannedReplies[1]);
     const candidates = subjects.filter((subject) => isClear(subject) === clear && subjectAtMs(subject) <= fact.atMs && !primary.has(subjectKey(subject)));
@@ -200,17 +206,21 @@ function assignCanned(o: Observations, session: string, answers: readonly Logica
       continue;
     }
     primary.set(subjectKey(subject), fact);
+    if (!cannedFirst.has(subjectKey(subject))) cannedFirst.set(subjectKey(subject), fact);
     mates.delete(subjectKey(subject));
     if (clear) continue;
     const gaveUpRequest = requests.filter((request) => request.atMs <= fact.atMs && request.outcome === 'error' && carries(request.prompt, subject)).at(-1);
     if (gaveUpRequest === undefined) continue;
     for (const other of open) {
       const key = subjectKey(other);
-      if (other !== subject && !primary.has(key) && !mates.has(key) && carries(gaveUpRequest.prompt, other)) mates.set(key, fact);
+      if (other !== subject && !primary.has(key) && !mates.has(key) && carries(gaveUpRequest.prompt, other)) {
+        mates.set(key, fact);
+        if (!cannedFirst.has(key)) cannedFirst.set(key, fact);
+      }
     }
   }
   const cannedFor = new Map<string, ShownFact>([...mates, ...primary]);
-  return cannedFor;
+  return { cannedFor, cannedFirst };
 }
 
 function logicalAnswers(o: Observations, session: string): LogicalAnswer[] {

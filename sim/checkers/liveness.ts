@@ -114,7 +114,7 @@ function answered(a: Attribution, subject: UserMessageFact | CommandFact): boole
 
 /** When the user was first shown an answer to `subject` (a reply of an answer whose prompt carried it, or its canned reply). */
 export function answeredAtMs(a: Attribution, subject: UserMessageFact | CommandFact): number | undefined {
-  let first = a.cannedFor.get(subjectKey(subject))?.atMs;
+  let first = a.cannedFirst.get(subjectKey(subject))?.atMs;
   for (const [shown, slot] of a.slotOf) {
     if ((first === undefined || shown.atMs < first) && carries(slot.answer.prompt, subject)) first = shown.atMs;
   }
