@@ -1,0 +1,38 @@
+// On a key-less platform a kill of the gateway excuses a resend only when the gateway could not know the first send
+// landed (at-least-once.ts): killed after the acknowledgement arrived (its delivered mark may not have committed, and
+// no black-box fact says whether it did), or the acknowledgement never reached a live gateway. Killed before the
+// acknowledgement arrived, with the acknowledgement then reaching the restarted gateway (which marks the row as a late
+// acknowledgement), the gateway knew: a resend after that is a second send.
+import { describe, expect, it } from 'vitest';
+import { atLeastOnceRepeats } from '../../sim/checkers/at-least-once.ts';
+import { KeylessHistory } from './keyless-history.ts';
+
+const text = 'you are free at 2pm';
+
+describe('a kill of the gateway on a key-less platform', () => {
+  it('excuses the resend when the gateway was killed after the acknowledgement arrived', () => {
+    const history = new KeylessHistory();
+    const first = history.platformShows(1_010, history.gatewaySends(1_000), text);
+    history.arrives(1_015, first.ackId);
+    history.killGateway(1_016, 1_000);
+    const resend = history.platformShows(3_010, history.gatewaySends(3_000), text);
+    expect(atLeastOnceRepeats(history.observations()).excused(resend.shown)).toBe(true);
+  });
+
+  it('excuses the resend when the gateway was killed before the acknowledgement arrived and it never reached the gateway', () => {
+    const history = new KeylessHistory();
+    history.platformShows(1_010, history.gatewaySends(1_000), text); // the acknowledgement arrives while the gateway is down
+    history.killGateway(1_011, 1_000);
+    const resend = history.platformShows(3_010, history.gatewaySends(3_000), text);
+    expect(atLeastOnceRepeats(history.observations()).excused(resend.shown)).toBe(true);
+  });
+
+  it('reports the resend when the acknowledgement reached the restarted gateway before it sent again', () => {
+    const history = new KeylessHistory();
+    const first = history.platformShows(1_010, history.gatewaySends(1_000), text);
+    history.killGateway(1_011, 1_000);
+    history.arrives(2_500, first.ackId); // held on the link, it reaches the new incarnation
+    const resend = history.platformShows(4_010, history.gatewaySends(4_000), text);
+    expect(atLeastOnceRepeats(history.observations()).excused(resend.shown)).toBe(false);
+  });
+});
