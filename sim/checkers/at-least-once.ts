@@ -12,10 +12,12 @@
 //     same text came from). Each replay excuses the one showing it carried, no other;
 //   - or it is a retry of an earlier send F of that text and kind that no other excused repeat already retried (so a
 //     lost acknowledgement excuses one resend, not every later copy: after a retry was acknowledged, a third send is a
-//     bug), picking the latest such F that qualifies. F qualifies when R was sent after F was shown (a send made before
-//     the platform took F is a second send, not a retry) and the sender could not know F had landed: no
-//     acknowledgement of F (of its showing or of a replay of it) reached the sender before s, or the sender was killed
-//     after the last one that did and before s.
+//     bug), picking the latest such F that qualifies. F qualifies when, of the two sends, the later one (in send
+//     order: the platform may show a resend first) was sent after the platform showed the earlier, or after the sender
+//     was killed (a new incarnation cannot know what the old one sent; one incarnation sending twice before the
+//     platform answered is a second send, not a retry), and the sender could not know the earlier had landed: no
+//     acknowledgement of it (of its showing or of a replay of it) reached the sender before the later send, or the
+//     sender was killed after the last one that did.
 // Why a kill after the acknowledgement arrived still excuses: the gateway marks the row delivered in SQLite only after
 // the acknowledgement, and that write takes its latency (more under "database is locked" retries, and after the
 // delivery mirror's transcript write). A SIGKILL between the acknowledgement's arrival and the mark's commit leaves
@@ -82,19 +84,21 @@ export function atLeastOnceRepeats(o: Observations): RepeatExcuse {
     const original = showingsOfSend.get(carrier.send.id)?.[0];
     return original !== undefined && sameMessage(original, fact);
   };
-  // Whether `resend` (the send that carried a repeat) is one the sender could not avoid after `first` (an earlier
-  // send of the same text, with every showing it gave).
-  const retries = (resend: NetSend, first: NetSend): boolean => {
+  // Whether two sends of the same text are an at-least-once pair: the later one (in send order, whichever the platform
+  // showed first) a resend the sender could not avoid after the earlier one, judged by every showing the earlier gave.
+  const retries = (one: NetSend, other: NetSend): boolean => {
+    const [first, resend] = one.step < other.step ? [one, other] : [other, one];
     const shownAtMs = showingsOfSend.get(first.id)?.[0]?.atMs;
-    if (shownAtMs === undefined || resend.timeMs <= shownAtMs) return false;
+    if (shownAtMs === undefined || first.from !== resend.from) return false;
+    const killedBetween = (afterStep: number): boolean => o.kernel.some((kill) => kill.kind === 'kill' && kill.process === resend.from && kill.step > afterStep && kill.step < resend.step);
+    // Sent again before the platform took the first, by the same incarnation: a second send, not a retry.
+    if (resend.timeMs <= shownAtMs && !killedBetween(first.step)) return false;
     const acks = (showingsOfSend.get(first.id) ?? []).flatMap((shown) => {
       const ack = carrierOf.get(shown)?.ack;
       return ack !== undefined && ack.to === resend.from ? [ack] : [];
     });
     const knownAtSteps = acks.flatMap((ack) => (arrivedAtSteps.get(ack.id) ?? []).filter((step) => step < resend.step));
-    if (knownAtSteps.length === 0) return true;
-    const lastKnownStep = Math.max(...knownAtSteps);
-    return o.kernel.some((kill) => kill.kind === 'kill' && kill.process === resend.from && kill.step > lastKnownStep && kill.step < resend.step);
+    return knownAtSteps.length === 0 || killedBetween(Math.max(...knownAtSteps));
   };
   const claimed = new Set<number>();
   const verdicts = new Map<ShownFact, boolean>();
