@@ -14,10 +14,11 @@
 //     lost acknowledgement excuses one resend, not every later copy: after a retry was acknowledged, a third send is a
 //     bug), picking the latest such F that qualifies. F qualifies when, of the two sends, the later one (in send
 //     order: the platform may show a resend first) was sent after the platform showed the earlier, or after the sender
-//     was killed (a new incarnation cannot know what the old one sent; one incarnation sending twice before the
-//     platform answered is a second send, not a retry), and the sender could not know the earlier had landed: no
-//     acknowledgement of it (of its showing or of a replay of it) reached the sender before the later send, or the
-//     sender was killed after the last one that did.
+//     was killed (a new incarnation cannot know what the old one sent), or the network parked the earlier on a held
+//     link (sent after a `net.hold` of the link, it arrives only after the release, so the sender's wait ran out; one
+//     incarnation sending twice before the platform answered, with nothing holding the first, is a second send), and
+//     the sender could not know the earlier had landed: no acknowledgement of it (of its showing or of a replay of it)
+//     reached the sender before the later send, or the sender was killed after the last one that did.
 // Why a kill after the acknowledgement arrived still excuses: the gateway marks the row delivered in SQLite only after
 // the acknowledgement, and that write takes its latency (more under "database is locked" retries, and after the
 // delivery mirror's transcript write). A SIGKILL between the acknowledgement's arrival and the mark's commit leaves
@@ -91,8 +92,9 @@ export function atLeastOnceRepeats(o: Observations): RepeatExcuse {
     const shownAtMs = showingsOfSend.get(first.id)?.[0]?.atMs;
     if (shownAtMs === undefined || first.from !== resend.from) return false;
     const killedBetween = (afterStep: number): boolean => o.kernel.some((kill) => kill.kind === 'kill' && kill.process === resend.from && kill.step > afterStep && kill.step < resend.step);
-    // Sent again before the platform took the first, by the same incarnation: a second send, not a retry.
-    if (resend.timeMs <= shownAtMs && !killedBetween(first.step)) return false;
+    // Sent again before the platform took the first, by the same incarnation: a second send, not a retry, unless the
+    // network parked the first on a held link (it arrives only after the release, however long the sender waited).
+    if (resend.timeMs <= shownAtMs && !killedBetween(first.step) && !parkedByHold(o.events, first)) return false;
     const acks = (showingsOfSend.get(first.id) ?? []).flatMap((shown) => {
       const ack = carrierOf.get(shown)?.ack;
       return ack !== undefined && ack.to === resend.from ? [ack] : [];
@@ -156,6 +158,17 @@ function carriers(o: Observations): Map<ShownFact, Carrier> {
     });
   }
   return out;
+}
+
+/** Whether a send was made while its link was held (`net.hold` with no `net.release` since): the network parked it. */
+function parkedByHold(events: readonly TraceEvent[], send: NetSend): boolean {
+  for (let step = send.step - 1; step >= 0; step--) {
+    const event = events[step];
+    if (event === undefined || event.fields.a !== send.from || event.fields.b !== send.to) continue;
+    if (event.kind === 'net.release') return false;
+    if (event.kind === 'net.hold') return true;
+  }
+  return false;
 }
 
 function push<T>(map: Map<number, T[]>, key: number, value: T): void {

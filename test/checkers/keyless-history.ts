@@ -45,6 +45,12 @@ export class KeylessHistory {
     this.record(atMs, 'net.deliver', { from: platform, to: gateway, id, seq: 0 });
   }
 
+  /** The network holds the gateway's link to the platform (sends are parked) until `releaseAtMs`. */
+  holdGatewayLink(atMs: number, releaseAtMs: number): void {
+    this.record(atMs, 'net.hold', { a: gateway, b: platform });
+    this.record(releaseAtMs, 'net.release', { a: gateway, b: platform, count: 0 });
+  }
+
   /** SIGKILL of the gateway, restarted `restartAfterMs` later. */
   killGateway(atMs: number, restartAfterMs: number): void {
     this.record(atMs, 'proc.kill', { name: gateway, incarnation: this.incarnation });

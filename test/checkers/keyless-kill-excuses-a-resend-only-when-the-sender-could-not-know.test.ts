@@ -4,7 +4,9 @@
 // acknowledgement arrived, with the acknowledgement then reaching the restarted gateway (which marks the row as a late
 // acknowledgement), the gateway knew: a resend after that is a second send. A gateway killed while its send was in
 // flight may resend before the platform shows the first (the new incarnation cannot know of it), whichever copy the
-// platform shows first; one incarnation sending twice before the platform answered is a second send.
+// platform shows first; so may a gateway whose first send the network parked on a held link (its wait for the
+// acknowledgement ran out); one incarnation sending twice before the platform answered, with nothing holding the
+// first, is a second send.
 import { describe, expect, it } from 'vitest';
 import { atLeastOnceRepeats } from '../../sim/checkers/at-least-once.ts';
 import { KeylessHistory } from './keyless-history.ts';
@@ -60,5 +62,15 @@ describe('a kill of the gateway on a key-less platform', () => {
     history.platformShows(10_454, firstId, text);
     const repeat = history.platformShows(10_454, secondId, text);
     expect(atLeastOnceRepeats(history.observations()).excused(repeat.shown)).toBe(false);
+  });
+
+  it('excuses a resend made while the network held the first send on the link, whichever copy is shown first', () => {
+    const history = new KeylessHistory();
+    history.holdGatewayLink(23_561, 37_305);
+    const firstId = history.gatewaySends(29_054);
+    const resendId = history.gatewaySends(35_055); // the gateway's wait for an acknowledgement ran out
+    history.platformShows(37_307, resendId, text);
+    const repeat = history.platformShows(37_316, firstId, text);
+    expect(atLeastOnceRepeats(history.observations()).excused(repeat.shown)).toBe(true);
   });
 });
