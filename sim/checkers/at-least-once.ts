@@ -1,31 +1,62 @@
 // At-least-once delivery on a platform that ignores client idempotency keys (the ledger says which). A sender marks a
 // message delivered only after the platform acknowledged it, so when it cannot have seen that acknowledgement it must
 // send again, and the user sees the message twice: an unavoidable duplicate, not a bug. Decided from the world's
-// ledger (what was shown, and when) and the kernel's facts (the network's sends and deliveries, kills and power
-// losses), never from the sender's own records. A repeat showing at t2 of what was first shown at t1 is excused when
-// it was sent after t1 (a retry, not a second send made before the platform answered the first) and
-//   - the platform's acknowledgement of the first send (sent at t1) never reached the sender, or reached it only after
-//     the sender had sent again, or
-//   - the sender was killed (a SIGKILL or a power loss) between t1 and sending again, so a new incarnation could not
-//     know what the old one had been told.
-// A repeat the network made (the link replayed a send it had delivered: a `net.duplicate` arriving at t2) is the
-// world's doing, not the sender's, and is excused as well. A second send without such a window (a gateway that sends one row twice, two rows for one payload) stays a
-// duplicate the checkers report.
+// ledger (what was shown, and when) and the kernel's facts (the network's sends, deliveries and replays, kills and
+// power losses), never from the sender's own records.
+//
+// Each showing is tied to the network message that carried it: the platform shows each send as it arrives and
+// acknowledges it at once, so the k-th `send` to arrive at an instant is the k-th showing of that instant and the k-th
+// `send.ack` the platform puts on the wire then. A repeat showing R (sent at s) of text the session was shown before
+// is excused when
+//   - the network made it: R arrived as a `net.duplicate` (a replay of the very send that an earlier showing of the
+//     same text came from). Each replay excuses the one showing it carried, no other;
+//   - or it is a retry of an earlier send F of that text and kind that no other excused repeat already retried (so a
+//     lost acknowledgement excuses one resend, not every later copy: after a retry was acknowledged, a third send is a
+//     bug), picking the latest such F that qualifies. F qualifies when, of the two sends, the later one (in send
+//     order: the platform may show a resend first) was sent after the platform showed the earlier, or after the sender
+//     was killed (a new incarnation cannot know what the old one sent), or the network parked the earlier on a held
+//     link (sent after a `net.hold` of the link, it arrives only after the release, so the sender's wait ran out; one
+//     incarnation sending twice before the platform answered, with nothing holding the first, is a second send), and
+//     the sender could not know the earlier had landed: no acknowledgement of it (of its showing or of a replay of it)
+//     reached the sender before the later send, or the sender was killed after the last one that did.
+// Why a kill after the acknowledgement arrived still excuses: the gateway marks the row delivered in SQLite only after
+// the acknowledgement, and that write takes its latency (more under "database is locked" retries, and after the
+// delivery mirror's transcript write). A SIGKILL between the acknowledgement's arrival and the mark's commit leaves
+// the row undelivered, and the next incarnation rightly sends it again; a SIGKILL after the commit cannot. The
+// commit is the model's own bookkeeping (its row ids), which the oracle may not read (DESIGN.md section 5), and no
+// kernel or network fact tells the two apart, so the kill is excused either way. A kill BEFORE the acknowledgement
+// arrived does not excuse by itself: the acknowledgement then either never reached a live sender (excused as lost) or
+// reached the next incarnation, which marks the row as a late acknowledgement and so knows. A power loss is judged as
+// a kill: the kernel keeps committed SQLite transactions over a power loss (sim/kernel/sqlite.ts), so it cannot undo
+// a committed mark. A second send without such a window (a gateway that sends one row twice, two rows for one
+// payload, a third copy after an acknowledged retry) stays a duplicate the checkers report.
+import type { TraceEvent } from '../kernel/trace.ts';
 import type { ShownFact } from '../world/ledger.ts';
 import { normalized, type Observations } from './observations.ts';
 
 interface NetSend {
   id: number;
+  /** Index of the `net.send` event in the trace. */
+  step: number;
   timeMs: number;
   from: string;
   to: string;
+  kind: string;
+}
+
+/** How a showing reached the platform: the send that carried it, whether a replay, and the platform's ack of it. */
+interface Carrier {
+  send: NetSend;
+  replay: boolean;
+  ack: NetSend | undefined;
 }
 
 /**
  * Whether a showing is an unavoidable at-least-once repeat of an earlier showing of the same message: `replayed` when
  * the link replayed a send (certainly a copy, so it fills no slot), `excused` for that or a resend the sender could
- * not avoid (judged only for a showing no answer explains: a resend of a stock phrase is told from a new answer's
- * showing of it by the slots, not by the window).
+ * not avoid. `excused` is consulted only for a showing no answer explains (a resend of a stock phrase is told from a
+ * new answer's showing of it by the slots, not by the window), in showing order, and an excused retry claims the send
+ * it retries, so ask it once per such showing.
  */
 export interface RepeatExcuse {
   replayed: (fact: ShownFact) => boolean;
@@ -34,44 +65,114 @@ export interface RepeatExcuse {
 
 export function atLeastOnceRepeats(o: Observations): RepeatExcuse {
   if (o.ledger.platformHonoursKeys) return { replayed: () => false, excused: () => false };
-  const acks: NetSend[] = [];
-  const sends: NetSend[] = [];
-  const deliveredAtMs = new Map<number, number>();
-  const replays: NetSend[] = [];
-  for (const event of o.events) {
-    if (event.kind === 'net.send') {
-      const send = { id: Number(event.fields.id), timeMs: event.timeMs, from: String(event.fields.from), to: String(event.fields.to) };
-      if (event.fields.kind === 'send.ack') acks.push(send);
-      else if (event.fields.kind === 'send') sends.push(send);
-    } else if (event.kind === 'net.deliver' && !deliveredAtMs.has(Number(event.fields.id))) deliveredAtMs.set(Number(event.fields.id), event.timeMs);
-    else if (event.kind === 'net.duplicate') replays.push({ id: Number(event.fields.id), timeMs: event.timeMs, from: String(event.fields.from), to: String(event.fields.to) });
-  }
-  // The platform acknowledges each send as it shows it, in order: the k-th showing at an instant has the k-th ack.
-  const ackOf = new Map<ShownFact, NetSend>();
+  const carrierOf = carriers(o);
+  /** The steps at which each message arrived (delivered, then any replays), by id. */
+  const arrivedAtSteps = new Map<number, number[]>();
+  o.events.forEach((event, step) => {
+    if (event.kind === 'net.deliver' || event.kind === 'net.duplicate') push(arrivedAtSteps, Number(event.fields.id), step);
+  });
+  /** The showings each send gave (its own, then the network's replays of it), by send id. */
+  const showingsOfSend = new Map<number, ShownFact[]>();
   for (const fact of o.ledger.shown) {
-    const sameInstant = o.ledger.shown.filter((other) => other.atMs === fact.atMs);
-    const ack = acks.filter((candidate) => candidate.timeMs === fact.atMs)[sameInstant.indexOf(fact)];
-    if (ack !== undefined) ackOf.set(fact, ack);
+    const carrier = carrierOf.get(fact);
+    if (carrier !== undefined) push(showingsOfSend, carrier.send.id, fact);
   }
-  const replayed = (fact: ShownFact): boolean => replays.some((replay) => replay.to === acks[0]?.from && replay.timeMs === fact.atMs && o.ledger.shown.some((other) => other.index < fact.index && other.sessionKey === fact.sessionKey && normalized(other.text) === normalized(fact.text)));
-  // A repeat of `first` the sender could not avoid: sent after the platform took `first`, whose acknowledgement never
-  // reached the sender before the resend, or the sender was killed in between.
-  const retryOf = (fact: ShownFact, first: ShownFact): boolean => {
-    const ack = ackOf.get(first);
-    if (ack === undefined) return false;
-    // The send the platform showed at t2: one the sender had sent before it arrived at that instant.
-    const resends = sends.filter((send) => send.from === ack.to && deliveredAtMs.get(send.id) === fact.atMs);
-    if (resends.length === 0) return false;
-    const resentAtMs = Math.min(...resends.map((send) => send.timeMs));
-    // Sent again before the platform even took the first: not a retry, a second send.
-    if (resentAtMs <= first.atMs) return false;
-    const ackAtMs = deliveredAtMs.get(ack.id);
-    if (ackAtMs === undefined || ackAtMs >= resentAtMs) return true;
-    return o.kernel.some((kill) => kill.kind === 'kill' && kill.process === ack.to && kill.timeMs >= first.atMs && kill.timeMs <= resentAtMs);
+  const sameMessage = (earlier: ShownFact, fact: ShownFact): boolean =>
+    earlier.index < fact.index && earlier.sessionKey === fact.sessionKey && earlier.kind === fact.kind && normalized(earlier.text) === normalized(fact.text);
+  const replayed = (fact: ShownFact): boolean => {
+    const carrier = carrierOf.get(fact);
+    if (carrier === undefined || !carrier.replay) return false;
+    const original = showingsOfSend.get(carrier.send.id)?.[0];
+    return original !== undefined && sameMessage(original, fact);
   };
-  // The same text may have been shown before by several messages (a stock phrase): a retry of any of them excuses it.
-  const excused = (fact: ShownFact): boolean =>
-    replayed(fact) ||
-    o.ledger.shown.some((first) => first.index < fact.index && first.sessionKey === fact.sessionKey && first.kind === fact.kind && normalized(first.text) === normalized(fact.text) && retryOf(fact, first));
+  // Whether two sends of the same text are an at-least-once pair: the later one (in send order, whichever the platform
+  // showed first) a resend the sender could not avoid after the earlier one, judged by every showing the earlier gave.
+  const retries = (one: NetSend, other: NetSend): boolean => {
+    const [first, resend] = one.step < other.step ? [one, other] : [other, one];
+    const shownAtMs = showingsOfSend.get(first.id)?.[0]?.atMs;
+    if (shownAtMs === undefined || first.from !== resend.from) return false;
+    const killedBetween = (afterStep: number): boolean => o.kernel.some((kill) => kill.kind === 'kill' && kill.process === resend.from && kill.step > afterStep && kill.step < resend.step);
+    // Sent again before the platform took the first, by the same incarnation: a second send, not a retry, unless the
+    // network parked the first on a held link (it arrives only after the release, however long the sender waited).
+    if (resend.timeMs <= shownAtMs && !killedBetween(first.step) && !parkedByHold(o.events, first)) return false;
+    const acks = (showingsOfSend.get(first.id) ?? []).flatMap((shown) => {
+      const ack = carrierOf.get(shown)?.ack;
+      return ack !== undefined && ack.to === resend.from ? [ack] : [];
+    });
+    const knownAtSteps = acks.flatMap((ack) => (arrivedAtSteps.get(ack.id) ?? []).filter((step) => step < resend.step));
+    return knownAtSteps.length === 0 || killedBetween(Math.max(...knownAtSteps));
+  };
+  const claimed = new Set<number>();
+  const verdicts = new Map<ShownFact, boolean>();
+  const excused = (fact: ShownFact): boolean => {
+    const known = verdicts.get(fact);
+    if (known !== undefined) return known;
+    const carrier = carrierOf.get(fact);
+    let verdict = replayed(fact);
+    if (!verdict && carrier !== undefined && !carrier.replay) {
+      // The latest earlier send of this message that no excused repeat retried yet and that this one may retry.
+      const first = o.ledger.shown
+        .filter((earlier) => sameMessage(earlier, fact))
+        .map((earlier) => carrierOf.get(earlier))
+        .filter((earlier): earlier is Carrier => earlier !== undefined && !earlier.replay && !claimed.has(earlier.send.id) && retries(carrier.send, earlier.send))
+        .at(-1);
+      if (first !== undefined) claimed.add(first.send.id);
+      verdict = first !== undefined;
+    }
+    verdicts.set(fact, verdict);
+    return verdict;
+  };
   return { replayed, excused };
+}
+
+/**
+ * Ties each showing to the message that carried it and to the platform's acknowledgement: at each instant, the k-th
+ * `send` arriving (delivered or replayed) is the k-th showing and has the k-th `send.ack` sent.
+ */
+function carriers(o: Observations): Map<ShownFact, Carrier> {
+  const sends = new Map<number, NetSend>();
+  const arrivals = new Map<number, { id: number; replay: boolean }[]>();
+  const acks = new Map<number, NetSend[]>();
+  o.events.forEach((event: TraceEvent, step) => {
+    const id = Number(event.fields.id);
+    if (event.kind === 'net.send') {
+      const send: NetSend = { id, step, timeMs: event.timeMs, from: String(event.fields.from), to: String(event.fields.to), kind: String(event.fields.kind) };
+      sends.set(id, send);
+      if (send.kind === 'send.ack') push(acks, event.timeMs, send);
+    } else if ((event.kind === 'net.deliver' || event.kind === 'net.duplicate') && sends.get(id)?.kind === 'send') {
+      push(arrivals, event.timeMs, { id, replay: event.kind === 'net.duplicate' });
+    }
+  });
+  const out = new Map<ShownFact, Carrier>();
+  const byInstant = new Map<number, ShownFact[]>();
+  for (const fact of o.ledger.shown) push(byInstant, fact.atMs, fact);
+  for (const [atMs, facts] of byInstant) {
+    const arrived = arrivals.get(atMs) ?? [];
+    // Every send that arrives at a key-less platform is shown at that instant; if the counts differ the pairing is
+    // unknown, and no showing of the instant is excused.
+    if (arrived.length !== facts.length) continue;
+    facts.forEach((fact, k) => {
+      const arrival = arrived[k];
+      const send = arrival === undefined ? undefined : sends.get(arrival.id);
+      if (arrival !== undefined && send !== undefined) out.set(fact, { send, replay: arrival.replay, ack: acks.get(atMs)?.[k] });
+    });
+  }
+  return out;
+}
+
+/** Whether a send was made while its link was held (`net.hold` with no `net.release` since): the network parked it. */
+function parkedByHold(events: readonly TraceEvent[], send: NetSend): boolean {
+  for (let step = send.step - 1; step >= 0; step--) {
+    const event = events[step];
+    if (event === undefined || event.fields.a !== send.from || event.fields.b !== send.to) continue;
+    if (event.kind === 'net.release') return false;
+    if (event.kind === 'net.hold') return true;
+  }
+  return false;
+}
+
+function push<T>(map: Map<number, T[]>, key: number, value: T): void {
+  const list = map.get(key);
+  if (list === undefined) map.set(key, [value]);
+  else list.push(value);
 }

@@ -5,9 +5,12 @@
 //   (a cached agent that did not follow the rotation) put it there;
 // - a message the user typed after seeing the k-th `Session cleared.` is in no transcript of the first k sessions: the
 //   user was told the session was new, so a rotation that was not durable before that reply (lost with a restart)
-//   shows as a later message landing in the old session.
+//   shows as a later message landing in the old session. On a key-less platform the user may see one
+//   `Session cleared.` twice (its acknowledgement was lost and the gateway sent it again, or the network replayed it):
+//   such a repeat (at-least-once.ts) tells of no new rotation, so it is not paired with a later /clear.
 import { clearedReply } from '../../src/index.ts';
 import type { ShownFact, UserMessageFact } from '../world/ledger.ts';
+import { atLeastOnceRepeats } from './at-least-once.ts';
 import { familyRows } from './durable.ts';
 import { carries, normalized, type Observations, shownIn, stepAt } from './observations.ts';
 import { classOf, type Violation } from './violation.ts';
@@ -36,14 +39,20 @@ function checkEndedSessions(o: Observations, session: string, out: Violation[]):
   }
 }
 
-/** The times the user saw `Session cleared.` answer a /clear of theirs (each /clear answered once, earliest first). */
-function clearsSeen(o: Observations, session: string): number[] {
+/**
+ * The times the user saw `Session cleared.` answer a /clear of theirs (each /clear answered once, earliest first). A
+ * key-less repeat of an earlier `Session cleared.` answers none: paired with the next /clear, it would date that
+ * rotation before the system made it.
+ */
+export function clearsSeen(o: Observations, session: string): number[] {
   const clears = o.ledger.userMessages.filter((message) => message.sessionKey === session && message.text.trim().toLowerCase().startsWith('/clear'));
+  const repeats = atLeastOnceRepeats(o);
   const seen: number[] = [];
   let next = 0;
   for (const shown of shownIn(o, session).filter((fact: ShownFact) => normalized(fact.text) === normalized(clearedReply))) {
     const clear = clears[next];
-    if (clear === undefined || clear.sentAtMs >= shown.atMs) continue;
+    // Asked of every showing in order, so that each excused repeat claims the send it repeats (at-least-once.ts).
+    if (repeats.excused(shown) || clear === undefined || clear.sentAtMs >= shown.atMs) continue;
     next++;
     seen.push(shown.atMs);
   }

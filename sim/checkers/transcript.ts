@@ -16,7 +16,8 @@ function identity(entry: JsonlEntry): string {
 
 export class TranscriptMonitor {
   readonly violations: Violation[] = [];
-  private readonly reported = new Set<string>();
+  /** The files already reported, by the state.db session id they belong to (a key's session id before any rotation). */
+  private readonly reportedSessionIds = new Set<string>();
   /** Identities of assistant entries seen durable on an active branch, by session, with the step first seen. */
   private readonly durableAssistants = new Map<string, Map<string, number>>();
 
@@ -37,15 +38,15 @@ export class TranscriptMonitor {
   }
 
   private checkFile(session: string, transcript: Transcript, step: number, timeMs: number): void {
-    const name = transcript.sessionId ?? session;
-    if (this.reported.has(name)) return;
+    const sessionId = transcript.sessionId ?? session;
+    if (this.reportedSessionIds.has(sessionId)) return;
     const onBranch = new Set(activeBranch(transcript.entries).map((entry) => entry.id));
     const off = transcript.entries.filter((entry) => !onBranch.has(entry.id));
     if (off.length === 0) return;
-    this.reported.add(name);
+    this.reportedSessionIds.add(sessionId);
     this.violations.push({
       invariant: 'transcript-consistent',
-      message: `${name}.jsonl: ${off.length} entries are off the active branch (${off.map((entry) => `${entry.role} ${entry.id} "${entry.text.slice(0, 40)}"`).join(', ')})`,
+      message: `${sessionId}.jsonl: ${off.length} entries are off the active branch (${off.map((entry) => `${entry.role} ${entry.id} "${entry.text.slice(0, 40)}"`).join(', ')})`,
       step,
       timeMs,
       class: classOf('transcript-consistent'),
