@@ -1,8 +1,9 @@
 // nanoclaw's host sweep (`src/host-sweep.ts`), run by the gateway every sweepEveryMs over each session's two files:
 // 1. sync: a message whose processing_ack is completed or failed becomes `completed` in messages_in;
 // 2. running-runner SLA: kill the runner when its heartbeat is older than heartbeatStaleMs (the absolute ceiling),
-//    or when a claim is older than claimStaleMs and the heartbeat has not moved since the claim; the kill resets
-//    the stuck claims;
+//    or when a claim is older than claimStaleMs and its session's heartbeat has not moved since the claim (nanoclaw
+//    keeps a heartbeat per session container; the one runner here records each session's last progress in its
+//    heartbeat file, so another session's progress does not hide a silent claim); the kill resets the stuck claims;
 // 3. a runner that is down is started again; if it is down and nothing is due, its leftover claims are reset (the
 //    crashed-container cleanup; with work due, the restarted runner clears its own claims instead).
 // Resetting a stuck claim: with tries below claimTriesMax the row waits 5000 * 2^tries ms and tries goes up by one;
@@ -33,14 +34,18 @@ interface Claim {
   statusChangedMs: number;
 }
 
-/** nanoclaw decideStuckAction: the ceiling first (when a heartbeat exists), then any claim silent past tolerance. */
-export function decideStuckAction(nowMs: number, heartbeatAtMs: number | undefined, claims: readonly Claim[], config: ModelConfig): StuckDecision {
+/**
+ * nanoclaw decideStuckAction: the ceiling first (when a heartbeat exists), then any claim silent past tolerance, judged
+ * by its session's heartbeat (nanoclaw's heartbeat is its session container's).
+ */
+export function decideStuckAction(nowMs: number, heartbeat: HeartbeatRecord | undefined, claims: readonly Claim[], config: ModelConfig): StuckDecision {
+  const heartbeatAtMs = heartbeat?.heartbeatAtMs;
   const { heartbeatStaleMs, claimStaleMs } = config.timers;
   assertNonNegativeInteger(nowMs, 'the sweep nowMs');
   assert(heartbeatStaleMs > 0 && claimStaleMs > 0, 'the sweep judges staleness against positive bounds');
   if (heartbeatAtMs !== undefined && nowMs - heartbeatAtMs > heartbeatStaleMs) return { action: 'kill', reason: 'heartbeat', session: null, messageId: null };
-  const heartbeat = heartbeatAtMs ?? 0;
-  const stuck = claims.find((claim) => nowMs - claim.statusChangedMs > claimStaleMs && heartbeat <= claim.statusChangedMs);
+  const sessionHeartbeatMs = (session: string): number => heartbeat?.sessions?.[session] ?? 0;
+  const stuck = claims.find((claim) => nowMs - claim.statusChangedMs > claimStaleMs && sessionHeartbeatMs(claim.session) <= claim.statusChangedMs);
   return stuck === undefined ? { action: 'ok' } : { action: 'kill', reason: 'claim', session: stuck.session, messageId: stuck.messageId };
 }
 
@@ -60,7 +65,7 @@ export class HostSweep {
     const running = this.ctx.supervisor.isRunning(this.runnerName);
     let decision: StuckDecision = { action: 'ok' };
     if (running) {
-      decision = decideStuckAction(nowMs, await this.heartbeatAtMs(), await this.claims(), this.config);
+      decision = decideStuckAction(nowMs, parseHeartbeat(await this.ctx.disk.read(runnerHeartbeatPath)), await this.claims(), this.config);
       if (decision.action === 'kill') {
         this.ctx.note('sweep-kill', { reason: decision.reason, session: decision.session, message: decision.messageId });
         this.ctx.supervisor.kill(this.runnerName);
@@ -71,10 +76,6 @@ export class HostSweep {
       for (const session of this.config.sessions) await this.resetStuckClaims(session, nowMs, decision.action === 'kill' ? decision.reason : 'runner-down');
     }
     return decision;
-  }
-
-  private async heartbeatAtMs(): Promise<number | undefined> {
-    return parseHeartbeat(await this.ctx.disk.read(runnerHeartbeatPath))?.heartbeatAtMs;
   }
 
   private async claims(): Promise<Claim[]> {
@@ -132,7 +133,9 @@ export class HostSweep {
       }
       const backoffMs = backoffBaseMs * 2 ** tries;
       assert(backoffMs <= backoffBaseMs * 2 ** (claimTriesMax - 1), `${id} backs off ${backoffMs} ms, above the bound`);
-      await ignoreBusy(inbound.run('UPDATE messages_in SET tries = tries + 1, process_after = ? WHERE id = ?', [nowMs + backoffMs, id]));
+      // Retried, not ignored, when the database is busy: a reset lost here while its claim is deleted below would let
+      // the row run again at once with its old tries, one stuck claim more than claimTriesMax allows.
+      await retryBusy(this.ctx, () => inbound.run('UPDATE messages_in SET tries = tries + 1, process_after = ? WHERE id = ?', [nowMs + backoffMs, id]));
       this.ctx.note('claim-reset', { session, message: id, tries: tries + 1, backoffMs, reason });
     }
     const cleared = await ignoreBusy(outbound.run("DELETE FROM processing_ack WHERE status = 'processing'"));
@@ -156,6 +159,8 @@ export class HostSweep {
 
 interface HeartbeatRecord {
   heartbeatAtMs: number;
+  /** When each session's turn last made progress (absent: none since the runner started). */
+  sessions?: Record<string, number>;
 }
 
 /** The runner's heartbeat file; a crash may leave it empty or torn, which reads as no record. */

@@ -392,7 +392,7 @@ async function callModel(state: TurnState, kind: string, attempt: number, prompt
     if (append !== undefined && error instanceof LlmTransientError && user !== undefined) await append.afterFailedRun(state.sessionKey, user);
     throw error;
   } finally {
-    await state.deps.heartbeat.touch();
+    await state.deps.heartbeat.touch(state.sessionKey);
   }
 }
 
@@ -455,7 +455,7 @@ async function callUntilAnswered(state: TurnState, message: ToolCallMessage): Pr
   assert(message.turnId.length > 0 && message.callId.length > 0, 'a tool call names its turn and its call id');
   for (let attempt = 1; attempt <= toolCallAttemptsMax; attempt++) {
     const ok = await state.deps.rpc.call(message);
-    await state.deps.heartbeat.touch();
+    await state.deps.heartbeat.touch(state.sessionKey);
     if (ok) return true;
     state.deps.ctx.note('tool-call-retry', { session: state.sessionKey, turn: state.turnId, call: message.callId, attempt });
   }
