@@ -119,13 +119,14 @@ export class HostSweep {
   private async resetStuckClaims(session: string, nowMs: number, reason: string): Promise<void> {
     const inbound = await this.dbs.inboundDb(session);
     const outbound = await this.dbs.outboundDb(session);
-    const claims = await outbound.query("SELECT message_id FROM processing_ack WHERE status = 'processing'");
+    const claims = await outbound.query("SELECT message_id, status_changed FROM processing_ack WHERE status = 'processing'");
     for (const claim of claims) {
       const id = claim.message_id as string;
       const row = (await inbound.query("SELECT id, tries, process_after FROM messages_in WHERE id = ? AND status = 'pending'", [id]))[0];
-      if (row === undefined || Number(row.process_after) > nowMs) continue;
+      if (row === undefined) continue;
       const tries = Number(row.tries);
       assertNonNegativeInteger(tries, `tries of ${id}`);
+      if (alreadyRescheduled(nowMs, Number(row.process_after), tries, Number(claim.status_changed))) continue;
       assert(tries <= claimTriesMax, `${id} was reset ${tries} times, above claimTriesMax ${claimTriesMax}`);
       if (tries >= claimTriesMax) {
         await this.giveUp(session, inbound, outbound, id);
@@ -155,6 +156,18 @@ export class HostSweep {
     );
     this.ctx.note('claim-failed', { session, message: messageId, turn: turnId, failed: failed.join(',') });
   }
+}
+
+/**
+ * nanoclaw leaves a row already rescheduled for a future retry alone (its orphan claim is a reset one). A claim made
+ * after that reschedule is another stuck claim and counts: the fixed runner's re-formed turn keeps the messages it
+ * claimed (claims.ts), so it may hold a row whose backoff has not run out, which nanoclaw's runner never fetches.
+ */
+function alreadyRescheduled(nowMs: number, processAfterMs: number, tries: number, claimedAtMs: number): boolean {
+  if (processAfterMs <= nowMs) return false;
+  assert(tries >= 1, `a row due in the future at ${processAfterMs} was reset at least once`);
+  const rescheduledAtMs = processAfterMs - backoffBaseMs * 2 ** (tries - 1);
+  return claimedAtMs <= rescheduledAtMs;
 }
 
 interface HeartbeatRecord {
