@@ -1,9 +1,11 @@
 // nanoclaw's host sweep (`src/host-sweep.ts`), run by the gateway every sweepEveryMs over each session's two files:
 // 1. sync: a message whose processing_ack is completed or failed becomes `completed` in messages_in;
 // 2. running-runner SLA: kill the runner when its heartbeat is older than heartbeatStaleMs (the absolute ceiling),
-//    or when a claim is older than claimStaleMs and its session's heartbeat has not moved since the claim (nanoclaw
-//    keeps a heartbeat per session container; the one runner here records each session's last progress in its
-//    heartbeat file, so another session's progress does not hide a silent claim); the kill resets the stuck claims;
+//    or when a claim is older than claimStaleMs and its session's heartbeat is older than claimStaleMs too (nanoclaw
+//    keeps a heartbeat per session container and asks that it did not move since the claim; the one runner here
+//    records each session's last progress in its heartbeat file, so another session's progress does not hide a
+//    silent claim, and a claim spans the turn's retried attempts, so the silence is counted up to now); the kill
+//    resets the stuck claims;
 // 3. a runner that is down is started again; if it is down and nothing is due, its leftover claims are reset (the
 //    crashed-container cleanup; with work due, the restarted runner clears its own claims instead).
 // Resetting a stuck claim: with tries below claimTriesMax the row waits 5000 * 2^tries ms and tries goes up by one;
@@ -45,7 +47,9 @@ export function decideStuckAction(nowMs: number, heartbeat: HeartbeatRecord | un
   assert(heartbeatStaleMs > 0 && claimStaleMs > 0, 'the sweep judges staleness against positive bounds');
   if (heartbeatAtMs !== undefined && nowMs - heartbeatAtMs > heartbeatStaleMs) return { action: 'kill', reason: 'heartbeat', session: null, messageId: null };
   const sessionHeartbeatMs = (session: string): number => heartbeat?.sessions?.[session] ?? 0;
-  const stuck = claims.find((claim) => nowMs - claim.statusChangedMs > claimStaleMs && sessionHeartbeatMs(claim.session) <= claim.statusChangedMs);
+  // Silent past tolerance: nanoclaw asks for no heartbeat since the claim, as its claim spans one query; a claim here
+  // spans the turn's retried attempts, whose waits touch the heartbeat, so the session's silence is measured up to now.
+  const stuck = claims.find((claim) => nowMs - claim.statusChangedMs > claimStaleMs && nowMs - sessionHeartbeatMs(claim.session) > claimStaleMs);
   return stuck === undefined ? { action: 'ok' } : { action: 'kill', reason: 'claim', session: stuck.session, messageId: stuck.messageId };
 }
 
