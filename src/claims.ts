@@ -118,7 +118,8 @@ async function reformed(inbound: SqlDatabase, outbound: SqlDatabase, turnId: str
   const head = claimed.find((row) => row.id === turnId) ?? claimed.find((row) => row.trigger === 1);
   if (head === undefined) return undefined;
   const failed = claimed.some((row) => row.status === 'failed');
-  const members = [...claimed, ...(failed ? [] : joining.map((row) => ({ ...row, merged: false })))].sort((a, b) => a.seq - b.seq);
+  // A command (a /clear) re-forms alone, as it ran: a chat row joining it would get only its reply.
+  const members = [...claimed, ...(failed || head.kind === 'command' ? [] : joining.map((row) => ({ ...row, merged: false })))].sort((a, b) => a.seq - b.seq);
   assert(new Set(members.map((member) => member.id)).size === members.length, `turn ${turnId} re-forms with a message twice`);
   assert(!failed || members.length === claimed.length, `turn ${turnId}, given up by the host, takes no new message`);
   assert(members.every((member) => member.seq <= horizonSeq), `turn ${turnId} re-forms with a message above its fetch's horizon ${horizonSeq}`);
