@@ -7,17 +7,25 @@
 //   the middle of a run, whose next append then forks the tree), a file that does not exist gets a header line,
 //   the file is scanned for a message carrying the same idempotency key (PR #44063: without it a redelivery mirrors the
 //   reply again), and the gateway's own SessionManager opens the file and appends the entry;
-// - it is best effort after the send: a failure (the lock stays busy past its timeout) is logged and the mirror is
-//   lost, never the delivery (PR #89640).
+// - the file is the session's current one: after a /clear the key's current session (read from state.db, the model's
+//   record of rotations; OpenClaw resolves the session entry's current sessionFile from sessions.json), so the mirror
+//   writes, and locks, the same file the runner's current session appends to;
+// - it is best effort after the send: a failure (the lock stays busy past its timeout, state.db busy) is logged and
+//   the mirror is lost, never the delivery, whose mark follows (PR #89640: "channel send already succeeded"). Only an
+//   assertion of the model (a bug) escapes.
 import type { DeliveryMirrorMode } from './config.ts';
 import { isoAt } from './pi-format.ts';
 import type { ProcessContext } from './ports.ts';
 import type { SessionManagerFactory } from './session-manager-port.ts';
 import { acquireSessionWriteLock, type SessionWriteLock, SessionWriteLockError } from './session-write-lock.ts';
 import { transcriptPath } from './session-dbs.ts';
-import { assert } from './assert.ts';
+import { assert, ModelAssertionError } from './assert.ts';
+import { SessionDb } from './session-db.ts';
 
 export class DeliveryMirror {
+  /** The gateway's own handle on state.db, where the key's current session is read (opened at the first mirror). */
+  private sessionDb: Promise<SessionDb> | undefined;
+
   constructor(
     private readonly ctx: ProcessContext,
     private readonly mode: DeliveryMirrorMode,
@@ -30,18 +38,29 @@ export class DeliveryMirror {
   async mirrorDelivered(sessionKey: string, text: string, idempotencyKey: string): Promise<void> {
     const mirrorText = text.trim();
     if (mirrorText.length === 0) return;
-    const path = transcriptPath(sessionKey);
     let lock: SessionWriteLock | undefined;
     try {
+      const path = transcriptPath(await this.currentSessionId(sessionKey));
       // before PR #21828 (unlocked): the mirror wrote without the session write lock.
       if (this.mode !== 'unlocked') lock = await acquireSessionWriteLock(this.ctx, path);
       await this.append(sessionKey, path, mirrorText, idempotencyKey);
     } catch (error) {
-      if (!(error instanceof SessionWriteLockError)) throw error;
-      this.ctx.note('mirror-skipped', { session: sessionKey, key: idempotencyKey, reason: error.reason });
+      // OpenClaw logs a failed mirror and carries on: the delivery is marked all the same.
+      if (error instanceof ModelAssertionError) throw error;
+      this.ctx.note('mirror-skipped', { session: sessionKey, key: idempotencyKey, reason: error instanceof SessionWriteLockError ? error.reason : (error as Error).message });
     } finally {
       await lock?.release();
     }
+  }
+
+  /** The key's current session (its first one is the key itself; each /clear chains a new one in state.db). */
+  private async currentSessionId(sessionKey: string): Promise<string> {
+    // An open that failed is tried again at the next mirror.
+    this.sessionDb ??= SessionDb.open(this.ctx.sqlite).catch((error: unknown) => {
+      this.sessionDb = undefined;
+      throw error;
+    });
+    return (await this.sessionDb).currentSessionId(sessionKey);
   }
 
   private async append(sessionKey: string, path: string, text: string, idempotencyKey: string): Promise<void> {

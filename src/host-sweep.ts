@@ -1,8 +1,11 @@
 // nanoclaw's host sweep (`src/host-sweep.ts`), run by the gateway every sweepEveryMs over each session's two files:
 // 1. sync: a message whose processing_ack is completed or failed becomes `completed` in messages_in;
 // 2. running-runner SLA: kill the runner when its heartbeat is older than heartbeatStaleMs (the absolute ceiling),
-//    or when a claim is older than claimStaleMs and the heartbeat has not moved since the claim; the kill resets
-//    the stuck claims;
+//    or when a claim is older than claimStaleMs and its session's heartbeat is older than claimStaleMs too (nanoclaw
+//    keeps a heartbeat per session container and asks that it did not move since the claim; the one runner here
+//    records each session's last progress in its heartbeat file, so another session's progress does not hide a
+//    silent claim, and a claim spans the turn's retried attempts, so the silence is counted up to now); the kill
+//    resets the stuck claims;
 // 3. a runner that is down is started again; if it is down and nothing is due, its leftover claims are reset (the
 //    crashed-container cleanup; with work due, the restarted runner clears its own claims instead).
 // Resetting a stuck claim: with tries below claimTriesMax the row waits 5000 * 2^tries ms and tries goes up by one;
@@ -33,14 +36,20 @@ interface Claim {
   statusChangedMs: number;
 }
 
-/** nanoclaw decideStuckAction: the ceiling first (when a heartbeat exists), then any claim silent past tolerance. */
-export function decideStuckAction(nowMs: number, heartbeatAtMs: number | undefined, claims: readonly Claim[], config: ModelConfig): StuckDecision {
+/**
+ * nanoclaw decideStuckAction: the ceiling first (when a heartbeat exists), then any claim silent past tolerance, judged
+ * by its session's heartbeat (nanoclaw's heartbeat is its session container's).
+ */
+export function decideStuckAction(nowMs: number, heartbeat: HeartbeatRecord | undefined, claims: readonly Claim[], config: ModelConfig): StuckDecision {
+  const heartbeatAtMs = heartbeat?.heartbeatAtMs;
   const { heartbeatStaleMs, claimStaleMs } = config.timers;
   assertNonNegativeInteger(nowMs, 'the sweep nowMs');
   assert(heartbeatStaleMs > 0 && claimStaleMs > 0, 'the sweep judges staleness against positive bounds');
   if (heartbeatAtMs !== undefined && nowMs - heartbeatAtMs > heartbeatStaleMs) return { action: 'kill', reason: 'heartbeat', session: null, messageId: null };
-  const heartbeat = heartbeatAtMs ?? 0;
-  const stuck = claims.find((claim) => nowMs - claim.statusChangedMs > claimStaleMs && heartbeat <= claim.statusChangedMs);
+  const sessionHeartbeatMs = (session: string): number => heartbeat?.sessions?.[session] ?? 0;
+  // Silent past tolerance: nanoclaw asks for no heartbeat since the claim, as its claim spans one query; a claim here
+  // spans the turn's retried attempts, whose waits touch the heartbeat, so the session's silence is measured up to now.
+  const stuck = claims.find((claim) => nowMs - claim.statusChangedMs > claimStaleMs && nowMs - sessionHeartbeatMs(claim.session) > claimStaleMs);
   return stuck === undefined ? { action: 'ok' } : { action: 'kill', reason: 'claim', session: stuck.session, messageId: stuck.messageId };
 }
 
@@ -60,7 +69,7 @@ export class HostSweep {
     const running = this.ctx.supervisor.isRunning(this.runnerName);
     let decision: StuckDecision = { action: 'ok' };
     if (running) {
-      decision = decideStuckAction(nowMs, await this.heartbeatAtMs(), await this.claims(), this.config);
+      decision = decideStuckAction(nowMs, parseHeartbeat(await this.ctx.disk.read(runnerHeartbeatPath)), await this.claims(), this.config);
       if (decision.action === 'kill') {
         this.ctx.note('sweep-kill', { reason: decision.reason, session: decision.session, message: decision.messageId });
         this.ctx.supervisor.kill(this.runnerName);
@@ -71,10 +80,6 @@ export class HostSweep {
       for (const session of this.config.sessions) await this.resetStuckClaims(session, nowMs, decision.action === 'kill' ? decision.reason : 'runner-down');
     }
     return decision;
-  }
-
-  private async heartbeatAtMs(): Promise<number | undefined> {
-    return parseHeartbeat(await this.ctx.disk.read(runnerHeartbeatPath))?.heartbeatAtMs;
   }
 
   private async claims(): Promise<Claim[]> {
@@ -118,13 +123,14 @@ export class HostSweep {
   private async resetStuckClaims(session: string, nowMs: number, reason: string): Promise<void> {
     const inbound = await this.dbs.inboundDb(session);
     const outbound = await this.dbs.outboundDb(session);
-    const claims = await outbound.query("SELECT message_id FROM processing_ack WHERE status = 'processing'");
+    const claims = await outbound.query("SELECT message_id, status_changed FROM processing_ack WHERE status = 'processing'");
     for (const claim of claims) {
       const id = claim.message_id as string;
       const row = (await inbound.query("SELECT id, tries, process_after FROM messages_in WHERE id = ? AND status = 'pending'", [id]))[0];
-      if (row === undefined || Number(row.process_after) > nowMs) continue;
+      if (row === undefined) continue;
       const tries = Number(row.tries);
       assertNonNegativeInteger(tries, `tries of ${id}`);
+      if (alreadyRescheduled(nowMs, Number(row.process_after), tries, Number(claim.status_changed))) continue;
       assert(tries <= claimTriesMax, `${id} was reset ${tries} times, above claimTriesMax ${claimTriesMax}`);
       if (tries >= claimTriesMax) {
         await this.giveUp(session, inbound, outbound, id);
@@ -132,7 +138,9 @@ export class HostSweep {
       }
       const backoffMs = backoffBaseMs * 2 ** tries;
       assert(backoffMs <= backoffBaseMs * 2 ** (claimTriesMax - 1), `${id} backs off ${backoffMs} ms, above the bound`);
-      await ignoreBusy(inbound.run('UPDATE messages_in SET tries = tries + 1, process_after = ? WHERE id = ?', [nowMs + backoffMs, id]));
+      // Retried, not ignored, when the database is busy: a reset lost here while its claim is deleted below would let
+      // the row run again at once with its old tries, one stuck claim more than claimTriesMax allows.
+      await retryBusy(this.ctx, () => inbound.run('UPDATE messages_in SET tries = tries + 1, process_after = ? WHERE id = ?', [nowMs + backoffMs, id]));
       this.ctx.note('claim-reset', { session, message: id, tries: tries + 1, backoffMs, reason });
     }
     const cleared = await ignoreBusy(outbound.run("DELETE FROM processing_ack WHERE status = 'processing'"));
@@ -154,8 +162,22 @@ export class HostSweep {
   }
 }
 
+/**
+ * nanoclaw leaves a row already rescheduled for a future retry alone (its orphan claim is a reset one). A claim made
+ * after that reschedule is another stuck claim and counts: the fixed runner's re-formed turn keeps the messages it
+ * claimed (claims.ts), so it may hold a row whose backoff has not run out, which nanoclaw's runner never fetches.
+ */
+function alreadyRescheduled(nowMs: number, processAfterMs: number, tries: number, claimedAtMs: number): boolean {
+  if (processAfterMs <= nowMs) return false;
+  assert(tries >= 1, `a row due in the future at ${processAfterMs} was reset at least once`);
+  const rescheduledAtMs = processAfterMs - backoffBaseMs * 2 ** (tries - 1);
+  return claimedAtMs <= rescheduledAtMs;
+}
+
 interface HeartbeatRecord {
   heartbeatAtMs: number;
+  /** When each session's turn last made progress (absent: none since the runner started). */
+  sessions?: Record<string, number>;
 }
 
 /** The runner's heartbeat file; a crash may leave it empty or torn, which reads as no record. */

@@ -137,7 +137,7 @@ async function runBatch(deps: TurnDeps, sessionKey: string, outbound: SqlDatabas
       const retryMs = attempt <= 1 ? config.timers.transientRetryMs : 5_000 * 2 ** Math.min(attempt - 1, 4);
       assert(retryMs > 0, `turn ${turnId} waits ${retryMs} ms before attempt ${attempt + 1}`);
       ctx.note('turn-retry', { session: sessionKey, turn: turnId, attempt, retryMs });
-      await waitAlive(deps, retryMs);
+      await waitAlive(deps, sessionKey, retryMs);
     }
     assert(branch.length > 0, `turn ${turnId} leaves its entries on the active branch`);
     await retryBusy(ctx, () => completeTurn(outbound, turnId, ctx.clock.nowMs()));
@@ -149,16 +149,16 @@ async function runBatch(deps: TurnDeps, sessionKey: string, outbound: SqlDatabas
   } finally {
     deps.heartbeat.leaveTurn();
   }
-  await deps.heartbeat.touch();
+  await deps.heartbeat.touch(sessionKey);
 }
 
 /** Sleep before a retry, touching the heartbeat at least every claimStaleMs / 2: waiting to retry is progress. */
-async function waitAlive(deps: TurnDeps, delayMs: number): Promise<void> {
+async function waitAlive(deps: TurnDeps, sessionKey: string, delayMs: number): Promise<void> {
   assertNonNegativeInteger(delayMs, 'a retry delay');
   const sliceMs = Math.max(1, Math.floor(deps.config.timers.claimStaleMs / 2));
   for (let leftMs = delayMs; leftMs > 0; leftMs -= sliceMs) {
     await deps.ctx.timers.sleep(Math.min(sliceMs, leftMs));
-    await deps.heartbeat.touch();
+    await deps.heartbeat.touch(sessionKey);
   }
 }
 
@@ -169,10 +169,13 @@ async function clearSharedPayloads(deps: TurnDeps, sessionKey: string): Promise<
 
 /**
  * The runner's heartbeat file, read by the host's sweep (its time plays nanoclaw's heartbeat mtime). Touched on every
- * step of a turn, and by the idle task only while no turn runs.
+ * step of a turn, and by the idle task only while no turn runs. nanoclaw keeps a heartbeat per session container; the
+ * one runner here records, beside its own time, when each session's turn last made progress, so another session's
+ * progress does not hide a claim gone silent (host-sweep.ts judges a claim by its session's time).
  */
 export class HeartbeatFile {
   private turnsRunning = 0;
+  private readonly sessions = new Map<string, number>();
 
   constructor(private readonly ctx: ProcessContext) {}
 
@@ -190,8 +193,10 @@ export class HeartbeatFile {
     if (this.turnsRunning === 0) await this.touch();
   }
 
-  async touch(): Promise<void> {
-    await this.ctx.disk.write(runnerHeartbeatPath, JSON.stringify({ heartbeatAtMs: this.ctx.clock.nowMs() }));
+  async touch(sessionKey?: string): Promise<void> {
+    const heartbeatAtMs = this.ctx.clock.nowMs();
+    if (sessionKey !== undefined) this.sessions.set(sessionKey, heartbeatAtMs);
+    await this.ctx.disk.write(runnerHeartbeatPath, JSON.stringify({ heartbeatAtMs, sessions: Object.fromEntries(this.sessions) }));
   }
 }
 

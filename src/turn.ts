@@ -5,6 +5,7 @@
 // state.db or the transcript are recognised. The fixed runner writes an assistant row before the reply it carries
 // leaves the process (write-ahead), so a kill between the two cannot leave a visible reply without its row.
 import { assert, assertNonNegativeInteger } from './assert.ts';
+import { isBusy } from './busy.ts';
 import { AiAgent, type AgentCache, type AgentMessage, type CacheLookup } from './agent.ts';
 import { type Batch, type BatchMember, claimOf, mergeTurn, newerMessageDue, releaseMembers, turnMembers, writeErrorReplies } from './claims.ts';
 import { type ModelConfig, queueModeOf } from './config.ts';
@@ -194,7 +195,7 @@ async function runTurnWithAgent(
   await dispatchResult(state, answer.result);
   assert(agent.messages.at(-1)?.role === 'assistant' && agent.messages.at(-1)?.toolCalls === null, `turn ${turnId} ends on its final assistant message`);
   // Hermes' gateway appends the run's exchange once the run is over (its new messages, from the history's end).
-  if (deps.gatewayAppend !== undefined) await deps.gatewayAppend.afterRun(sessionKey, agent.messages.slice(state.historyLength), answer.result, turnId);
+  if (deps.gatewayAppend !== undefined) await deps.gatewayAppend.afterRun(state.sessionId, agent.messages.slice(state.historyLength), answer.result, turnId);
   return session.activeBranch().map((entry) => entry.id);
 }
 
@@ -358,7 +359,9 @@ async function persistPrompt(state: TurnState, db: { prompt: string; texts: stri
   assert(state.agent.messages.length === state.historyLength + 1, `turn ${state.turnId} begins with ${state.historyLength} history messages and its user message`);
   const ownRows = state.own.filter((row) => row.role === 'user').map((row) => row.content);
   const dbMissing = missingFrom(ownRows, db.texts);
-  if (ownRows.length === 0) await state.deps.sessionDb.appendMessage(state.sessionId, user, nowMs);
+  // Hermes logs a failed write and goes on; the user row is then written by the turn's first flush, before anything of
+  // the turn leaves the runner, or, if the run fails early, by the gateway's append (agent_persisted false).
+  if (ownRows.length === 0) user.persisted = (await ignoreBusyNoted(state, 'user-row', state.deps.sessionDb.appendMessage(state.sessionId, user, nowMs).then(() => true))) === true;
   else if (dbMissing.length > 0) await state.deps.sessionDb.appendMessage(state.sessionId, message(dbMissing.join('\n')), nowMs);
   const ownEntries = state.session
     .activeBranch()
@@ -368,6 +371,17 @@ async function persistPrompt(state: TurnState, db: { prompt: string; texts: stri
   if (ownEntries.length === 0) await state.session.appendMessage({ role: 'user', content: jsonl.prompt }, state.turnId);
   else if (jsonlMissing.length > 0) await state.session.appendMessage({ role: 'user', content: jsonlMissing.join('\n') }, state.turnId);
   assert(state.session.activeBranch().some((entry) => entry.turnId === state.turnId && entry.message.role === 'user'), `turn ${state.turnId}'s prompt entry is on the active branch of ${state.session.path}`);
+}
+
+/** A write whose busy failure the turn logs (a note) and survives; any other error escapes. */
+async function ignoreBusyNoted<T>(state: TurnState, what: string, write: Promise<T>): Promise<T | undefined> {
+  try {
+    return await write;
+  } catch (error) {
+    if (!isBusy(error)) throw error;
+    state.deps.ctx.note('persist-error', { session: state.sessionKey, turn: state.turnId, what, error: (error as Error).message });
+    return undefined;
+  }
 }
 
 /** The texts none of `held` contains. */
@@ -386,13 +400,14 @@ async function callModel(state: TurnState, kind: string, attempt: number, prompt
   try {
     return await env.llm.complete({ sessionKey: state.sessionKey, prompt }, ctx.timers);
   } catch (error) {
-    // Hermes' gateway on a run that failed early: the user message alone is appended (with skip_db).
+    // Hermes' gateway on a run that failed early: the user message alone is appended (skip_db when the agent wrote it).
     const user = state.agent.messages[state.historyLength];
     const append = state.deps.gatewayAppend;
-    if (append !== undefined && error instanceof LlmTransientError && user !== undefined) await append.afterFailedRun(state.sessionKey, user);
+    // The run's own error wins: the append failing busy as well is logged, and the attempt ends for the first error.
+    if (append !== undefined && error instanceof LlmTransientError && user !== undefined) await ignoreBusyNoted(state, 'gateway-append', append.afterFailedRun(state.sessionId, user));
     throw error;
   } finally {
-    await state.deps.heartbeat.touch();
+    await state.deps.heartbeat.touch(state.sessionKey);
   }
 }
 
@@ -455,7 +470,7 @@ async function callUntilAnswered(state: TurnState, message: ToolCallMessage): Pr
   assert(message.turnId.length > 0 && message.callId.length > 0, 'a tool call names its turn and its call id');
   for (let attempt = 1; attempt <= toolCallAttemptsMax; attempt++) {
     const ok = await state.deps.rpc.call(message);
-    await state.deps.heartbeat.touch();
+    await state.deps.heartbeat.touch(state.sessionKey);
     if (ok) return true;
     state.deps.ctx.note('tool-call-retry', { session: state.sessionKey, turn: state.turnId, call: message.callId, attempt });
   }

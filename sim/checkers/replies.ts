@@ -10,7 +10,7 @@
 // - no-duplicate-visible-reply: every message the user saw fills an open slot of an answer (a payload shown twice
 //   for one answer, or an earlier answer's reply shown again for a later message, finds none);
 // - no-lost-reply: every slot of every standing answer is shown.
-import { type DbRow, familyBranch, familyRows, type JsonlEntry } from './durable.ts';
+import { type DbRow, familyBranch, familyEntries, familyRows, type JsonlEntry } from './durable.ts';
 import type { Attribution, LogicalAnswer, Slot } from './attribution.ts';
 import { cannedReplies, normalized, type Observations, stepAt } from './observations.ts';
 import { classOf, type InvariantName, type Violation } from './violation.ts';
@@ -119,11 +119,12 @@ function checkLost(o: Observations, a: Attribution, out: Violation[]): void {
 
 /**
  * A second writer's copy of a delivered reply (OpenClaw's delivery mirror) is known by its markers, not by any id of
- * the system's: every mirror entry in the session's file copies a message the user was shown in that session, and no
- * text has more mirror entries than showings (a redelivery the platform dropped, mirrored again, is a second copy).
+ * the system's: every mirror entry in the files of the session's family (each /clear starts a file; a mirror written
+ * into an older one counts as well) copies a message the user was shown in that session, and no text has more mirror
+ * entries than showings (a redelivery the platform dropped, mirrored again, is a second copy).
  */
 function checkMirrors(o: Observations, session: string, out: Violation[]): void {
-  const mirrors = (o.durable.transcripts.get(session)?.entries ?? []).filter((entry) => entry.mirror);
+  const mirrors = familyEntries(o.durable, session).filter((entry) => entry.mirror);
   if (mirrors.length === 0) return;
   const shownCounts = new Map<string, number>();
   for (const fact of o.ledger.shown.filter((shown) => shown.sessionKey === session)) shownCounts.set(normalized(fact.text), (shownCounts.get(normalized(fact.text)) ?? 0) + 1);
@@ -133,7 +134,7 @@ function checkMirrors(o: Observations, session: string, out: Violation[]): void 
     const shownCount = shownCounts.get(text) ?? 0;
     if (count <= shownCount) continue;
     const what = shownCount === 0 ? 'the user was never shown it' : `the user was shown it ${shownCount} times`;
-    out.push(violation(o, 'one-assistant-row-per-visible-reply', `${session}: the JSONL file holds ${count} delivery mirror entries of "${text.slice(0, 60)}", but ${what}`, o.endMs));
+    out.push(violation(o, 'one-assistant-row-per-visible-reply', `${session}: the JSONL files hold ${count} delivery mirror entries of "${text.slice(0, 60)}", but ${what}`, o.endMs));
   }
 }
 

@@ -2,8 +2,9 @@
 // The "current phase" is the phase of the most recent phase-bearing trace event of any session, so a runner kill
 // right after a tool send and before the result dispatch counts as kill-runner under tool-send. A campaign sums the
 // tables of its runs. Below the faults, shapes of a run that are no fault but must be reached (issue 9): a message
-// row the host marked failed after 5 tries, a session rotation (/clear), a run on a platform without idempotency
-// keys (once per run, idle) and an interrupt-mode abort.
+// row the host marked failed after 5 tries, an LLM request that hung on a poison message (the world's shape that
+// leads there), a session rotation (/clear), a run on a platform without idempotency keys (once per run, idle) and an
+// interrupt-mode abort.
 import { type FaultType, faultTypes, hostProcesses, type KillableProcess, linkPairs, type Phase, phaseOfTrace, phases } from './plan.ts';
 import type { Simulation } from '../kernel/simulation.ts';
 import type { FakeModelApi } from '../world/fake-model.ts';
@@ -18,7 +19,7 @@ const gatewayProcess: (typeof hostProcesses)[number] = 'gateway';
  */
 export const secondWriterShapes = ['mirror-appended', 'mirror-deduped', 'mirror-lock-busy', 'lock-reclaimed', 'append-skip-db', 'append-to-db'] as const;
 /** Other shapes of a run counted beside the faults (not fault types: the plan does not switch them on and off). */
-export const shapeTypes = ['failed-row', 'session-rotation', 'keyless-run', 'interrupt-abort'] as const;
+export const shapeTypes = ['failed-row', 'poison-hang', 'session-rotation', 'keyless-run', 'interrupt-abort'] as const;
 export type ShapeType = (typeof shapeTypes)[number];
 /** The rows of the coverage table: fault types, then the shapes the system took. */
 export const coverageRows = [...faultTypes, ...secondWriterShapes, ...shapeTypes] as const;
@@ -167,6 +168,7 @@ export class FaultRecorder {
       case 'fault':
         // The LLM API (the world) marks the slow responses and transient errors it injects.
         if (fields.kind === 'model-error') return fields.cause === 'outage' ? undefined : 'model-error';
+        if (fields.kind === 'poison-hang') return 'poison-hang';
         return fields.kind === 'model-slow' || fields.kind === 'power-loss' || fields.kind === 'model-outage' ? fields.kind : undefined;
       default:
         return undefined;

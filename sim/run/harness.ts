@@ -8,6 +8,7 @@ import type { SqlJsStatic } from 'sql.js';
 import { buildModel, type BuiltModel, gatewayName, type ModelComponents, modelConfig, nodeHostName, platformName, type Random, runnerName } from '../../src/index.ts';
 import type { SessionManagerFactory } from '../../src/index.ts';
 import { buildWorld, type Ledger, type World } from '../world/index.ts';
+import { poisonInput } from '../world/fake-model.ts';
 import { assert } from '../kernel/assert.ts';
 import { checkRun, TranscriptMonitor, type Violation } from '../checkers/index.ts';
 import { type FaultCoverage, FaultRecorder } from './coverage.ts';
@@ -173,7 +174,7 @@ function scheduleWorkload(sim: Simulation, model: BuiltModel, world: World, spec
     const session = sessionKey(step.kind === 'config-bump' ? 0 : step.session % spec.plan.sessions);
     switch (step.kind) {
       case 'user':
-        sim.at(step.atMs, () => world.platform.userSays(session, `d${index}`, `${step.text} ${userMarker(index)}`, userMarker(index), step.mentions ?? true));
+        sim.at(step.atMs, () => world.platform.userSays(session, `d${index}`, `${step.text} ${step.poison === true ? `${poisonInput} ` : ''}${userMarker(index)}`, userMarker(index), step.mentions ?? true));
         break;
       case 'clear':
         sim.at(step.atMs, () => world.platform.userSays(session, `d${index}`, `/clear ${userMarker(index)}`, userMarker(index)));

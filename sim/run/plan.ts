@@ -31,8 +31,11 @@ export type LinkPair = (typeof linkPairs)[number];
 
 /** What users and commands do: a message, a command, a /clear or a config change, at a simulated time. */
 export type WorkloadStep =
-  /** `mentions: false`: a group message that does not mention the agent (context; absent means it does). */
-  | { kind: 'user'; atMs: number; session: number; text: string; mentions?: boolean }
+  /**
+   * `mentions: false`: a group message that does not mention the agent (context; absent means it does). `poison`: the
+   * message carries an input the LLM API never answers while the faults last (sim/world/fake-model.ts `poisonInput`).
+   */
+  | { kind: 'user'; atMs: number; session: number; text: string; mentions?: boolean; poison?: boolean }
   | { kind: 'exec'; atMs: number; session: number; durationMs: number; exitCode: number; output: string }
   | { kind: 'clear'; atMs: number; session: number }
   | { kind: 'config-bump'; atMs: number };

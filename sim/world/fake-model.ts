@@ -9,6 +9,11 @@
 // drawn per request and only while the fault phase lasts. Tests may script answers per request. A prompt that ends by
 // asking for HEARTBEAT_OK when nothing needs attention (OpenClaw's heartbeat prompt, sent when the only news is that a
 // command started) is answered `HEARTBEAT_OK`, as instructed: a closing text with no message for the user.
+// A poison message (a shape chaos draws per run) carries an input the API chokes on, as an oversized attachment can:
+// every request whose prompt carries it is accepted and never answered while the faults last (no byte comes back, so
+// the runner's SDK reports no activity and its heartbeat stands still); when the fault phase ends it is answered as
+// any other. nanoclaw's host sweep then finds the claim silent past its tolerance, kills the runner and retries the
+// row with backoff, until the row is marked failed at 5 tries (src/host-sweep.ts).
 import { type LlmAnswer, type LlmApi, type LlmRequest, LlmTransientError, type Random, type Timers, type ToolName } from '../../src/ports.ts';
 import { contentHash } from '../../src/text.ts';
 import type { Ledger } from './ledger.ts';
@@ -44,6 +49,9 @@ export const defaultModelBehaviour: ModelBehaviour = {
   slowLatencyMsMax: 90_000,
   latencyMsMax: 3_000,
 };
+
+/** The input a poison message carries: a prompt holding it hangs until the fault phase ends. */
+export const poisonInput = '[attached: core.dump, 48 GB]';
 
 export const interimPhrases = ['on it - looking at your calendar', 'interim update', 'Looking it up', 'working on it'] as const;
 
@@ -103,13 +111,17 @@ export class FakeModelApi implements LlmApi {
     const slow = this.faultsActive && random.chance(b.slowPer1000, 1000);
     const normalMs = random.int(200, b.latencyMsMax);
     const slowMs = slow ? random.int(b.latencyMsMax, b.slowLatencyMsMax) : 0;
-    const latencyMs = slow ? Math.min(slowMs, Math.max(normalMs, this.faultsEndAtMs - this.nowMs() + normalMs)) : normalMs;
+    // Slow or hanging on a poison input, the response comes no later than the end of the faults (plus a normal latency).
+    const afterFaultsMs = Math.max(normalMs, this.faultsEndAtMs - this.nowMs() + normalMs);
+    const poisoned = this.faultsActive && request.prompt.includes(poisonInput);
+    const latencyMs = poisoned ? afterFaultsMs : slow ? Math.min(slowMs, afterFaultsMs) : normalMs;
     const outage = this.faultsActive && this.nowMs() < this.outageUntilMs;
     const streak = this.streaks.get(tag) ?? 0;
-    const transientError = this.faultsActive && (outage || streak > 0 || random.chance(b.transientErrorPer1000, 1000));
+    const transientError = this.faultsActive && !poisoned && (outage || streak > 0 || random.chance(b.transientErrorPer1000, 1000));
     if (streak > 0) this.streaks.set(tag, streak - 1);
     else if (transientError && !outage && b.errorStreakMax > 0) this.streaks.set(tag, random.int(0, b.errorStreakMax));
-    if (slow) this.recordFault({ kind: 'model-slow', session: request.sessionKey, latencyMs });
+    if (poisoned) this.recordFault({ kind: 'poison-hang', session: request.sessionKey, latencyMs });
+    else if (slow) this.recordFault({ kind: 'model-slow', session: request.sessionKey, latencyMs });
     if (transientError) this.recordFault({ kind: 'model-error', session: request.sessionKey, cause: outage ? 'outage' : streak > 0 ? 'streak' : 'chance' });
     await timers.sleep(latencyMs);
     if (transientError) {

@@ -91,7 +91,7 @@ describe('JSON output', () => {
       'disk-tear', 'disk-writeback', 'sql-busy', 'model-error', 'model-slow', 'model-outage', 'stall',
       // What the second writers did (the delivery mirror, the session write lock, Hermes' gateway append).
       'mirror-appended', 'mirror-deduped', 'mirror-lock-busy', 'lock-reclaimed', 'append-skip-db', 'append-to-db',
-      'failed-row', 'session-rotation', 'keyless-run', 'interrupt-abort',
+      'failed-row', 'poison-hang', 'session-rotation', 'keyless-run', 'interrupt-abort',
     ]);
     expect(Object.keys(json.coverage['kill-runner'] ?? {})).toEqual(['idle', 'ingest', 'prompt-persisted', 'model-call', 'abort', 'tool-send', 'result-dispatch', 'flush', 'delivery']);
   });

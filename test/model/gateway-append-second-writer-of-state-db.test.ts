@@ -1,13 +1,14 @@
 // Hermes' gateway append (src/gateway-append.ts): after the run the gateway appends the exchange through its
 // SessionStore's own SessionDB, with skip_db because the agent has a SessionDB that already flushed the rows, so
 // state.db holds each message once and only Hermes' legacy JSONL gets the gateway's copy; a run that failed early
-// appends its user message alone, with skip_db too (#42039). Hermes before #860 (`no-skip-db`) wrote every row again,
+// appends its user message alone, with skip_db too (#42039), unless the agent's own write of it failed: then the
+// gateway writes it to state.db itself (newer Hermes' agent_persisted false), once. Hermes before #860 (`no-skip-db`) wrote every row again,
 // which the checkers catch. The backfill (#44100) writes the response to state.db itself when no new message of the
 // run carries it; the model's runs always carry it, so that path is shown on the part alone.
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { type AgentMessage } from '../../src/agent.ts';
 import { GatewayTranscriptAppend, hermesTranscriptPath } from '../../src/gateway-append.ts';
-import { type GatewayAppendMode, LlmTransientError } from '../../src/index.ts';
+import { type GatewayAppendMode, LlmTransientError, SqliteBusyError } from '../../src/index.ts';
 import { SessionDb } from '../../src/session-db.ts';
 import { loadSqlJs } from '../../sim/kernel/sqlite.ts';
 import type { Simulation } from '../../sim/kernel/simulation.ts';
@@ -68,6 +69,33 @@ describe("Hermes' gateway append", () => {
       expect(stateRows(result).filter((row) => row.role === 'user' && row.content.includes(marker(0)))).toHaveLength(3);
       expect(invariants(result)).toEqual(['no-double-ingestion', 'one-assistant-row-per-visible-reply']);
     });
+  });
+
+  it("writes the failed run's user row to state.db itself when the agent's own write of it failed (agent_persisted false)", async () => {
+    // The runner's first write of message 0's user row finds state.db locked; the run then fails early.
+    const userRowBusyOnce = (sim: Simulation, model: BuiltModel, world: World): void => {
+      firstCallFails(sim, model, world);
+      const appendMessage = SessionDb.prototype.appendMessage;
+      let thrown = false;
+      vi.spyOn(SessionDb.prototype, 'appendMessage').mockImplementation(async function (this: SessionDb, sessionId, row, atMs) {
+        if (thrown || row.role !== 'user' || !row.content.includes(marker(0))) return appendMessage.call(this, sessionId, row, atMs);
+        thrown = true;
+        throw new SqliteBusyError('/data/state.db');
+      });
+    };
+    try {
+      await withRun(sql, { bugs: [], plan: withAppend('skip-db'), script: twoTurnScript, prepare: userRowBusyOnce }, (result) => {
+        expect(notes(result, 'persist-error').map((note) => note.fields.what)).toEqual(['user-row']);
+        const appends = notes(result, 'gateway-append');
+        expect(appends.map((note) => [note.fields.path, note.fields.toDb])).toEqual([['failed-early', 1], ['run', 0], ['run', 0]]);
+        expect(Object.values(result.coverage['append-to-db']).reduce((sum, count) => sum + count, 0)).toBe(1);
+        // The gateway's row is the turn's: the retried run recognised it and wrote none of its own.
+        expect(stateRows(result).filter((row) => row.role === 'user' && row.content.includes(marker(0)))).toHaveLength(1);
+        expect(result.violations).toEqual([]);
+      });
+    } finally {
+      vi.restoreAllMocks();
+    }
   });
 
   it('backfills the response to state.db itself when no new message of the run carries it (#44100)', async () => {

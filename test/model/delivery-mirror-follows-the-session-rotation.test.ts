@@ -1,0 +1,72 @@
+// OpenClaw's delivery mirror after a /clear: the mirror resolves the session's current transcript file (OpenClaw reads
+// the session entry's current sessionFile; the model reads the key's current session from state.db), so a reply
+// delivered after the rotation is mirrored, under the lock, into the file the runner now appends to, and the first
+// file keeps only what was delivered before. The checker reads every file of the key's family: a sabotaged mirror
+// without its idempotency check (before PR #44063) that copies a redelivered reply twice into the first file is
+// caught although the last file of the family is clean.
+import { describe, expect, it } from 'vitest';
+import type { DeliveryMirrorMode } from '../../src/index.ts';
+import { transcriptPath } from '../../src/index.ts';
+import { parsePiTranscript } from '../../sim/checkers/index.ts';
+import { readFamilies } from '../../sim/checkers/durable.ts';
+import { loadSqlJs } from '../../sim/kernel/sqlite.ts';
+import type { Simulation } from '../../sim/kernel/simulation.ts';
+import type { Plan } from '../../sim/run/plan.ts';
+import { clearedReply } from '../../src/turn.ts';
+import { handPlan, invariants, notes, session0, user, withRun } from './support.ts';
+
+const sql = await loadSqlJs();
+
+const rotated: Plan = handPlan([user(1_000, 'hello there'), { kind: 'clear', atMs: 10_000, session: 0 }, user(20_000, 'second question')]);
+
+function withMirror(plan: Plan, deliveryMirror: DeliveryMirrorMode): Plan {
+  return { ...plan, secondWriters: { deliveryMirror, gatewayAppend: 'off' } };
+}
+
+/** The texts of the mirror entries in each file of session 0's family, first session first. */
+function mirrorsByFile(sim: Simulation): string[][] {
+  const family = readFamilies(sim, [session0]).get(session0) ?? [];
+  return family.map((span) => parsePiTranscript(sim.disk.peek(transcriptPath(span.sessionId)) ?? '').entries.filter((entry) => entry.mirror).map((entry) => entry.text));
+}
+
+/** The gateway is SIGKILLed right after its first mirror append, before it marks the row delivered; it restarts 1 s later. */
+function killGatewayAfterFirstMirror(sim: Simulation): void {
+  let done = false;
+  sim.trace.onEvent((event) => {
+    if (done || event.kind !== 'model.mirror-appended') return;
+    done = true;
+    sim.scheduler.schedule(0, () => {
+      if (sim.kill('gateway')) sim.restart('gateway', 1_000);
+    });
+  });
+}
+
+describe('the delivery mirror after a session rotation', () => {
+  it("mirrors into the key's current file: what was delivered before the /clear in the first, the rest in the new one", async () => {
+    await withRun(sql, { bugs: [], plan: withMirror(rotated, 'on') }, (result) => {
+      const files = mirrorsByFile(result.sim);
+      expect(files).toHaveLength(2);
+      const [first, second] = files;
+      expect(first).toHaveLength(1);
+      expect(first).not.toContain(clearedReply);
+      expect(second).toContain(clearedReply);
+      expect(second).toHaveLength(2);
+      // Every mirror took the lock of the file it wrote, and none was lost.
+      expect(notes(result, 'mirror-appended').every((note) => note.fields.locked === true)).toBe(true);
+      expect(notes(result, 'mirror-skipped')).toEqual([]);
+      expect(result.violations).toEqual([]);
+    });
+  });
+
+  it('a mirror without its key check copies a redelivered reply twice into the first file: caught from the family, not the last file', async () => {
+    await withRun(sql, { bugs: [], plan: withMirror(rotated, 'unkeyed'), prepare: killGatewayAfterFirstMirror }, (result) => {
+      const [first, second] = mirrorsByFile(result.sim);
+      expect(first).toHaveLength(2);
+      expect(new Set(first).size).toBe(1);
+      // The last file of the family (all a reader of the current file sees) holds no second copy.
+      expect(new Set(second).size).toBe(second?.length);
+      expect(invariants(result)).toEqual(['one-assistant-row-per-visible-reply']);
+      expect(result.violations[0]?.message).toMatch(/the JSONL files hold 2 delivery mirror entries/);
+    });
+  });
+});
