@@ -100,11 +100,12 @@ function attribute(o: Observations, session: string, excused: RepeatExcuse): Att
     const open = answers
       .filter((answer) => answer.first.returnedAtMs <= fact.atMs)
       .flatMap((answer) => answer.slots.filter((slot) => slot.shownBy === null && slot.text === text));
-    // Among slots the showing could fill: an answer still standing first, then the one state.db shows most surely sent
-    // (a tool call with its result row, or a closing text with its final row; then a tool call with its carrier row
-    // alone), then the latest answer (a stock phrase shown after a newer answer returned is credited to it, not to an
-    // older answer the system may have given up on since).
-    const rank = (candidate: Slot): number => (candidate.answer.superseded ? 3 : 0) + evidence(candidate);
+    // Among slots the showing could fill: the one state.db shows most surely sent (a tool call with its result row, or
+    // a closing text with its final row; then a tool call with its carrier row alone), then an answer still standing
+    // before a superseded one, then the latest answer (a stock phrase shown after a newer answer returned is credited
+    // to it, not to an older answer the system may have given up on since). A superseded answer's tool call whose
+    // carrier row is durable was made before the run was cut off, and beats a slot state.db shows no sign of.
+    const rank = (candidate: Slot): number => 2 * evidence(candidate) + (candidate.answer.superseded ? 1 : 0);
     const slot = open.reduce<Slot | undefined>((best, candidate) => (best === undefined || rank(candidate) <= rank(best) ? candidate : best), undefined);
     // A showing that only a superseded answer, or a slot state.db shows no sign of having sent (a tool call never
     // made, a closing text with no final row), could explain is rather a repeat the sender could not avoid, when it is
