@@ -16,7 +16,7 @@
 // where the sender could not know the first had landed (at-least-once.ts) fills nothing and is no duplicate.
 import { parseMessageBlocks } from '../../src/index.ts';
 import type { LlmToolCall } from '../../src/ports.ts';
-import type { LlmAnswerFact, ShownFact } from '../world/ledger.ts';
+import type { LlmAnswerFact, LlmRequestFact, ShownFact } from '../world/ledger.ts';
 import { atLeastOnceRepeats, type RepeatExcuse } from './at-least-once.ts';
 import { familyRows } from './durable.ts';
 import { answersIn, cannedReplies, carries, commandStartsOf, commandsOf, normalized, type Observations, shownIn, type Subject, subjectAtMs, subjectKey, takenUp } from './observations.ts';
@@ -154,12 +154,14 @@ function assignCanned(o: Observations, session: string, answers: readonly Logica
     if (answer.slots.length > 0 && answer.slots.every((slot) => slot.shownBy !== null)) for (const subject of answer.subjects) covered.add(subject);
   }
   const requests = o.ledger.requests.filter((request) => request.sessionKey === session);
+  // A request failed when no answer came back: an error, or none at all (it hung, or its caller died waiting).
+  const failed = (request: LlmRequestFact | undefined): boolean => request !== undefined && request.outcome !== 'answer';
   const gaveUpOn = (subject: Subject): boolean => {
     const carrying = requests.filter((request) => carries(request.prompt, subject));
-    return carrying.length === 0 || carrying.every((request) => request.outcome !== 'answer') || carrying.at(-1)?.outcome === 'error';
+    return carrying.length === 0 || carrying.every((request) => request.outcome !== 'answer') || failed(carrying.at(-1));
   };
   // The error reply goes first to a subject whose last request before it failed: that is the turn it ended.
-  const lastFailedBefore = (subject: Subject, atMs: number): boolean => requests.filter((request) => request.atMs <= atMs && carries(request.prompt, subject)).at(-1)?.outcome === 'error';
+  const lastFailedBefore = (subject: Subject, atMs: number): boolean => failed(requests.filter((request) => request.atMs <= atMs && carries(request.prompt, subject)).at(-1));
   // A turn may give up after its answer was shown (a write failed after the send, then every retry failed too): the
   // error reply then follows the session's last request, which carried the subject.
   // (Only a request after the previous canned reply: one turn, one error reply.)
@@ -168,7 +170,7 @@ function assignCanned(o: Observations, session: string, answers: readonly Logica
     const last = requests.filter((request) => request.atMs <= atMs).at(-1);
     return last !== undefined && last.atMs > previousCannedAtMs && carries(last.prompt, subject);
   };
-  const lastFailed = (subject: Subject): boolean => requests.filter((request) => carries(request.prompt, subject)).at(-1)?.outcome === 'error';
+  const lastFailed = (subject: Subject): boolean => failed(requests.filter((request) => carries(request.prompt, subject)).at(-1));
   // Each canned reply answers one subject of its own (primary). An error reply ends a turn, so it also answers the
   // other subjects the turn's last failed request carried (a turn may carry several, merged or batched), as their
   // mate; a later error reply of their own still takes such a subject over.
@@ -210,7 +212,7 @@ function assignCanned(o: Observations, session: string, answers: readonly Logica
     if (!cannedFirst.has(subjectKey(subject))) cannedFirst.set(subjectKey(subject), fact);
     mates.delete(subjectKey(subject));
     if (clear) continue;
-    const gaveUpRequest = requests.filter((request) => request.atMs <= fact.atMs && request.outcome === 'error' && carries(request.prompt, subject)).at(-1);
+    const gaveUpRequest = requests.filter((request) => request.atMs <= fact.atMs && failed(request) && carries(request.prompt, subject)).at(-1);
     if (gaveUpRequest === undefined) continue;
     for (const other of open) {
       const key = subjectKey(other);

@@ -12,7 +12,7 @@ import { HostSweep } from '../../src/host-sweep.ts';
 import { loadSqlJs } from '../../sim/kernel/sqlite.ts';
 import { sessionKey, type WorkloadStep } from '../../sim/run/plan.ts';
 import { poisonInput } from '../../sim/world/fake-model.ts';
-import { handPlan, invariants, marker, notes, session0, withRun } from './support.ts';
+import { forMessage, handPlan, invariants, marker, notes, session0, withRun } from './support.ts';
 
 const sql = await loadSqlJs();
 const session1 = sessionKey(1);
@@ -46,6 +46,25 @@ describe('a poison message', () => {
       // Session 1 was answered all along: none of its messages was given up.
       expect(shownIn(result, session1)).toHaveLength(chatter.length);
       expect(shownIn(result, session1)).not.toContain(errorReply);
+      expect(result.violations).toEqual([]);
+    });
+  });
+
+  it('joined by a message whose tool message was already shown, leaves both answered by the error reply', async () => {
+    // m0's run sends its tool message, then the runner is killed before the run ends; the poison arrives meanwhile and
+    // joins m0's re-formed turn, which hangs until the host gives the row up. Both get the error reply; m0's was already
+    // partly shown, and its run's last request (hung, no outcome) failed: the error reply is its, not a repeat.
+    const plan = {
+      ...handPlan(
+        [{ kind: 'user' as const, atMs: 1_000, session: 0, text: 'can you check calendar?' }, { ...poison, atMs: 3_500 }],
+        [{ kind: 'kill-at-phase', phase: 'tool-send', nth: 0, delayMs: 0, process: 'runner', restartAfterMs: 5_000 }],
+      ),
+      faultPhaseMs,
+    };
+    const script = forMessage({ 0: { toolCalls: [{ name: 'send_message', text: 'on it' }], result: '<message to="user">done</message>' } });
+    await withRun(sql, { bugs: [], plan, script }, (result) => {
+      expect(notes(result, 'claim-failed')).toHaveLength(1);
+      expect(shownIn(result, session0)).toEqual(['on it', errorReply, errorReply]);
       expect(result.violations).toEqual([]);
     });
   });
