@@ -61,7 +61,8 @@ describe('a poison message', () => {
       ),
       faultPhaseMs,
     };
-    const script = forMessage({ 0: { toolCalls: [{ name: 'send_message', text: 'on it' }], result: '<message to="user">done</message>' } });
+    // m0's answer says all it has to say in its tool message (its closing text has no message for the user).
+    const script = forMessage({ 0: { toolCalls: [{ name: 'send_message', text: 'on it' }], result: 'done' } });
     await withRun(sql, { bugs: [], plan, script }, (result) => {
       expect(notes(result, 'claim-failed')).toHaveLength(1);
       expect(shownIn(result, session0)).toEqual(['on it', errorReply, errorReply]);
