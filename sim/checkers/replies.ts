@@ -111,17 +111,6 @@ function checkLost(o: Observations, a: Attribution, out: Violation[]): void {
     if (answer.superseded || answer.gaveUp) continue;
     for (const slot of answer.slots) {
       if (slot.shownBy !== null) continue;
-      // A turn re-formed with a new prompt (messages joined it after a kill) is answered anew; a message the answer it
-      // superseded already showed for the same messages is not lost (the fixed runner does not send a payload its turn
-      // already sent).
-      const shownForThem = a.answers.some(
-        (earlier) =>
-          earlier.superseded &&
-          earlier.first.index < answer.first.index &&
-          earlier.subjects.every((subject) => answer.subjects.includes(subject)) &&
-          earlier.slots.some((other) => other.text === slot.text && other.shownBy !== null),
-      );
-      if (shownForThem) continue;
       const how = slot.toolCalls.length > 0 ? `the tool message` : `the reply`;
       out.push(violation(o, 'no-lost-reply', `${a.session}: ${how} "${slot.text}" the LLM produced for ${subjectsText(answer)} was never shown`, answer.first.returnedAtMs));
     }
