@@ -36,6 +36,9 @@ export interface Budget {
   memoryFromRun: number;
 }
 
+/** The six seed bugs: the bugs a scenario focuses on (the seeds' own fixes, also in bugIds, are variants to compare). */
+const seedBugs: readonly BugId[] = bugIds.filter((bug) => scenarios.some((scenario) => scenario.focus.includes(bug)));
+
 const fullBudget: Budget = {
   kernelEvents: 1_000_000,
   kernelRepeats: 7,
@@ -44,7 +47,7 @@ const fullBudget: Budget = {
   campaignSeeds: 9,
   huntFocusedRuns: 1_000,
   huntChaosRuns: 300,
-  huntBugs: bugIds,
+  huntBugs: seedBugs,
   peerRuns: 200,
   memoryRuns: 20_000,
   memoryFromRun: 2_000,
@@ -211,11 +214,15 @@ function huntPlaces(value: string): ('focused' | 'chaos')[] {
 }
 
 function bugList(value: string): BugId[] {
+  let bugs: BugId[];
   try {
-    return parseBugList(value);
+    bugs = parseBugList(value);
   } catch (error) {
     throw new InvalidArgumentError((error as Error).message);
   }
+  const variants = bugs.filter((bug) => !seedBugs.includes(bug));
+  if (variants.length > 0) throw new InvalidArgumentError(`${variants.join(', ')}: not a seed bug (a hunt needs a scenario that focuses on it; the seed bugs are ${seedBugs.join(', ')})`);
+  return bugs;
 }
 
 function program(): Command {
@@ -227,7 +234,7 @@ function program(): Command {
     .option('--seeds <n>', 'campaign seeds per hunt (figures are medians over them)', positiveInteger)
     .option('--peer-runs <n>', 'run budget of each peer campaign (a bug not found in it is "not found in N runs")', positiveInteger)
     .option('--hunt-in <where>', 'hunt in the focused scenario, chaos, or both (focused,chaos)', huntPlaces)
-    .option('--bugs <ids>', 'the bugs to hunt (default: all)', bugList)
+    .option('--bugs <ids>', 'the seed bugs to hunt (default: all six)', bugList)
     .option('--memory-runs <n>', 'chaos runs in the memory section (growth measured from a tenth of them)', positiveInteger)
     .exitOverride()
     .showSuggestionAfterError(false)
