@@ -150,10 +150,16 @@ function check(
     for (const text of [...payloads, ...blocks]) if (!shown(sessionKey, text)) return `lost reply: "${text}" of turn ${turnId} never reached the user`;
   }
   for (const sessionKey of sessions) {
-    const assistantRows = state.filter((row) => row.session_id === sessionKey && row.role === 'assistant').map((row) => String(row.content));
-    const file = world.files.get(transcriptPath(sessionKey));
-    const branch = file === undefined ? [] : activeBranchOf(parseTranscript(file).entries);
-    const entries = branch.filter((entry) => entry.message.role === 'assistant').map((entry) => entry.message.content);
+    // A /clear starts a new state.db session (its id `<key>~<hex>`) and a JSONL file of its own: the key's
+    // conversation is every session of its family.
+    const family = new Set((world.databases.get(stateDbPath)?.query('SELECT id FROM sessions') ?? []).map((row) => String(row.id)).filter((id) => id === sessionKey || id.startsWith(`${sessionKey}~`)));
+    family.add(sessionKey);
+    const assistantRows = state.filter((row) => family.has(String(row.session_id)) && row.role === 'assistant').map((row) => String(row.content));
+    const entries = [...family].flatMap((sessionId) => {
+      const file = world.files.get(transcriptPath(sessionId));
+      const branch = file === undefined ? [] : activeBranchOf(parseTranscript(file).entries);
+      return branch.filter((entry) => entry.message.role === 'assistant').map((entry) => entry.message.content);
+    });
     for (const [turnId, { sessionKey: answered, answer }] of answers) {
       if (answered !== sessionKey) continue;
       const body = parseMessageBlocks(answer.result).find((block) => block.to === 'user')?.body;
