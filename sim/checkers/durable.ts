@@ -169,7 +169,8 @@ type ParsedLine = JsonlEntry | 'session' | 'malformed';
  * shared one cannot be changed by a caller. Emptied when it reaches parsedLinesMax.
  */
 const parsedLines = new Map<string, ParsedLine>();
-const parsedLinesMax = 50_000;
+/** A run's transcripts hold a few hundred lines; across runs the texts differ, so the cache stays small. */
+const parsedLinesMax = 4_096;
 
 /** pi's JSONL: malformed lines are skipped (as pi's loader skips them) and counted. */
 export function parsePiTranscript(text: string): Transcript {
