@@ -1,9 +1,10 @@
 // The runner: nanoclaw's agent runner plus Hermes' agent cache, as one process. At poll-loop start it recovers
 // from a SIGKILL: the previous incarnation's processing acks are cleared (nanoclaw clearStaleProcessingAcks) and so
 // is turn_sent_payloads (seed 001's cold-start boundary). Then one lane per session polls for a batch of due rows
-// (claims.ts; idle 1 s, active 500 ms; idle polls that would find nothing are skipped, idle-poll.ts), claims it and runs one turn for it. A transient model error runs the turn
-// again after the full-run retry delay; after turnTriesMax attempts the turn ends with an error reply. A heartbeat
-// file records progress so the gateway's sweep can kill a runner that is stuck (host-sweep.ts).
+// (claims.ts; idle 1 s, active 500 ms; idle polls that would find nothing are skipped, idle-poll.ts), claims it and
+// runs one turn for it. A transient model error runs the turn again after the full-run retry delay; after
+// turnTriesMax attempts the turn ends with an error reply. A heartbeat file records progress so the gateway's sweep
+// can kill a runner that is stuck (host-sweep.ts).
 import { assert, assertNonNegativeInteger } from './assert.ts';
 import { AgentCache } from './agent.ts';
 import { abandonBatch, type Batch, claimBatch, type IdleFetch, clearStaleProcessingAcks, completeTurn, fetchBatch, unfinishedTurns } from './claims.ts';

@@ -7,13 +7,13 @@
 // Under the old rule (an answer not superseded first, whatever state.db shows) it went to m0's given-up answer, and
 // one-assistant-row-per-visible-reply reported a tool message with no row (chaos, campaign seed 1, run 1,165).
 import { describe, expect, it } from 'vitest';
-import { LlmTransientError, stateDbPath } from '../../src/index.ts';
+import { stateDbPath } from '../../src/index.ts';
 import { cannedReplies } from '../../sim/checkers/observations.ts';
 import { loadSqlJs } from '../../sim/kernel/sqlite.ts';
 import type { Plan } from '../../sim/run/plan.ts';
 import { stockAnswers } from '../../sim/world/index.ts';
-import { forMessage, handPlan, invariants, marker, reply, user, withRun } from '../model/support.ts';
-import { hermesRows, type Prepare, shown } from './support.ts';
+import { answerLostOn, forMessage, handPlan, invariants, marker, reply, user, withRun } from '../model/support.ts';
+import { hermesRows, shown } from './support.ts';
 
 const sql = await loadSqlJs();
 const stock = 'working on it';
@@ -33,21 +33,11 @@ const script = forMessage({
   2: { toolCalls: [], result: reply('both answered') },
 });
 
-/** Every answer to a prompt carrying m0 is lost on the way back to the runner (the world records it). */
-const m0AnswersLost: Prepare = (_sim, _model, world) => {
-  const api = world.modelApi;
-  const complete = api.complete.bind(api);
-  api.complete = async (request, timers) => {
-    const answer = await complete(request, timers);
-    if (request.prompt.includes(marker(0))) throw new LlmTransientError('connection reset after the response');
-    return answer;
-  };
-};
 
 describe('attribution: a superseded answer whose tool call state.db shows sent', () => {
   it('takes the showing of its stock phrase from a given-up answer whose tool call was never made', async () => {
     expect(stockAnswers).toContain(stock);
-    await withRun(sql, { bugs: [], plan, script, prepare: m0AnswersLost }, (result) => {
+    await withRun(sql, { bugs: [], plan, script, prepare: answerLostOn(marker(0)) }, (result) => {
       const rows = hermesRows(result, stateDbPath);
       expect(rows.filter((row) => row.role === 'assistant' && row.toolCalls !== null && row.toolCalls.includes(stock))).toHaveLength(1);
       expect(rows.filter((row) => row.role === 'tool')).toHaveLength(0);

@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { errorReply, LlmTransientError, outboundPath } from '../../src/index.ts';
 import type { OutboundSend } from '../../src/protocol.ts';
 import { loadSqlJs } from '../../sim/kernel/sqlite.ts';
-import { forMessage, handPlan, invariants, marker, reply, session0, user, withRun } from '../model/support.ts';
+import { answerLostOn, forMessage, handPlan, invariants, marker, reply, session0, user, withRun } from '../model/support.ts';
 import { both, execReply, firstReply, input, interim, type Prepare, secondReply, shown, sqlAt, tamperNetwork, turnsAndExec } from './support.ts';
 
 const sql = await loadSqlJs();
@@ -27,21 +27,6 @@ const llmFailsOn =
 const swallow = (text: string): Prepare =>
   tamperNetwork((_from, to, payload) => (to === 'platform' && (payload as Partial<OutboundSend>).type === 'send' && (payload as OutboundSend).text === text ? [] : [payload]));
 
-/**
- * Every request whose prompt carries `fragment` gets its answer from the LLM (the ledger records it) and the caller
- * an error all the same, as if the response were lost on the way back: the runner retries, then gives up.
- */
-const answerLostOn =
-  (fragment: string): Prepare =>
-  (_sim, _model, world) => {
-    const api = world.modelApi;
-    const complete = api.complete.bind(api);
-    api.complete = async (request, timers) => {
-      const answer = await complete(request, timers);
-      if (request.prompt.includes(fragment)) throw new LlmTransientError('connection reset after the response');
-      return answer;
-    };
-  };
 
 /**
  * The first request whose prompt carries `fragment` is answered and the answer lost on the way back; then the LLM API

@@ -13,7 +13,7 @@ import { loadSqlJs } from '../../sim/kernel/sqlite.ts';
 import type { Simulation } from '../../sim/kernel/simulation.ts';
 import type { Plan } from '../../sim/run/plan.ts';
 import { clearedReply } from '../../src/turn.ts';
-import { handPlan, invariants, notes, session0, user, withRun } from './support.ts';
+import { handPlan, invariants, killGatewayAfterFirstMirror, notes, session0, user, withRun } from './support.ts';
 
 const sql = await loadSqlJs();
 
@@ -29,17 +29,6 @@ function mirrorsByFile(sim: Simulation): string[][] {
   return family.map((span) => parsePiTranscript(sim.disk.peek(transcriptPath(span.sessionId)) ?? '').entries.filter((entry) => entry.mirror).map((entry) => entry.text));
 }
 
-/** The gateway is SIGKILLed right after its first mirror append, before it marks the row delivered; it restarts 1 s later. */
-function killGatewayAfterFirstMirror(sim: Simulation): void {
-  let done = false;
-  sim.trace.onEvent((event) => {
-    if (done || event.kind !== 'model.mirror-appended') return;
-    done = true;
-    sim.scheduler.schedule(0, () => {
-      if (sim.kill('gateway')) sim.restart('gateway', 1_000);
-    });
-  });
-}
 
 describe('the delivery mirror after a session rotation', () => {
   it("mirrors into the key's current file: what was delivered before the /clear in the first, the rest in the new one", async () => {

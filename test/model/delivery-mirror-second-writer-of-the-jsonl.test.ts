@@ -11,7 +11,7 @@ import { loadSqlJs } from '../../sim/kernel/sqlite.ts';
 import type { Simulation } from '../../sim/kernel/simulation.ts';
 import type { Plan } from '../../sim/run/plan.ts';
 import { firstReply, interim, secondReply, twoTurns, twoTurnScript } from '../checkers/support.ts';
-import { invariants, notes, session0, withRun } from './support.ts';
+import { invariants, killGatewayAfterFirstMirror, notes, session0, withRun } from './support.ts';
 import { parsePiTranscript, activeBranch } from '../../sim/checkers/index.ts';
 import { transcriptPath } from '../../src/index.ts';
 
@@ -31,17 +31,6 @@ function mirrorsOf(sim: Simulation): { text: string; onBranch: boolean }[] {
   return entries.filter((entry) => entry.mirror).map((entry) => ({ text: entry.text, onBranch: branch.has(entry.id) }));
 }
 
-/** The gateway is SIGKILLed right after its first mirror append, before it marks the row delivered; it restarts 1 s later. */
-function killGatewayAfterFirstMirror(sim: Simulation): void {
-  let done = false;
-  sim.trace.onEvent((event) => {
-    if (done || event.kind !== 'model.mirror-appended') return;
-    done = true;
-    sim.scheduler.schedule(0, () => {
-      if (sim.kill('gateway')) sim.restart('gateway', 1_000);
-    });
-  });
-}
 
 /**
  * The tool server's answer to the runner's first tool call is held for 5 s: the interim message it sent is delivered

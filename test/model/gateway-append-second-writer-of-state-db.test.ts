@@ -8,7 +8,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import { type AgentMessage } from '../../src/agent.ts';
 import { GatewayTranscriptAppend, hermesTranscriptPath } from '../../src/gateway-append.ts';
-import { type GatewayAppendMode, LlmTransientError, SqliteBusyError } from '../../src/index.ts';
+import { type GatewayAppendMode, SqliteBusyError } from '../../src/index.ts';
 import { SessionDb } from '../../src/session-db.ts';
 import { loadSqlJs } from '../../sim/kernel/sqlite.ts';
 import type { Simulation } from '../../sim/kernel/simulation.ts';
@@ -16,7 +16,10 @@ import type { Plan } from '../../sim/run/plan.ts';
 import type { BuiltModel } from '../../src/index.ts';
 import type { World } from '../../sim/world/index.ts';
 import { twoTurns, twoTurnScript } from '../checkers/support.ts';
-import { invariants, marker, notes, session0, stateRows, withRun } from './support.ts';
+import { failFirstRequestFor, invariants, marker, notes, session0, stateRows, withRun } from './support.ts';
+
+/** The first request carrying message 0 fails (a 503), so that run fails early and the turn is retried. */
+const firstCallFails = failFirstRequestFor(0);
 import { inProcess } from './units/support.ts';
 
 const sql = await loadSqlJs();
@@ -25,18 +28,6 @@ function withAppend(gatewayAppend: GatewayAppendMode): Plan {
   return { ...twoTurns, secondWriters: { deliveryMirror: 'off', gatewayAppend } };
 }
 
-/** The first request carrying message 0 fails (a 503), so that run fails early and the turn is retried. */
-function firstCallFails(_sim: Simulation, _model: BuiltModel, world: World): void {
-  const api = world.modelApi;
-  const complete = api.complete.bind(api);
-  let failed = false;
-  api.complete = async (request, timers) => {
-    if (failed || !request.prompt.includes(marker(0))) return complete(request, timers);
-    failed = true;
-    await timers.sleep(500);
-    throw new LlmTransientError('503 overloaded');
-  };
-}
 
 function hermesLines(sim: Simulation): { role: string; content: string }[] {
   return (sim.disk.peek(hermesTranscriptPath(session0)) ?? '').split('\n').filter((line) => line.length > 0).map((line) => JSON.parse(line) as { role: string; content: string });

@@ -10,10 +10,8 @@ import { SessionDb } from '../../src/session-db.ts';
 import { loadSqlJs } from '../../sim/kernel/sqlite.ts';
 import type { Simulation } from '../../sim/kernel/simulation.ts';
 import type { Plan } from '../../sim/run/plan.ts';
-import type { World } from '../../sim/world/index.ts';
-import { type BuiltModel, LlmTransientError } from '../../src/index.ts';
 import { twoTurns, twoTurnScript } from '../checkers/support.ts';
-import { marker, notes, withRun } from './support.ts';
+import { failFirstRequestFor, notes, withRun } from './support.ts';
 
 const sql = await loadSqlJs();
 
@@ -48,17 +46,7 @@ describe('a second writer that fails', () => {
 
   it("a failed-early append that fails busy leaves the run's own error to end the attempt", async () => {
     vi.spyOn(GatewayTranscriptAppend.prototype, 'afterFailedRun').mockRejectedValue(new SqliteBusyError('/data/state.db'));
-    const prepare = (_sim: Simulation, _model: BuiltModel, world: World): void => {
-      const api = world.modelApi;
-      const complete = api.complete.bind(api);
-      let failed = false;
-      api.complete = async (request, timers) => {
-        if (failed || !request.prompt.includes(marker(0))) return complete(request, timers);
-        failed = true;
-        await timers.sleep(500);
-        throw new LlmTransientError('503 overloaded');
-      };
-    };
+    const prepare = failFirstRequestFor(0);
     await withRun(sql, { bugs: [], plan: withWriters('off', 'skip-db'), script: twoTurnScript, prepare }, (result) => {
       expect(notes(result, 'persist-error').map((note) => note.fields.what)).toEqual(['gateway-append']);
       expect(notes(result, 'turn-transient').map((note) => note.fields.error)).toEqual(['503 overloaded']);

@@ -2,7 +2,7 @@
 // the fake model scripted per turn, and readers of the durable state (state.db, outbound.db, the JSONL transcript)
 // and of what the user saw.
 import type { SqlJsStatic } from 'sql.js';
-import { type BugId, type BuiltModel, type LlmRequest, outboundPath, parseTranscript, type SessionEntry, stateDbPath, transcriptPath } from '../../src/index.ts';
+import { type BugId, type BuiltModel, type LlmRequest, LlmTransientError, outboundPath, parseTranscript, type SessionEntry, stateDbPath, transcriptPath } from '../../src/index.ts';
 import type { AnswerScript, LlmAnswerFact, ScriptedAnswer, VisibleMessage, World } from '../../sim/world/index.ts';
 import { type RunResult, runSpec } from '../../sim/run/harness.ts';
 import { type FaultStep, noFaults, type Plan, sessionKey, type WorkloadStep } from '../../sim/run/plan.ts';
@@ -204,4 +204,47 @@ export function delayRequestsFor(index: number, delayMs: number, firstOnly = fal
       return complete(request, timers);
     };
   };
+}
+
+/** A `prepare` hook: the first request whose prompt carries message `index`'s marker fails (a 503 after 500 ms). */
+export function failFirstRequestFor(index: number): (sim: Simulation, model: BuiltModel, world: World) => void {
+  return (_sim, _model, world) => {
+    const api = world.modelApi;
+    const complete = api.complete.bind(api);
+    let failed = false;
+    api.complete = async (request, timers) => {
+      if (failed || !request.prompt.includes(marker(index))) return complete(request, timers);
+      failed = true;
+      await timers.sleep(500);
+      throw new LlmTransientError('503 overloaded');
+    };
+  };
+}
+
+/**
+ * A `prepare` hook: every request whose prompt carries `fragment` gets its answer from the LLM (the ledger records it)
+ * and the caller an error all the same, as if the response were lost on the way back: the runner retries, then gives up.
+ */
+export function answerLostOn(fragment: string): (sim: Simulation, model: BuiltModel, world: World) => void {
+  return (_sim, _model, world) => {
+    const api = world.modelApi;
+    const complete = api.complete.bind(api);
+    api.complete = async (request, timers) => {
+      const answer = await complete(request, timers);
+      if (request.prompt.includes(fragment)) throw new LlmTransientError('connection reset after the response');
+      return answer;
+    };
+  };
+}
+
+/** A `prepare` hook: the gateway is SIGKILLed right after its first mirror append, before it marks the row delivered; it restarts 1 s later. */
+export function killGatewayAfterFirstMirror(sim: Simulation): void {
+  let done = false;
+  sim.trace.onEvent((event) => {
+    if (done || event.kind !== 'model.mirror-appended') return;
+    done = true;
+    sim.scheduler.schedule(0, () => {
+      if (sim.kill('gateway')) sim.restart('gateway', 1_000);
+    });
+  });
 }
