@@ -111,10 +111,15 @@ export class SessionDbs {
   }
 }
 
-/** turn_sent_payloads as stored in session_state: the payloads and the turn they belong to. */
+/**
+ * turn_sent_payloads as stored in session_state: the payloads and the turn they belong to. The fixed model's per-turn
+ * record also names the tool call that sent each payload (`calls`), so an answer is judged only by what its own calls
+ * sent: a late repeat of a superseded answer's call (a replayed request) does not speak for the turn's new answer.
+ */
 export interface TurnSentPayloads {
   turnId: string | null;
   payloads: string[];
+  calls?: { id: string; text: string }[];
 }
 
 export const turnSentPayloadsKey = 'turn_sent_payloads';
@@ -142,5 +147,7 @@ export function parseTurnSentPayloads(value: string | undefined): TurnSentPayloa
   const parsed = JSON.parse(value) as TurnSentPayloads;
   assert(Array.isArray(parsed.payloads), 'turn_sent_payloads holds a list of payloads');
   assert(parsed.turnId === null || typeof parsed.turnId === 'string', `turn_sent_payloads names its turn, not ${String(parsed.turnId)}`);
-  return { turnId: parsed.turnId, payloads: parsed.payloads };
+  if (parsed.calls === undefined) return { turnId: parsed.turnId, payloads: parsed.payloads };
+  assert(Array.isArray(parsed.calls) && parsed.calls.every((call) => typeof call.id === 'string' && typeof call.text === 'string'), 'turn_sent_payloads names each call by id and text');
+  return { turnId: parsed.turnId, payloads: parsed.payloads, calls: parsed.calls };
 }

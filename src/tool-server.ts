@@ -1,6 +1,6 @@
 // The tool server: a separate process, as nanoclaw's MCP server, that shares nothing with the runner but SQLite.
 // `send_message` and `send_file` write an outbound row and record their payload in `turn_sent_payloads`
-// (read-modify-write in one transaction); `add_reaction` writes a reaction row and records nothing (a reaction
+// (read-modify-write in one transaction; the fixed model's per-turn record also names the call that sent it); `add_reaction` writes a reaction row and records nothing (a reaction
 // plus a closing summary is a valid reply). With seed 001's first fix (send-flag) the handlers set the boolean
 // `turn_send_invoked` instead. Outbound row ids are derived from the turn and the call, so a repeated call (a retry
 // after a lost reply or a runner restart) writes nothing twice.
@@ -77,14 +77,19 @@ async function handleToolCall(
         tx.run('INSERT OR REPLACE INTO session_state(key, value, updated_at) VALUES (?, ?, ?)', [turnSendInvokedKey, '1', nowMs]);
         return result.changes;
       }
-      const key = turnSentPayloadsKeyFor(call.turnId, sharedPayloadRow(bugs));
+      const shared = sharedPayloadRow(bugs);
+      const key = turnSentPayloadsKeyFor(call.turnId, shared);
       const row = tx.query('SELECT value FROM session_state WHERE key = ?', [key])[0];
-      const payloads = parseTurnSentPayloads(row?.value as string | undefined).payloads;
+      const record = parseTurnSentPayloads(row?.value as string | undefined);
+      const { payloads } = record;
       if (!payloads.includes(call.text)) payloads.push(call.text);
       assert(payloads.includes(call.text) && new Set(payloads).size === payloads.length, `turn ${call.turnId}'s payload record holds ${call.callId}'s text once`);
+      // The fixed per-turn record names the call that sent each payload (seed 001's shared row keeps texts only).
+      const calls = shared ? undefined : (record.calls ?? []);
+      if (calls !== undefined && !calls.some((sent) => sent.id === call.callId)) calls.push({ id: call.callId, text: call.text });
       tx.run('INSERT OR REPLACE INTO session_state(key, value, updated_at) VALUES (?, ?, ?)', [
         key,
-        JSON.stringify({ turnId: call.turnId, payloads }),
+        JSON.stringify(calls === undefined ? { turnId: call.turnId, payloads } : { turnId: call.turnId, payloads, calls }),
         nowMs,
       ]);
       return result.changes;

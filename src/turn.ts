@@ -192,7 +192,7 @@ async function runTurnWithAgent(
   await persistFinal(state, answer.result);
   // /clear: the new session is durable before the reply says so (Hermes' reset_session commits before it answers).
   if (batch.kind === 'command') await rotateSession(state);
-  await dispatchResult(state, answer.result);
+  await dispatchResult(state, answer.result, answer.toolCalls.map((call) => call.id));
   assert(agent.messages.at(-1)?.role === 'assistant' && agent.messages.at(-1)?.toolCalls === null, `turn ${turnId} ends on its final assistant message`);
   // Hermes' gateway appends the run's exchange once the run is over (its new messages, from the history's end).
   if (deps.gatewayAppend !== undefined) await deps.gatewayAppend.afterRun(state.sessionId, agent.messages.slice(state.historyLength), answer.result, turnId);
@@ -508,11 +508,11 @@ async function appendEntry(state: TurnState, message: TranscriptMessage, same: (
   assert(present || state.session.leaf?.turnId === state.turnId, `the entry turn ${state.turnId} appended is the leaf of ${state.session.path}`);
 }
 
-async function dispatchResult(state: TurnState, result: string): Promise<void> {
+async function dispatchResult(state: TurnState, result: string, callIds: readonly string[]): Promise<void> {
   const { ctx, config } = state.deps;
   const blocks = parseMessageBlocks(result);
   const forUser = blocks.filter((block) => block.to === 'user').map((block) => block.body);
-  const suppressed = await suppressedBlocks(state, forUser);
+  const suppressed = await suppressedBlocks(state, forUser, callIds);
   const nowMs = ctx.clock.nowMs();
   // A turn that gave up tells each message that woke the agent (rows keyed by the message, as the host's are).
   const gaveUp = result === errorResult;
@@ -548,8 +548,8 @@ async function dispatchResult(state: TurnState, result: string): Promise<void> {
   });
 }
 
-/** Which result blocks repeat what a tool already sent this turn. */
-async function suppressedBlocks(state: TurnState, bodies: readonly string[]): Promise<Set<number>> {
+/** Which result blocks repeat what a tool call of this answer (its call ids) already sent this turn. */
+async function suppressedBlocks(state: TurnState, bodies: readonly string[], callIds: readonly string[]): Promise<Set<number>> {
   const { bugs } = state.deps.config;
   const suppressed = new Set<number>();
   if (bugs.has('send-dup')) return suppressed; // seed 001 (send-dup): the closing text is always dispatched.
@@ -562,7 +562,11 @@ async function suppressedBlocks(state: TurnState, bodies: readonly string[]): Pr
   }
   // Fixed: the turn's own record; send-stale reads the shared row, whatever a killed turn left in it.
   assert(rows.length <= 2, `${rows.length} session_state rows for two keys`);
-  const payloads = parseTurnSentPayloads(rows.find((row) => row.key === payloadKey)?.value as string | undefined).payloads;
+  const record = parseTurnSentPayloads(rows.find((row) => row.key === payloadKey)?.value as string | undefined);
+  // The fixed record counts only the payloads this answer's own calls sent: a superseded answer's call, repeated late
+  // (the link replays it after the turn re-formed with a new prompt), says nothing about the new answer's text.
+  const ownCalls = new Set(callIds);
+  const payloads = record.calls === undefined ? record.payloads : record.calls.filter((call) => ownCalls.has(call.id)).map((call) => call.text);
   assert(payloads.every((payload) => typeof payload === 'string'), `turn ${state.turnId}'s sent payloads are texts`);
   bodies.forEach((body, index) => {
     if (isVerbatimDuplicate(body, payloads)) suppressed.add(index);
