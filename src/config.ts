@@ -112,10 +112,11 @@ export const deliveryMirrorModes = ['off', 'on', 'unkeyed', 'unlocked'] as const
 export type DeliveryMirrorMode = (typeof deliveryMirrorModes)[number];
 /**
  * Hermes' gateway append, the second writer of state.db (src/gateway-append.ts): off; `skip-db` (the agent has a
- * SessionDB, so the gateway skips the database, as since Hermes #860); or `no-skip-db`, the gateway writing every row
- * again as before #860, which only tests switch on.
+ * SessionDB, so the gateway skips the database, as since Hermes #860); `no-skip-db`, the gateway writing every row
+ * again as before #860; or `no-backfill`, the gateway before #44100's fix (a response that no new message of the run
+ * carries, as after a partial stream's recovery, never reaches state.db); the last two only tests switch on.
  */
-export const gatewayAppendModes = ['off', 'skip-db', 'no-skip-db'] as const;
+export const gatewayAppendModes = ['off', 'skip-db', 'no-skip-db', 'no-backfill'] as const;
 export type GatewayAppendMode = (typeof gatewayAppendModes)[number];
 
 export interface ModelKnobs {

@@ -6,7 +6,8 @@
 // whose flush (`_flush_messages_to_session_db`) already wrote the rows, so nothing is written twice (#860). Its paths:
 // - the run produced messages: each new message (the agent's messages from `history_offset`, system messages left
 //   out) with skip_db; when none of them is an assistant message with text, the delivered response is backfilled with
-//   skip_db off (#44100: a recovery path that delivered a response the agent never appended);
+//   skip_db off (#44100: a recovery path that delivered a response the agent never appended, as the agent's
+//   partial-stream recovery does; `no-backfill` is the gateway before that fix);
 // - the run failed early (a transient error, no answer): only the user message, with skip_db unless the agent did not
 //   persist it (#42039; Hermes dedupes it on the platform message id). Newer Hermes reports `agent_persisted` per run:
 //   false when the agent's own write failed (`_runtime_persistence_succeeded`: a `_last_persistence_error_cause`), and
@@ -47,8 +48,10 @@ export class GatewayTranscriptAppend {
     assert(newMessages[0]?.role === 'user', "a run's new messages start with its user message");
     const rows: { message: DbMessage; skipDb: boolean }[] = newMessages.map((message) => ({ message, skipDb: true }));
     const carried = newMessages.some((message) => message.role === 'assistant' && message.content.length > 0);
-    if (!carried) rows.push({ message: assistant(response, turnId), skipDb: false });
-    await this.append(sessionId, 'run', rows);
+    // Before #44100's fix (no-backfill), the response no new message carries was written nowhere.
+    const backfilled = !carried && this.mode !== 'no-backfill';
+    if (backfilled) rows.push({ message: assistant(response, turnId), skipDb: false });
+    await this.append(sessionId, 'run', rows, backfilled);
   }
 
   /** A run that failed early: the user message alone, with skip_db when the agent persisted it (`agent_persisted`). */
@@ -60,7 +63,7 @@ export class GatewayTranscriptAppend {
   }
 
   /** append_to_transcript per message: state.db unless skip_db (honoured when the agent persisted), then the JSONL. */
-  private async append(sessionId: string, path: GatewayAppendPath, rows: readonly { message: DbMessage; skipDb: boolean }[]): Promise<void> {
+  private async append(sessionId: string, path: GatewayAppendPath, rows: readonly { message: DbMessage; skipDb: boolean }[], backfilled = false): Promise<void> {
     const nowMs = this.ctx.clock.nowMs();
     let written = 0;
     for (const { message, skipDb } of rows) {
@@ -72,7 +75,7 @@ export class GatewayTranscriptAppend {
     }
     const lines = rows.map(({ message }) => JSON.stringify({ role: message.role, content: message.content, tool_calls: message.toolCalls, tool_call_id: message.toolCallId, timestamp: nowMs }));
     await this.ctx.disk.append(hermesTranscriptPath(sessionId), `${lines.join('\n')}\n`);
-    this.ctx.note('gateway-append', { session: sessionId, path, rows: rows.length, toDb: written });
+    this.ctx.note('gateway-append', { session: sessionId, path, rows: rows.length, toDb: written, backfilled: backfilled ? 1 : 0 });
   }
 }
 

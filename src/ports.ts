@@ -171,6 +171,11 @@ export interface LlmAnswer {
   toolCalls: LlmToolCall[];
   /** Closing text; `<message to="user">...</message>` blocks are what the user should see. */
   result: string;
+  /**
+   * The response stream broke after the whole closing text had streamed and before the stream's end, so no final
+   * message was assembled (a partial stream): Hermes' agent recovers the streamed text as its final response.
+   */
+  streamCut?: boolean;
 }
 
 /** What the agent sends the LLM: the session it speaks for and the prompt. Nothing else reaches the API. */

@@ -189,13 +189,17 @@ async function runTurnWithAgent(
     await toolSend(state, answer, index);
   }
   await checkInterrupt('final');
-  await persistFinal(state, answer.result);
+  // A partial stream under Hermes' gateway: the agent's recovery takes the streamed text as its final response and
+  // appends no assistant message (conversation_loop's partial_stream_recovery), so the gateway's backfill writes it.
+  const recovered = answer.streamCut === true && deps.gatewayAppend !== undefined;
+  await persistFinal(state, answer.result, recovered);
   // /clear: the new session is durable before the reply says so (Hermes' reset_session commits before it answers).
   if (batch.kind === 'command') await rotateSession(state);
-  await dispatchResult(state, answer.result, answer.toolCalls.map((call) => call.id));
-  assert(agent.messages.at(-1)?.role === 'assistant' && agent.messages.at(-1)?.toolCalls === null, `turn ${turnId} ends on its final assistant message`);
-  // Hermes' gateway appends the run's exchange once the run is over (its new messages, from the history's end).
+  // Hermes' gateway appends the run's exchange once the run is over (its new messages, from the history's end), before
+  // its adapter sends the response: the backfilled row is durable before the reply can be seen.
   if (deps.gatewayAppend !== undefined) await deps.gatewayAppend.afterRun(state.sessionId, agent.messages.slice(state.historyLength), answer.result, turnId);
+  await dispatchResult(state, answer.result, answer.toolCalls.map((call) => call.id));
+  assert(recovered || (agent.messages.at(-1)?.role === 'assistant' && agent.messages.at(-1)?.toolCalls === null), `turn ${turnId} ends on its final assistant message`);
   return session.activeBranch().map((entry) => entry.id);
 }
 
@@ -477,18 +481,25 @@ async function callUntilAnswered(state: TurnState, message: ToolCallMessage): Pr
   return false;
 }
 
-async function persistFinal(state: TurnState, result: string): Promise<void> {
-  state.agent.messages.push({
-    role: 'assistant',
-    content: result,
-    toolCallId: null,
-    toolCalls: null,
-    toolName: null,
-    turnId: state.turnId,
-    persisted: state.own.some((row) => row.role === 'assistant' && row.toolCalls === null),
-  });
+/**
+ * The final assistant message: pushed and flushed (with whatever tool result is not yet durable), then appended to the
+ * JSONL. A `recovered` final (a partial stream's text, under Hermes' gateway) is no message of the agent's: only the
+ * tool results are flushed, and the gateway's backfill writes the response to state.db.
+ */
+async function persistFinal(state: TurnState, result: string, recovered: boolean): Promise<void> {
+  if (recovered) state.deps.ctx.note('stream-recovered', { session: state.sessionKey, turn: state.turnId });
+  else
+    state.agent.messages.push({
+      role: 'assistant',
+      content: result,
+      toolCallId: null,
+      toolCalls: null,
+      toolName: null,
+      turnId: state.turnId,
+      persisted: state.own.some((row) => row.role === 'assistant' && row.toolCalls === null),
+    });
   await flush(state);
-  assert(state.deps.config.bugs.has('flush-cursor') || state.deps.config.bugs.has('cursor-realign-gateway') || state.agent.messages.at(-1)?.persisted === true, `the final row of turn ${state.turnId} is durable after its flush`);
+  assert(recovered || state.deps.config.bugs.has('flush-cursor') || state.deps.config.bugs.has('cursor-realign-gateway') || state.agent.messages.at(-1)?.persisted === true, `the final row of turn ${state.turnId} is durable after its flush`);
   await appendEntry(state, { role: 'assistant', content: result }, (entry) => entry.message.role === 'assistant' && entry.message.toolCalls === undefined);
 }
 

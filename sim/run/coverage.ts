@@ -3,7 +3,7 @@
 // right after a tool send and before the result dispatch counts as kill-runner under tool-send. A campaign sums the
 // tables of its runs. Below the faults, shapes of a run that are no fault but must be reached (issue 9): a message
 // row the host marked failed after 5 tries, an LLM request that hung on a poison message (the world's shape that
-// leads there), a session rotation (/clear), a run on a platform without idempotency keys (once per run, idle) and an
+// leads there), an LLM response stream cut after its closing text (the shape that leads to the backfill), a session rotation (/clear), a run on a platform without idempotency keys (once per run, idle) and an
 // interrupt-mode abort.
 import { type FaultType, faultTypes, hostProcesses, type KillableProcess, linkPairs, type Phase, phaseOfTrace, phases } from './plan.ts';
 import type { Simulation } from '../kernel/simulation.ts';
@@ -15,11 +15,12 @@ const gatewayProcess: (typeof hostProcesses)[number] = 'gateway';
 /**
  * What the second writers did, counted like the faults (the phase they happened in): the delivery mirror appended an
  * entry, found its idempotency key already there, or gave up on a busy session write lock; a stale lock was reclaimed;
- * Hermes' gateway appended a run's exchange with every row skipped for state.db, or wrote rows there itself.
+ * Hermes' gateway appended a run's exchange with every row skipped for state.db, wrote a failed run's user row there
+ * itself, or backfilled a response that no message of the run carried.
  */
-export const secondWriterShapes = ['mirror-appended', 'mirror-deduped', 'mirror-lock-busy', 'lock-reclaimed', 'append-skip-db', 'append-to-db'] as const;
+export const secondWriterShapes = ['mirror-appended', 'mirror-deduped', 'mirror-lock-busy', 'lock-reclaimed', 'append-skip-db', 'append-to-db', 'append-backfill'] as const;
 /** Other shapes of a run counted beside the faults (not fault types: the plan does not switch them on and off). */
-export const shapeTypes = ['failed-row', 'poison-hang', 'session-rotation', 'keyless-run', 'interrupt-abort'] as const;
+export const shapeTypes = ['failed-row', 'poison-hang', 'stream-cut', 'session-rotation', 'keyless-run', 'interrupt-abort'] as const;
 export type ShapeType = (typeof shapeTypes)[number];
 /** The rows of the coverage table: fault types, then the shapes the system took. */
 export const coverageRows = [...faultTypes, ...secondWriterShapes, ...shapeTypes] as const;
@@ -139,6 +140,7 @@ export class FaultRecorder {
       case 'model.session-lock-reclaimed':
         return 'lock-reclaimed';
       case 'model.gateway-append':
+        if (Number(fields.backfilled) > 0) return 'append-backfill';
         return Number(fields.toDb) > 0 ? 'append-to-db' : 'append-skip-db';
       case 'proc.kill':
         return this.inPowerLoss ? undefined : killType(String(fields.name));
@@ -168,7 +170,7 @@ export class FaultRecorder {
       case 'fault':
         // The LLM API (the world) marks the slow responses and transient errors it injects.
         if (fields.kind === 'model-error') return fields.cause === 'outage' ? undefined : 'model-error';
-        if (fields.kind === 'poison-hang') return 'poison-hang';
+        if (fields.kind === 'poison-hang' || fields.kind === 'stream-cut') return fields.kind;
         return fields.kind === 'model-slow' || fields.kind === 'power-loss' || fields.kind === 'model-outage' ? fields.kind : undefined;
       default:
         return undefined;

@@ -6,7 +6,9 @@
 // (`(reply <tag>)`), so a durable assistant row can be traced to exactly one answer, while the visible blocks may
 // be stock phrases that other answers also use. An answer makes 0 to toolCallsMax tool calls of mixed kinds. Latency,
 // transient errors (alone, in streaks on one prompt, or for every request during an outage) and slow responses are
-// drawn per request and only while the fault phase lasts. Tests may script answers per request. A prompt that ends by
+// drawn per request and only while the fault phase lasts. A quarter of the transient errors outside an outage strike
+// after the whole closing text has streamed (a partial stream: the caller gets the answer marked `streamCut`, and
+// Hermes' agent recovers the streamed text as its final response). Tests may script answers per request. A prompt that ends by
 // asking for HEARTBEAT_OK when nothing needs attention (OpenClaw's heartbeat prompt, sent when the only news is that a
 // command started) is answered `HEARTBEAT_OK`, as instructed: a closing text with no message for the user.
 // A poison message (a shape chaos draws per run) carries an input the API chokes on, as an oversized attachment can:
@@ -49,6 +51,9 @@ export const defaultModelBehaviour: ModelBehaviour = {
   slowLatencyMsMax: 90_000,
   latencyMsMax: 3_000,
 };
+
+/** Of the transient errors that are not an outage, the share (per 1000) that cut the stream after the closing text. */
+export const streamCutPer1000 = 250;
 
 /** The input a poison message carries: a prompt holding it hangs until the fault phase ends. */
 export const poisonInput = '[attached: core.dump, 48 GB]';
@@ -120,17 +125,21 @@ export class FakeModelApi implements LlmApi {
     const transientError = this.faultsActive && !poisoned && (outage || streak > 0 || random.chance(b.transientErrorPer1000, 1000));
     if (streak > 0) this.streaks.set(tag, streak - 1);
     else if (transientError && !outage && b.errorStreakMax > 0) this.streaks.set(tag, random.int(0, b.errorStreakMax));
+    // A connection that breaks while the API is up may break after the whole closing text has streamed: the caller
+    // has the text but no end of stream (drawn last, so the draws above are those of every other request).
+    const streamCut = transientError && !outage && random.chance(streamCutPer1000, 1000);
     if (poisoned) this.recordFault({ kind: 'poison-hang', session: request.sessionKey, latencyMs });
     else if (slow) this.recordFault({ kind: 'model-slow', session: request.sessionKey, latencyMs });
-    if (transientError) this.recordFault({ kind: 'model-error', session: request.sessionKey, cause: outage ? 'outage' : streak > 0 ? 'streak' : 'chance' });
+    if (streamCut) this.recordFault({ kind: 'stream-cut', session: request.sessionKey });
+    else if (transientError) this.recordFault({ kind: 'model-error', session: request.sessionKey, cause: outage ? 'outage' : streak > 0 ? 'streak' : 'chance' });
     await timers.sleep(latencyMs);
-    if (transientError) {
+    if (transientError && !streamCut) {
       this.ledger.requestFailed(fact);
       throw new LlmTransientError(`transient LLM error (${tag}, request ${nth})`);
     }
     const answer = this.answer(request, tag);
     this.ledger.answerReturned(fact, answer, this.nowMs());
-    return answer;
+    return streamCut ? { ...answer, streamCut } : answer;
   }
 
   /** The answer to a prompt (the same on every request). */

@@ -4,7 +4,8 @@
 // appends its user message alone, with skip_db too (#42039), unless the agent's own write of it failed: then the
 // gateway writes it to state.db itself (newer Hermes' agent_persisted false), once. Hermes before #860 (`no-skip-db`) wrote every row again,
 // which the checkers catch. The backfill (#44100) writes the response to state.db itself when no new message of the
-// run carries it; the model's runs always carry it, so that path is shown on the part alone.
+// run carries it: here on the part alone; a partial stream reaches it in a run
+// (a-partial-stream-is-backfilled-by-hermes-gateway.test.ts).
 import { describe, expect, it, vi } from 'vitest';
 import { type AgentMessage } from '../../src/agent.ts';
 import { GatewayTranscriptAppend, hermesTranscriptPath } from '../../src/gateway-append.ts';
