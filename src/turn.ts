@@ -198,6 +198,9 @@ async function runTurnWithAgent(
   // Hermes' gateway appends the run's exchange once the run is over (its new messages, from the history's end), before
   // its adapter sends the response: the backfilled row is durable before the reply can be seen.
   if (deps.gatewayAppend !== undefined) await deps.gatewayAppend.afterRun(state.sessionId, agent.messages.slice(state.historyLength), answer.result, turnId);
+  // The recovered reply's transcript entry follows its backfilled row, as every final entry follows its state.db row:
+  // an entry written first would stand for an answer a retry may replace (a retry resumes only from state.db's row).
+  if (recovered) await appendFinalEntry(state, answer.result);
   await dispatchResult(state, answer.result, answer.toolCalls.map((call) => call.id));
   assert(recovered || (agent.messages.at(-1)?.role === 'assistant' && agent.messages.at(-1)?.toolCalls === null), `turn ${turnId} ends on its final assistant message`);
   return session.activeBranch().map((entry) => entry.id);
@@ -484,7 +487,7 @@ async function callUntilAnswered(state: TurnState, message: ToolCallMessage): Pr
 /**
  * The final assistant message: pushed and flushed (with whatever tool result is not yet durable), then appended to the
  * JSONL. A `recovered` final (a partial stream's text, under Hermes' gateway) is no message of the agent's: only the
- * tool results are flushed, and the gateway's backfill writes the response to state.db.
+ * tool results are flushed, and its entry is appended after the gateway's backfill has written its row to state.db.
  */
 async function persistFinal(state: TurnState, result: string, recovered: boolean): Promise<void> {
   if (recovered) state.deps.ctx.note('stream-recovered', { session: state.sessionKey, turn: state.turnId });
@@ -500,6 +503,10 @@ async function persistFinal(state: TurnState, result: string, recovered: boolean
     });
   await flush(state);
   assert(recovered || state.deps.config.bugs.has('flush-cursor') || state.deps.config.bugs.has('cursor-realign-gateway') || state.agent.messages.at(-1)?.persisted === true, `the final row of turn ${state.turnId} is durable after its flush`);
+  if (!recovered) await appendFinalEntry(state, result);
+}
+
+async function appendFinalEntry(state: TurnState, result: string): Promise<void> {
   await appendEntry(state, { role: 'assistant', content: result }, (entry) => entry.message.role === 'assistant' && entry.message.toolCalls === undefined);
 }
 

@@ -2,8 +2,9 @@
 // it was assigned to and every other one that turn's failed request carried. It neither excuses another message's
 // lost reply nor may be shown twice for one message. Both cases were misses of the first version of the ground-truth
 // checkers (error replies matched session-wide), found by a review; they now fire.
-import { describe, expect, it } from 'vitest';
-import { errorReply, LlmTransientError, outboundPath } from '../../src/index.ts';
+import { describe, expect, it, vi } from 'vitest';
+import { errorReply, LlmTransientError, outboundPath, SqliteBusyError } from '../../src/index.ts';
+import { SessionDb } from '../../src/session-db.ts';
 import type { OutboundSend } from '../../src/protocol.ts';
 import { loadSqlJs } from '../../sim/kernel/sqlite.ts';
 import { answerLostOn, forMessage, handPlan, invariants, marker, reply, session0, user, withRun } from '../model/support.ts';
@@ -11,15 +12,20 @@ import { both, execReply, firstReply, input, interim, type Prepare, secondReply,
 
 const sql = await loadSqlJs();
 
-/** Every LLM request whose prompt carries `fragment` fails, for ever: the runner gives up with its error reply. */
+/**
+ * Every LLM request whose prompt carries `fragment` fails, for ever: the runner gives up with its error reply. The
+ * ledger records each such request as the API's witness does (received, then failed).
+ */
 const llmFailsOn =
   (fragment: string): Prepare =>
-  (_sim, _model, world) => {
+  (sim, _model, world) => {
     const api = world.modelApi;
     const complete = api.complete.bind(api);
     api.complete = async (request, timers) => {
       if (!request.prompt.includes(fragment)) return complete(request, timers);
+      const fact = world.ledger.requestReceived(request.sessionKey, request.prompt, sim.clock.nowMs());
       await timers.sleep(500);
+      world.ledger.requestFailed(fact);
       throw new LlmTransientError('503 overloaded');
     };
   };
@@ -65,6 +71,45 @@ describe('each canned reply answers one message', () => {
       expect(result.ledger.answers.some((answer) => answer.prompt.includes(marker(2)))).toBe(true);
       expect(result.violations).toEqual([]);
     });
+  });
+
+  it("an error reply after a partly shown answer belongs to that answer's message, not to a command whose turn ended long before", async () => {
+    // A command's start and finish share one prompt the LLM fails for ever: its turn gives up with one error reply,
+    // and the start has none of its own. At 200 s m1 arrives during an LLM outage: its first four attempts fail and
+    // the fifth, the last that may ask, is answered with two tool messages. The first goes out, then state.db is busy
+    // for the first tool result's row, and the sixth attempt gives up without asking again. Its error reply is m1's:
+    // the session's last request carried m1, and its answer was shown only in part. Given to the command's start (its
+    // last request failed, long before), m1's answer would stay owed and its other two slots lost (chaos campaign
+    // seed 2, run 216).
+    const plan = { ...handPlan([{ kind: 'exec', atMs: 1_000, session: 0, durationMs: 100, exitCode: 2, output: 'boom' }, user(200_000, 'check the calendar')]), faultPhaseMs: 600_000 };
+    const script = forMessage({ 1: { toolCalls: [{ name: 'send_message', text: 'Looking it up' }, { name: 'send_message', text: 'interim update' }], result: reply('the calendar is clear') } });
+    const toolRowBusyOnceThenOutage: Prepare = (sim, model, world) => {
+      llmFailsOn('Exec ')(sim, model, world);
+      sim.at(190_000, () => {
+        world.modelApi.outageUntilMs = 270_000;
+      });
+      const appendMessage = SessionDb.prototype.appendMessage;
+      let thrown = false;
+      vi.spyOn(SessionDb.prototype, 'appendMessage').mockImplementation(async function (this: SessionDb, sessionId, row, atMs) {
+        if (thrown || row.role !== 'tool') return appendMessage.call(this, sessionId, row, atMs);
+        thrown = true;
+        throw new SqliteBusyError('/data/state.db');
+      });
+    };
+    try {
+      await withRun(sql, { bugs: [], plan, script, prepare: toolRowBusyOnceThenOutage }, (result) => {
+        // Four failed requests carrying m1, then its answer; the sixth attempt asks nothing.
+        const m1Requests = result.ledger.requests.filter((request) => request.prompt.includes(marker(1)));
+        expect(m1Requests.map((request) => request.outcome)).toEqual(['error', 'error', 'error', 'error', 'answer']);
+        // The command's turn gave up first (one error reply), then m1's, after its first tool message.
+        expect(shown(result)).toEqual([errorReply, 'Looking it up', errorReply]);
+        const execPrompts = result.ledger.requests.filter((request) => request.prompt.includes('Exec '));
+        expect(execPrompts.every((request) => request.prompt.includes('Exec started (') && request.prompt.includes('Exec finished ('))).toBe(true);
+        expect(result.violations).toEqual([]);
+      });
+    } finally {
+      vi.restoreAllMocks();
+    }
   });
 
   it("a stock phrase shown after a newer answer returned is that answer's: the older answer given up keeps the error reply", async () => {

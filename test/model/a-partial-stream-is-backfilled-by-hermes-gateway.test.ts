@@ -3,15 +3,18 @@
 // new messages carry no reply and the gateway backfills it to state.db with skip_db off (#44100), before the reply is
 // sent. The checkers see one assistant row for the visible reply. Hermes' gateway before that fix (`no-backfill`)
 // leaves the visible reply with no row in state.db, which `one-assistant-row-per-visible-reply` catches. A runner
-// killed between the backfill and the dispatch resumes from the backfilled row and sends the reply once.
-import { describe, expect, it } from 'vitest';
-import type { BuiltModel, GatewayAppendMode } from '../../src/index.ts';
+// killed between the backfill and the dispatch resumes from the backfilled row and sends the reply once. The
+// recovered reply's JSONL entry follows its backfilled row: when the backfill fails and a message joins the retried
+// turn, the new answer's entry is the turn's (an entry written first stood for the replaced answer, chaos seed 5).
+import { describe, expect, it, vi } from 'vitest';
+import { type BuiltModel, type GatewayAppendMode, SqliteBusyError } from '../../src/index.ts';
+import { SessionDb } from '../../src/session-db.ts';
 import type { Simulation } from '../../sim/kernel/simulation.ts';
 import type { Plan } from '../../sim/run/plan.ts';
 import type { World } from '../../sim/world/index.ts';
 import { loadSqlJs } from '../../sim/kernel/sqlite.ts';
 import { interim, secondReply, twoTurns, twoTurnScript } from '../checkers/support.ts';
-import { invariants, marker, notes, seenByTurn, stateRows, withRun, withoutTrailer } from './support.ts';
+import { invariants, marker, notes, seenByTurn, session0, stateRows, transcript, withRun, withoutTrailer } from './support.ts';
 
 const sql = await loadSqlJs();
 
@@ -20,7 +23,7 @@ function withAppend(gatewayAppend: GatewayAppendMode): Plan {
 }
 
 /** A `prepare` hook: the first answer to a prompt carrying message 1's marker comes by a stream cut after its text. */
-function cutStreamFor1(sim: Simulation, model: BuiltModel, world: World, killAfterBackfill = false): void {
+function cutStreamFor1(sim: Simulation, _model: BuiltModel, world: World, killAfterBackfill = false): void {
   const api = world.modelApi;
   const complete = api.complete.bind(api);
   let cut = false;
@@ -87,5 +90,37 @@ describe("a partial stream's recovered reply under Hermes' gateway", () => {
       expect(seenByTurn(result).filter(([turn]) => turn === 'in:d1').map(([, text]) => text)).toEqual([interim, secondReply]);
       expect(result.violations).toEqual([]);
     });
+  });
+
+  it("when the backfill fails and a message joins the retry, the new answer's entry is on the JSONL branch", async () => {
+    // m1's first answer comes by a stream cut; the gateway's backfill of it finds state.db locked, so the attempt
+    // fails, and m2 arrives while the turn waits to retry (interrupt mode: it joins the retried turn). The LLM is asked
+    // a new prompt, and its answer is the one shown. Had the recovered reply's entry gone to the JSONL before its row,
+    // the turn's branch would hold the replaced answer's entry and none for the reply the user saw.
+    const plan = { ...twoTurns, queueModes: ['interrupt' as const], secondWriters: { deliveryMirror: 'off' as const, gatewayAppend: 'skip-db' as const } };
+    const backfillBusyOnce = (sim: Simulation, model: BuiltModel, world: World): void => {
+      cutStreamFor1(sim, model, world);
+      const appendMessage = SessionDb.prototype.appendMessage;
+      let thrown = false;
+      vi.spyOn(SessionDb.prototype, 'appendMessage').mockImplementation(async function (this: SessionDb, sessionId, row, atMs) {
+        if (thrown || row.role !== 'assistant' || row.toolCalls !== null || !row.content.includes(secondReply)) return appendMessage.call(this, sessionId, row, atMs);
+        thrown = true;
+        sim.scheduler.schedule(500, () => world.platform.userSays(session0, 'd2', `and a third ${marker(2)}`, marker(2)));
+        throw new SqliteBusyError('/data/state.db');
+      });
+    };
+    try {
+      await withRun(sql, { bugs: [], plan, script: twoTurnScript, prepare: backfillBusyOnce }, (result) => {
+        expect(notes(result, 'stream-recovered')).toHaveLength(1);
+        // The retried turn asked a prompt carrying both messages; its answer is the one shown for them.
+        const joint = result.ledger.answers.filter((answer) => answer.prompt.includes(marker(1)) && answer.prompt.includes(marker(2)));
+        expect(joint).toHaveLength(1);
+        const finals = transcript(result).filter((entry) => entry.turnId === 'in:d1' && entry.message.role === 'assistant' && entry.message.toolCalls === undefined);
+        expect(finals.map((entry) => entry.message.content)).toEqual([joint[0]?.result]);
+        expect(result.violations).toEqual([]);
+      });
+    } finally {
+      vi.restoreAllMocks();
+    }
   });
 });
