@@ -163,12 +163,11 @@ function assignCanned(o: Observations, session: string, answers: readonly Logica
   // The error reply goes first to a subject whose last request before it failed: that is the turn it ended.
   const lastFailedBefore = (subject: Subject, atMs: number): boolean => failed(requests.filter((request) => request.atMs <= atMs && carries(request.prompt, subject)).at(-1));
   // A turn may give up after its answer was shown (a write failed after the send, then every retry failed too): the
-  // error reply then follows the session's last request, which carried the subject.
-  // (Only a request after the previous canned reply: one turn, one error reply.)
-  let previousCannedAtMs = -1;
+  // error reply then follows the session's last request, which carried the subject. The turn tells each message that
+  // woke it, so one request may be followed by as many error replies as the messages it carried (each answers one).
   const lastAskedBefore = (atMs: number, subject: Subject): boolean => {
     const last = requests.filter((request) => request.atMs <= atMs).at(-1);
-    return last !== undefined && last.atMs > previousCannedAtMs && carries(last.prompt, subject);
+    return last !== undefined && carries(last.prompt, subject);
   };
   const lastFailed = (subject: Subject): boolean => failed(requests.filter((request) => carries(request.prompt, subject)).at(-1));
   // Each canned reply answers one subject of its own (primary). An error reply ends a turn, so it also answers the
@@ -209,7 +208,6 @@ function assignCanned(o: Observations, session: string, answers: readonly Logica
       unanswered[0] ??
       open[0] ??
       (clear ? undefined : candidates.find((candidate) => covered.has(subjectKey(candidate)) && (lastFailed(candidate) || lastAskedBefore(fact.atMs, candidate))));
-    previousCannedAtMs = fact.atMs;
     if (subject === undefined) {
       unexplained.push({ shown: fact, reason: 'shown-again', repeats: undefined });
       continue;

@@ -112,6 +112,37 @@ describe('each canned reply answers one message', () => {
     }
   });
 
+  it('a turn of two messages that gives up after its answer was shown whole tells each: two error replies, no duplicate', async () => {
+    // m0 and m1 share a turn during an LLM outage: four attempts fail and the fifth is answered with one tool message,
+    // which the closing text only repeats (one slot). It goes out, so the answer was shown whole; then state.db is
+    // busy for the tool result's row and the sixth attempt gives up without asking, with an error reply to each
+    // message. Both follow the same request: the second is no repeat (chaos campaign seed 4, run 1036).
+    const plan = { ...handPlan([user(200_000, 'check the calendar'), user(200_100, 'and the weather')]), faultPhaseMs: 600_000 };
+    const script = forMessage({ 1: { toolCalls: [{ name: 'send_message', text: 'interim update' }], result: reply('interim update') } });
+    const toolRowBusyOnceInOutage: Prepare = (sim, _model, world) => {
+      sim.at(190_000, () => {
+        world.modelApi.outageUntilMs = 270_000;
+      });
+      const appendMessage = SessionDb.prototype.appendMessage;
+      let thrown = false;
+      vi.spyOn(SessionDb.prototype, 'appendMessage').mockImplementation(async function (this: SessionDb, sessionId, row, atMs) {
+        if (thrown || row.role !== 'tool') return appendMessage.call(this, sessionId, row, atMs);
+        thrown = true;
+        throw new SqliteBusyError('/data/state.db');
+      });
+    };
+    try {
+      await withRun(sql, { bugs: [], plan, script, prepare: toolRowBusyOnceInOutage }, (result) => {
+        expect(result.ledger.requests.map((request) => request.outcome)).toEqual(['error', 'error', 'error', 'error', 'answer']);
+        expect(result.ledger.requests.every((request) => request.prompt.includes(marker(0)) && request.prompt.includes(marker(1)))).toBe(true);
+        expect(shown(result)).toEqual(['interim update', errorReply, errorReply]);
+        expect(result.violations).toEqual([]);
+      });
+    } finally {
+      vi.restoreAllMocks();
+    }
+  });
+
   it("a stock phrase shown after a newer answer returned is that answer's: the older answer given up keeps the error reply", async () => {
     // m0's answer ("done") comes back each time but never reaches the runner, which gives up with the error reply;
     // well after, m1 is answered "done" too and shown. Credited to m0's older answer, that showing would leave m1's
