@@ -189,10 +189,12 @@ function assignCanned(o: Observations, session: string, answers: readonly Logica
     const settledUnanswered = unanswered.filter(settled);
     const settledOpen = open.filter(settled);
     // A turn may give up without asking again after its last allowed request was answered (a write failed after part
-    // of the answer went out): its message is the one the session's last request before the showing carried, whatever
+    // of the answer went out): its message is the one the session's last request before the showing carried (answered
+    // before the showing: a request still in flight is a later turn's, asked while the reply was on its way), whatever
     // older turn's last request failed (chaos seed 2 gave such a reply to a command's start that failed hours before).
     const lastRequest = requests.filter((request) => request.atMs <= fact.atMs).at(-1);
-    const answeredLast = (candidate: Subject): boolean => lastRequest?.outcome === 'answer' && carries(lastRequest.prompt, candidate);
+    const lastAnswer = lastRequest?.answer === null || lastRequest?.answer === undefined ? undefined : o.ledger.answers[lastRequest.answer];
+    const answeredLast = (candidate: Subject): boolean => lastRequest !== undefined && lastAnswer !== undefined && lastAnswer.returnedAtMs <= fact.atMs && carries(lastRequest.prompt, candidate);
     // A message whose answer was shown whole may still get the error reply when the system gave up on it afterwards
     // (killed before it finished, then every retry failed): its last request carrying it failed.
     const subject =

@@ -143,6 +143,33 @@ describe('each canned reply answers one message', () => {
     }
   });
 
+  it("an error reply shown while a later turn's request is in flight belongs to the turn that gave up", async () => {
+    // m0 is a poison message: every request carrying it hangs while the faults last, the host's sweep kills the runner
+    // each time its claim goes silent, and at 5 tries the row is failed and m0's turn gives up with its error reply. A
+    // command's start, queued behind m0, is taken up right after: its request (a heartbeat, answered HEARTBEAT_OK, so
+    // the start stays open) is in flight when the error reply is shown, and answered after. The reply is m0's, not the
+    // start's (chaos campaign seed 7, run 453).
+    const plan = {
+      ...handPlan([
+        { kind: 'user', atMs: 500, session: 0, text: 'can you check calendar?', poison: true },
+        { kind: 'exec', atMs: 500, session: 0, durationMs: 1_000_000, exitCode: 0, output: 'ok' },
+      ]),
+      faultPhaseMs: 4_800_000,
+      settleMs: 240_000,
+    };
+    await withRun(sql, { bugs: [], plan }, (result) => {
+      // The error reply, then the command's finish answered.
+      expect(shown(result)).toHaveLength(2);
+      expect(shown(result)[0]).toBe(errorReply);
+      const errorAtMs = result.ledger.shown[0]?.atMs ?? 0;
+      const commandRequest = result.ledger.requests.find((request) => request.prompt.includes('Exec started (') && request.atMs <= errorAtMs);
+      expect(commandRequest).toBeDefined();
+      const commandAnswer = result.ledger.answers[commandRequest?.answer ?? -1];
+      expect(commandAnswer?.returnedAtMs).toBeGreaterThan(errorAtMs);
+      expect(result.violations).toEqual([]);
+    });
+  });
+
   it("a stock phrase shown after a newer answer returned is that answer's: the older answer given up keeps the error reply", async () => {
     // m0's answer ("done") comes back each time but never reaches the runner, which gives up with the error reply;
     // well after, m1 is answered "done" too and shown. Credited to m0's older answer, that showing would leave m1's
