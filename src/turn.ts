@@ -140,7 +140,14 @@ async function runTurnWithAgent(
   if (!resuming && joined.length > 0) await forgetEarlierAnswer(deps, outbound, sessionKey, turnId);
   const content = batchText(own);
   // Resuming, it claims nothing new, but the messages it claimed before still belong in its prompt entries.
-  const { folded, members } = await foldUnanswered(deps, inbound, outbound, sessionKey, own, batch.kind === 'command' || resuming ? [] : [...built.trailingUsers, ...orphan]);
+  const unanswered = await foldUnanswered(deps, inbound, outbound, sessionKey, own, batch.kind === 'command' || resuming ? [] : [...built.trailingUsers, ...orphan]);
+  const { members } = unanswered;
+  // What an earlier attempt of this turn folded in is no longer trailing (OpenClaw's repair took the orphan off the
+  // branch into the turn's prompt entry, under the queued prefix), yet belongs in this attempt's prompt too: a retry
+  // asks the same prompt, and a re-formed turn's new prompt still carries it (else the earlier answer, which saw it,
+  // would not be superseded by the new one: chaos seed 3 lost such an answer).
+  const earlier = resuming ? [] : [...new Set(session.activeBranch().filter((entry) => entry.turnId === turnId && entry.message.role === 'user').flatMap((entry) => foldedBlock(entry.message.content)))];
+  const folded = [...new Set([...earlier, ...unanswered.folded.filter((text) => !earlier.some((block) => block.includes(text)))])];
   if (!resuming) await repairOrphanedTrailingUser(deps, session, sessionKey, turnId);
   const agent = lookup.agent;
   if (lookup.reused) initCachedAgentForTurn(agent, built.history.length, config, ctx.clock.nowMs());
@@ -152,8 +159,9 @@ async function runTurnWithAgent(
   const userEntries = session.activeBranch().filter((entry) => entry.message.role === 'user' && entry.turnId !== turnId).map((entry) => entry.message.content);
   const prompt = withFolded(folded, content);
   const memberTexts = own.members.filter((member) => !member.merged).map((member) => member.content);
-  const dbFolded = missingFrom(userRows, folded);
-  const jsonlFolded = missingFrom(userEntries, folded);
+  // The transcripts already hold what an earlier attempt folded (its prompt entries): only the new folds are written.
+  const dbFolded = missingFrom(userRows, unanswered.folded);
+  const jsonlFolded = missingFrom(userEntries, unanswered.folded);
   await persistPrompt(
     state,
     { prompt: withFolded(dbFolded, content), texts: [...dbFolded, ...memberTexts] },
@@ -298,6 +306,13 @@ export function mergesQueuedText(rowKind: string, text: string): boolean {
 /** OpenClaw's merged prompt: the queued messages first, under their prefix, then the message itself. */
 function withFolded(texts: readonly string[], content: string): string {
   return texts.length === 0 ? content : `${queuedPrefix}\n${texts.join('\n')}\n\n${content}`;
+}
+
+/** The queued messages a merged prompt (withFolded) carries, as one block; none for a prompt without the prefix. */
+function foldedBlock(prompt: string): string[] {
+  if (!prompt.startsWith(`${queuedPrefix}\n`)) return [];
+  const end = prompt.indexOf('\n\n', queuedPrefix.length + 1);
+  return end < 0 ? [] : [prompt.slice(queuedPrefix.length + 1, end)];
 }
 
 /** Session rotation (/clear): end the turn's session and start the next one (state.db; its JSONL file comes with its first flush). */
