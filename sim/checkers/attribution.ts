@@ -123,9 +123,9 @@ function attribute(o: Observations, session: string, excused: RepeatExcuse): Att
     }
   }
   const cannedUnexplained: Unexplained[] = [];
-  const { cannedFor, cannedFirst } = assignCanned(o, session, answers, cannedShown, cannedUnexplained);
+  const { cannedFor, cannedFirst, endedBy } = assignCanned(o, session, answers, cannedShown, cannedUnexplained);
   for (const entry of cannedUnexplained) unexplainedOrRepeat(unexplained, excused, entry);
-  markGivenUp(o, answers, cannedFor);
+  markGivenUp(o, answers, endedBy);
   return { session, answers, slotOf, canned: [...cannedFor.values()], cannedFor, cannedFirst, unexplained };
 }
 
@@ -140,7 +140,13 @@ function isClear(subject: Subject): boolean {
  * also answers every open message that the last failed request carrying its own one carried, if no error reply of its
  * own answered it (a turn may end with one error reply or one per message). A canned reply left over is shown again.
  */
-function assignCanned(o: Observations, session: string, answers: readonly LogicalAnswer[], shown: readonly ShownFact[], unexplained: Unexplained[]): { cannedFor: Map<string, ShownFact>; cannedFirst: Map<string, ShownFact> } {
+function assignCanned(
+  o: Observations,
+  session: string,
+  answers: readonly LogicalAnswer[],
+  shown: readonly ShownFact[],
+  unexplained: Unexplained[],
+): { cannedFor: Map<string, ShownFact>; cannedFirst: Map<string, ShownFact>; endedBy: Map<string, ShownFact[]> } {
   // A context message (it did not mention the agent) is owed no reply, so no canned reply answers it.
   const subjects: Subject[] = [
     ...o.ledger.userMessages.filter((message) => message.sessionKey === session && message.mentions),
@@ -176,6 +182,15 @@ function assignCanned(o: Observations, session: string, answers: readonly Logica
   const primary = new Map<string, ShownFact>();
   const mates = new Map<string, ShownFact>();
   const cannedFirst = new Map<string, ShownFact>();
+  // Every canned reply that ended a turn carrying a subject: its own, and each error reply whose turn's last failed
+  // request carried it (even when an earlier turn's error reply is the one assigned to it: a command's start may be
+  // carried again by the later turn of its finish). An answer is given up by any of them after it (markGivenUp).
+  const endedBy = new Map<string, ShownFact[]>();
+  const ended = (key: string, fact: ShownFact): void => {
+    const facts = endedBy.get(key) ?? [];
+    if (!facts.includes(fact)) facts.push(fact);
+    endedBy.set(key, facts);
+  };
   for (const fact of shown) {
     const clear = normalized(fact.text) === normalized(cannedReplies[1]);
     const candidates = subjects.filter((subject) => isClear(subject) === clear && subjectAtMs(subject) <= fact.atMs && !primary.has(subjectKey(subject)));
@@ -217,9 +232,11 @@ function assignCanned(o: Observations, session: string, answers: readonly Logica
     primary.set(subjectKey(subject), fact);
     if (!cannedFirst.has(subjectKey(subject))) cannedFirst.set(subjectKey(subject), fact);
     mates.delete(subjectKey(subject));
+    ended(subjectKey(subject), fact);
     if (clear) continue;
     const gaveUpRequest = requests.filter((request) => request.atMs <= fact.atMs && failed(request) && carries(request.prompt, subject)).at(-1);
     if (gaveUpRequest === undefined) continue;
+    for (const other of subjects) if (carries(gaveUpRequest.prompt, other)) ended(subjectKey(other), fact);
     for (const other of open) {
       const key = subjectKey(other);
       if (other !== subject && !primary.has(key) && !mates.has(key) && carries(gaveUpRequest.prompt, other)) {
@@ -229,7 +246,7 @@ function assignCanned(o: Observations, session: string, answers: readonly Logica
     }
   }
   const cannedFor = new Map<string, ShownFact>([...mates, ...primary]);
-  return { cannedFor, cannedFirst };
+  return { cannedFor, cannedFirst, endedBy };
 }
 
 function logicalAnswers(o: Observations, session: string): LogicalAnswer[] {
@@ -281,7 +298,7 @@ function slotsOf(answer: LogicalAnswer): Slot[] {
 }
 
 /** An answer is given up when every message of its prompt got an error reply after it (and after its last request). */
-function markGivenUp(o: Observations, answers: LogicalAnswer[], cannedFor: ReadonlyMap<string, ShownFact>): void {
+function markGivenUp(o: Observations, answers: LogicalAnswer[], endedBy: ReadonlyMap<string, readonly ShownFact[]>): void {
   // A context message (it did not mention the agent) is owed no reply, so no error reply answers it: it does not keep
   // an answer that carried it from being given up.
   const context = new Set(o.ledger.userMessages.filter((message) => !message.mentions).map((message) => message.marker));
@@ -290,9 +307,8 @@ function markGivenUp(o: Observations, answers: LogicalAnswer[], cannedFor: Reado
     const owed = answer.subjects.filter((subject) => !context.has(subject));
     answer.gaveUp =
       owed.length > 0 &&
-      owed.every((subject) => {
-        const reply = cannedFor.get(subject);
-        return reply !== undefined && normalized(reply.text) === normalized(cannedReplies[0]) && reply.atMs >= answer.first.returnedAtMs && reply.atMs >= lastAskedMs;
-      });
+      owed.every((subject) =>
+        (endedBy.get(subject) ?? []).some((reply) => normalized(reply.text) === normalized(cannedReplies[0]) && reply.atMs >= answer.first.returnedAtMs && reply.atMs >= lastAskedMs),
+      );
   }
 }
