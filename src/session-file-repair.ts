@@ -102,20 +102,23 @@ export interface OpenedSession {
 }
 
 export interface OpenOptions {
-  /** Beyond OpenClaw (the fixed runner): end a last line that lacks its newline before the open. */
+  /** Beyond OpenClaw (the fixed runner): end a last line that lacks its newline, and fsync the file, before the open. */
   endTornLastLine?: boolean;
 }
 
 /** Repair, open and prepare the session file at `path`, as a run attempt does (the caller holds the lock). */
 export async function openSessionForRun(ctx: ProcessContext, factory: SessionManagerFactory, path: string, options: OpenOptions = {}): Promise<OpenedSession> {
   const repair = await repairSessionFileIfNeeded(ctx.disk, path, ctx.incarnation, ctx.clock.nowMs());
+  // The repair never creates or removes the file, so what it read says whether the file was there.
+  const hadSessionFile = repair.repaired || repair.reason !== 'missing session file';
   if (options.endTornLastLine === true && !repair.repaired && repair.unterminated === true) {
     // Beyond OpenClaw: end a last line torn just short of its newline, so pi's next append starts a line of its own.
     await ctx.disk.append(path, '\n');
-    await ctx.disk.fsync(path);
   }
-  // The repair never creates or removes the file, so what it read says whether the file was there.
-  const hadSessionFile = repair.repaired || repair.reason !== 'missing session file';
+  // Beyond OpenClaw (the fixed runner): what a killed predecessor appended may still be only in the page cache (the
+  // kill fell between its append and its fsync); synced now, before this attempt acts on it, a power loss cannot take
+  // back what a resumed turn then sends (chaos seed 3: a reply shown from a resumed turn, its entries lost 4 s later).
+  if (options.endTornLastLine === true && !repair.repaired && hadSessionFile) await ctx.disk.fsync(path);
   const session = await factory(ctx, path);
   assert(session.path === path, `the session opened for ${path} is ${session.path}`);
   const reset = await prepareSessionManagerForRun(ctx.disk, session, hadSessionFile);
