@@ -207,9 +207,14 @@ function assignCanned(
     // of the answer went out): its message is the one the session's last request before the showing carried (answered
     // before the showing: a request still in flight is a later turn's, asked while the reply was on its way), whatever
     // older turn's last request failed (chaos seed 2 gave such a reply to a command's start that failed hours before).
+    // Only when part of that answer was shown before the error reply: that is the turn that gave up (chaos seed 8 gave
+    // a reply held on its link to a heartbeat answered meanwhile with nothing to show).
     const lastRequest = requests.filter((request) => request.atMs <= fact.atMs).at(-1);
     const lastAnswer = lastRequest?.answer === null || lastRequest?.answer === undefined ? undefined : o.ledger.answers[lastRequest.answer];
-    const answeredLast = (candidate: Subject): boolean => lastRequest !== undefined && lastAnswer !== undefined && lastAnswer.returnedAtMs <= fact.atMs && carries(lastRequest.prompt, candidate);
+    // Part of that answer was shown before the error reply (an answer with nothing shown yet, such as a heartbeat's,
+    // says nothing of the turn that gave up).
+    const partlyShown = lastAnswer !== undefined && answers.some((answer) => answer.prompt === lastAnswer.prompt && answer.slots.some((slot) => slot.shownBy !== null && slot.shownBy.atMs <= fact.atMs));
+    const answeredLast = (candidate: Subject): boolean => lastRequest !== undefined && lastAnswer !== undefined && lastAnswer.returnedAtMs <= fact.atMs && partlyShown && carries(lastRequest.prompt, candidate);
     // A message whose answer was shown whole may still get the error reply when the system gave up on it afterwards
     // (killed before it finished, then every retry failed): its last request carrying it failed.
     const subject =

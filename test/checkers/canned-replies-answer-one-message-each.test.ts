@@ -170,6 +170,25 @@ describe('each canned reply answers one message', () => {
     });
   });
 
+  it("an error reply held on the way goes to the turn that gave up, not to a later heartbeat answered meanwhile", async () => {
+    // m0's turn fails for ever and gives up; a command's start, queued behind it, is asked next (a heartbeat) and
+    // answered HEARTBEAT_OK, nothing to show, while m0's error reply is held on the link until 170 s. The session's
+    // last request before the showing is then the heartbeat's, answered: the reply is still m0's (its turn ended
+    // with a failed request), since nothing of the heartbeat's answer was shown (chaos campaign seed 8).
+    const plan = handPlan([user(1_000, 'check the calendar'), { kind: 'exec', atMs: 2_000, session: 0, durationMs: 1_000_000, exitCode: 0, output: 'ok' }]);
+    const errorRepliesHeld: Prepare = (sim, model, world) =>
+      tamperNetwork((_from, to, payload) => (to === 'platform' && (payload as Partial<OutboundSend>).type === 'send' && (payload as OutboundSend).text === errorReply && sim.clock.nowMs() < 170_000 ? [] : [payload]))(sim, model, world);
+    await withRun(sql, { bugs: [], plan, prepare: both(llmFailsOn(marker(0)), errorRepliesHeld) }, (result) => {
+      const errorAtMs = result.ledger.shown.find((fact) => fact.text === errorReply)?.atMs ?? 0;
+      expect(errorAtMs).toBeGreaterThanOrEqual(170_000);
+      const last = result.ledger.requests.filter((request) => request.atMs <= errorAtMs).at(-1);
+      expect(last?.prompt).toContain('Exec started (');
+      expect(result.ledger.answers[last?.answer ?? -1]?.returnedAtMs).toBeLessThan(errorAtMs);
+      expect(result.ledger.answers[last?.answer ?? -1]?.result.startsWith('HEARTBEAT_OK')).toBe(true);
+      expect(result.violations).toEqual([]);
+    });
+  });
+
   it("a stock phrase shown after a newer answer returned is that answer's: the older answer given up keeps the error reply", async () => {
     // m0's answer ("done") comes back each time but never reaches the runner, which gives up with the error reply;
     // well after, m1 is answered "done" too and shown. Credited to m0's older answer, that showing would leave m1's
