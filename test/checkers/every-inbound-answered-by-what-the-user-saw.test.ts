@@ -46,7 +46,10 @@ describe('every-inbound-answered', () => {
       expect(shown(result)).toEqual([firstReply]);
       // The hang outlasts the fault phase; the gateway's sweep (once a minute) kills the stuck runner at the heal,
       // within the grace, and the restarted runner's claim is not stale yet when the run ends.
-      expect(killsOf(result)).toEqual([twoTurns.faultPhaseMs + 14]);
+      const kills = killsOf(result);
+      expect(kills).toHaveLength(1);
+      expect(kills[0]).toBeGreaterThanOrEqual(twoTurns.faultPhaseMs);
+      expect(kills[0]).toBeLessThan(twoTurns.faultPhaseMs + 1_000);
       expect(invariants(result)).toEqual([invariant]);
       expect(messagesOf(result, invariant)).toEqual([`${session0}: message ${m1} (delivery d1) got no reply 120000 ms after the faults stopped`]);
       expect(result.violations.find((violation) => violation.invariant === invariant)?.class).toBe('liveness');

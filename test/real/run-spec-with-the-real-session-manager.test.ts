@@ -36,9 +36,13 @@ describe.skipIf(piMissing)("runSpec with sessionManager 'pi'", () => {
     expect(user).not.toHaveProperty('turnId');
     expect(user).toMatchObject({ type: 'message', message: { role: 'user', turnId: 'in:d0' } });
     // pi never fsyncs its file: what is durable at the end is what the kernel's periodic writeback wrote (runner
-    // kills keep the page cache), so the second exchange is there.
-    const syncs = result.sim.trace.events.filter((event) => event.kind === 'disk.sync' && event.fields.path === path && event.fields.reason === 'fsync');
-    expect(syncs).toEqual([]);
+    // kills keep the page cache), so the second exchange is there. The only fsyncs of the file are the fixed
+    // runner's own, when an attempt opens it (after its turn started and before anything is appended), never one
+    // after pi's appends.
+    const marks = result.sim.trace.events.filter((event) => (event.kind === 'model.turn-start' && event.fields.session === sessionKey(0)) || (event.fields.path === path && (event.kind === 'disk.append' || (event.kind === 'disk.sync' && event.fields.reason === 'fsync'))));
+    const syncs = marks.flatMap((event, index) => (event.kind === 'disk.sync' ? [marks[index - 1]?.kind] : []));
+    expect(syncs.length).toBeGreaterThan(0);
+    expect(syncs.every((before) => before === 'model.turn-start')).toBe(true);
     expect(texts(result.sim.disk.peekSynced(path)).some((text) => text.includes('[m1]'))).toBe(true);
     expect(result.violations).toEqual([]);
     expect(result.verdict).toBe('pass');
