@@ -8,11 +8,8 @@
 // shape checked first.
 import { describe, expect, it } from 'vitest';
 import { errorReply } from '../../src/index.ts';
-import { findScenario } from '../../scenarios/index.ts';
-import { decodeSeedString } from '../../sim/cli/seed-string.ts';
 import { loadSqlJs } from '../../sim/kernel/sqlite.ts';
-import { generateSpec } from '../../sim/run/generate.ts';
-import { runSpec } from '../../sim/run/harness.ts';
+import { replaySeed } from '../model/support.ts';
 
 const sql = await loadSqlJs();
 
@@ -20,11 +17,7 @@ const seed = 'gs2.chaos.none.659554298.0-21-1-0-1-1-1-1-1-3-0-4-3-3-3-5-23-22-35
 
 describe("a later turn's error reply", () => {
   it('gives up its partly shown answer although one of its subjects had an earlier error reply', async () => {
-    const decoded = decodeSeedString(seed);
-    const scenario = findScenario(decoded.scenario);
-    expect(scenario).toBeDefined();
-    if (scenario === undefined) return;
-    const result = await runSpec(generateSpec(scenario, decoded.bugs, decoded.seed, decoded.path), { sql });
+    const result = await replaySeed(sql, seed);
     try {
       const session = 'agent:main:chat:0';
       // The answer whose prompt carries run-0's and run-3's finishes.

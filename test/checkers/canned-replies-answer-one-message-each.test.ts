@@ -3,11 +3,10 @@
 // lost reply nor may be shown twice for one message. Both cases were misses of the first version of the ground-truth
 // checkers (error replies matched session-wide), found by a review; they now fire.
 import { describe, expect, it, vi } from 'vitest';
-import { errorReply, LlmTransientError, outboundPath, SqliteBusyError } from '../../src/index.ts';
-import { SessionDb } from '../../src/session-db.ts';
+import { errorReply, LlmTransientError, outboundPath } from '../../src/index.ts';
 import type { OutboundSend } from '../../src/protocol.ts';
 import { loadSqlJs } from '../../sim/kernel/sqlite.ts';
-import { answerLostOn, forMessage, handPlan, invariants, marker, reply, session0, user, withRun } from '../model/support.ts';
+import { answerLostOn, forMessage, handPlan, invariants, marker, outageBetween, reply, rowWriteBusyOnce, session0, user, withRun } from '../model/support.ts';
 import { both, execReply, firstReply, input, interim, type Prepare, secondReply, shown, sqlAt, tamperNetwork, turnsAndExec } from './support.ts';
 
 const sql = await loadSqlJs();
@@ -83,19 +82,7 @@ describe('each canned reply answers one message', () => {
     // seed 2, run 216).
     const plan = { ...handPlan([{ kind: 'exec', atMs: 1_000, session: 0, durationMs: 100, exitCode: 2, output: 'boom' }, user(200_000, 'check the calendar')]), faultPhaseMs: 600_000 };
     const script = forMessage({ 1: { toolCalls: [{ name: 'send_message', text: 'Looking it up' }, { name: 'send_message', text: 'interim update' }], result: reply('the calendar is clear') } });
-    const toolRowBusyOnceThenOutage: Prepare = (sim, model, world) => {
-      llmFailsOn('Exec ')(sim, model, world);
-      sim.at(190_000, () => {
-        world.modelApi.outageUntilMs = 270_000;
-      });
-      const appendMessage = SessionDb.prototype.appendMessage;
-      let thrown = false;
-      vi.spyOn(SessionDb.prototype, 'appendMessage').mockImplementation(async function (this: SessionDb, sessionId, row, atMs) {
-        if (thrown || row.role !== 'tool') return appendMessage.call(this, sessionId, row, atMs);
-        thrown = true;
-        throw new SqliteBusyError('/data/state.db');
-      });
-    };
+    const toolRowBusyOnceThenOutage = both(llmFailsOn('Exec '), outageBetween(190_000, 270_000), rowWriteBusyOnce((row) => row.role === 'tool'));
     try {
       await withRun(sql, { bugs: [], plan, script, prepare: toolRowBusyOnceThenOutage }, (result) => {
         // Four failed requests carrying m1, then its answer; the sixth attempt asks nothing.
@@ -119,18 +106,7 @@ describe('each canned reply answers one message', () => {
     // message. Both follow the same request: the second is no repeat (chaos campaign seed 4, run 1036).
     const plan = { ...handPlan([user(200_000, 'check the calendar'), user(200_100, 'and the weather')]), faultPhaseMs: 600_000 };
     const script = forMessage({ 1: { toolCalls: [{ name: 'send_message', text: 'interim update' }], result: reply('interim update') } });
-    const toolRowBusyOnceInOutage: Prepare = (sim, _model, world) => {
-      sim.at(190_000, () => {
-        world.modelApi.outageUntilMs = 270_000;
-      });
-      const appendMessage = SessionDb.prototype.appendMessage;
-      let thrown = false;
-      vi.spyOn(SessionDb.prototype, 'appendMessage').mockImplementation(async function (this: SessionDb, sessionId, row, atMs) {
-        if (thrown || row.role !== 'tool') return appendMessage.call(this, sessionId, row, atMs);
-        thrown = true;
-        throw new SqliteBusyError('/data/state.db');
-      });
-    };
+    const toolRowBusyOnceInOutage = both(outageBetween(190_000, 270_000), rowWriteBusyOnce((row) => row.role === 'tool'));
     try {
       await withRun(sql, { bugs: [], plan, script, prepare: toolRowBusyOnceInOutage }, (result) => {
         expect(result.ledger.requests.map((request) => request.outcome)).toEqual(['error', 'error', 'error', 'error', 'answer']);

@@ -7,14 +7,14 @@
 // recovered reply's JSONL entry follows its backfilled row: when the backfill fails and a message joins the retried
 // turn, the new answer's entry is the turn's (an entry written first stood for the replaced answer, chaos seed 5).
 import { describe, expect, it, vi } from 'vitest';
-import { type BuiltModel, type GatewayAppendMode, SqliteBusyError } from '../../src/index.ts';
-import { SessionDb } from '../../src/session-db.ts';
+import type { BuiltModel, GatewayAppendMode } from '../../src/index.ts';
+import type { DbMessage } from '../../src/session-db.ts';
 import type { Simulation } from '../../sim/kernel/simulation.ts';
 import type { Plan } from '../../sim/run/plan.ts';
 import type { World } from '../../sim/world/index.ts';
 import { loadSqlJs } from '../../sim/kernel/sqlite.ts';
 import { interim, secondReply, twoTurns, twoTurnScript } from '../checkers/support.ts';
-import { invariants, marker, notes, seenByTurn, session0, stateRows, transcript, withRun, withoutTrailer } from './support.ts';
+import { invariants, marker, notes, rowWriteBusyOnce, seenByTurn, session0, stateRows, transcript, withRun, withoutTrailer } from './support.ts';
 
 const sql = await loadSqlJs();
 
@@ -100,14 +100,8 @@ describe("a partial stream's recovered reply under Hermes' gateway", () => {
     const plan = { ...twoTurns, queueModes: ['interrupt' as const], secondWriters: { deliveryMirror: 'off' as const, gatewayAppend: 'skip-db' as const } };
     const backfillBusyOnce = (sim: Simulation, model: BuiltModel, world: World): void => {
       cutStreamFor1(sim, model, world);
-      const appendMessage = SessionDb.prototype.appendMessage;
-      let thrown = false;
-      vi.spyOn(SessionDb.prototype, 'appendMessage').mockImplementation(async function (this: SessionDb, sessionId, row, atMs) {
-        if (thrown || row.role !== 'assistant' || row.toolCalls !== null || !row.content.includes(secondReply)) return appendMessage.call(this, sessionId, row, atMs);
-        thrown = true;
-        sim.scheduler.schedule(500, () => world.platform.userSays(session0, 'd2', `and a third ${marker(2)}`, marker(2)));
-        throw new SqliteBusyError('/data/state.db');
-      });
+      const backfill = (row: DbMessage): boolean => row.role === 'assistant' && row.toolCalls === null && row.content.includes(secondReply);
+      rowWriteBusyOnce(backfill, () => sim.scheduler.schedule(500, () => world.platform.userSays(session0, 'd2', `and a third ${marker(2)}`, marker(2))))(sim, model, world);
     };
     try {
       await withRun(sql, { bugs: [], plan, script: twoTurnScript, prepare: backfillBusyOnce }, (result) => {

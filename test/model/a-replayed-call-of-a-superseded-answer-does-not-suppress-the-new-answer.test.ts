@@ -11,20 +11,13 @@ import { describe, expect, it } from 'vitest';
 import { type BuiltModel, outboundPath, parseTurnSentPayloads, turnSentPayloadsKeyFor } from '../../src/index.ts';
 import type { World } from '../../sim/world/index.ts';
 import type { ToolCallMessage } from '../../src/tool-server.ts';
-import type { FaultStep } from '../../sim/run/plan.ts';
 import type { Simulation } from '../../sim/kernel/simulation.ts';
 import { loadSqlJs } from '../../sim/kernel/sqlite.ts';
-import { delayRequestsFor, forMessage, handPlan, notes, outboundRows, reply, seenByTurn, session0, user, withRun } from './support.ts';
+import { delayRequestsFor, notes, outboundRows, seenByTurn, sendThenKill, session0, withRun } from './support.ts';
 
 const sql = await loadSqlJs();
 
-const interim = 'on it - looking at your calendar';
-const killAfterSend: FaultStep = { kind: 'kill-at-phase', phase: 'tool-send', nth: 1, delayMs: 0, process: 'runner', restartAfterMs: 8_000 };
-const plan = handPlan([user(1_000, 'am I free tomorrow?'), user(6_000, 'what are you doing right now?')], [killAfterSend]);
-const script = forMessage({
-  0: { toolCalls: [{ name: 'send_message', text: interim }], result: reply("Tomorrow at 2pm you're free") },
-  1: { toolCalls: [], result: reply(interim) },
-});
+const { interim, plan, script } = sendThenKill;
 
 /** Replays in:d0's first tool call to the tool server once the re-formed turn has forgotten its earlier answer. */
 function replayOldCallAfterForget(sim: Simulation, recordAtResult: string[]): void {

@@ -5,11 +5,8 @@
 // chaos --runs 2000 --seed 3`, shrunk). The fixed runner fsyncs the session file when it opens it for an attempt.
 // The shape needs the campaign's plan, so its shrunk seed string is replayed and checked first.
 import { describe, expect, it } from 'vitest';
-import { findScenario } from '../../scenarios/index.ts';
-import { decodeSeedString } from '../../sim/cli/seed-string.ts';
 import { loadSqlJs } from '../../sim/kernel/sqlite.ts';
-import { generateSpec } from '../../sim/run/generate.ts';
-import { runSpec } from '../../sim/run/harness.ts';
+import { replaySeed } from './support.ts';
 
 const sql = await loadSqlJs();
 
@@ -18,11 +15,7 @@ const file = '/data/sessions/agent%3Amain%3Achat%3A2.jsonl';
 
 describe('a turn resumed after its runner was killed between an append and its fsync', () => {
   it('syncs the session file before it acts, so the power loss that follows keeps the entries', async () => {
-    const decoded = decodeSeedString(seed);
-    const scenario = findScenario(decoded.scenario);
-    expect(scenario).toBeDefined();
-    if (scenario === undefined) return;
-    const result = await runSpec(generateSpec(scenario, decoded.bugs, decoded.seed, decoded.path), { sql });
+    const result = await replaySeed(sql, seed);
     try {
       const events = result.sim.trace.events;
       // The shape: an append to the file, the runner killed at the same instant, a power loss within 30 s.

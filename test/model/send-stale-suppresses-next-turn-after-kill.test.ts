@@ -12,22 +12,13 @@
 import { describe, expect, it } from 'vitest';
 import { type BugId, outboundPath } from '../../src/index.ts';
 import type { RunResult } from '../../sim/run/harness.ts';
-import type { FaultStep } from '../../sim/run/plan.ts';
 import type { Simulation } from '../../sim/kernel/simulation.ts';
 import { loadSqlJs } from '../../sim/kernel/sqlite.ts';
-import { forMessage, handPlan, invariants, llmPrompts, marker, notes, outboundRows, reply, seenByTurn, session0, stateRows, user, withRun } from './support.ts';
+import { invariants, llmPrompts, marker, notes, outboundRows, seenByTurn, sendThenKill, session0, stateRows, withRun } from './support.ts';
 
 const sql = await loadSqlJs();
 
-const interim = 'on it - looking at your calendar';
-/** SIGKILL the runner as soon as the tool server has recorded the send (the 2nd tool-send event: tool-call, tool-sent). */
-const killAfterSend: FaultStep = { kind: 'kill-at-phase', phase: 'tool-send', nth: 1, delayMs: 0, process: 'runner', restartAfterMs: 8_000 };
-const plan = handPlan([user(1_000, 'am I free tomorrow?'), user(6_000, 'what are you doing right now?')], [killAfterSend]);
-/** By the last message a prompt carries: the second prompt carries in:d0 and in:d1, and is answered as in:d1. */
-const script = forMessage({
-  0: { toolCalls: [{ name: 'send_message', text: interim }], result: reply("Tomorrow at 2pm you're free") },
-  1: { toolCalls: [], result: reply(interim) },
-});
+const { interim, plan, script } = sendThenKill;
 
 function input(bugs: BugId[], atNewTurn: string[]) {
   return {

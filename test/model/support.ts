@@ -2,7 +2,12 @@
 // the fake model scripted per turn, and readers of the durable state (state.db, outbound.db, the JSONL transcript)
 // and of what the user saw.
 import type { SqlJsStatic } from 'sql.js';
-import { type BugId, type BuiltModel, type LlmRequest, LlmTransientError, outboundPath, parseTranscript, type SessionEntry, stateDbPath, transcriptPath } from '../../src/index.ts';
+import { vi } from 'vitest';
+import { type BugId, type BuiltModel, type LlmRequest, LlmTransientError, outboundPath, parseTranscript, type SessionEntry, SqliteBusyError, stateDbPath, transcriptPath } from '../../src/index.ts';
+import { type DbMessage, SessionDb } from '../../src/session-db.ts';
+import { findScenario } from '../../scenarios/index.ts';
+import { decodeSeedString } from '../../sim/cli/seed-string.ts';
+import { generateSpec } from '../../sim/run/generate.ts';
 import type { AnswerScript, LlmAnswerFact, ScriptedAnswer, VisibleMessage, World } from '../../sim/world/index.ts';
 import { type RunResult, runSpec } from '../../sim/run/harness.ts';
 import { type FaultStep, noFaults, type Plan, sessionKey, type WorkloadStep } from '../../sim/run/plan.ts';
@@ -248,3 +253,56 @@ export function killGatewayAfterFirstMirror(sim: Simulation): void {
     });
   });
 }
+
+/**
+ * A `prepare` hook: the first state.db row write that `match` picks fails busy (the database was locked), and
+ * `onThrow` runs then. It spies on SessionDb, so the caller restores it (vi.restoreAllMocks) when the run is over.
+ */
+export function rowWriteBusyOnce(match: (row: DbMessage) => boolean, onThrow: (sim: Simulation, world: World) => void = () => {}): (sim: Simulation, model: BuiltModel, world: World) => void {
+  return (sim, _model, world) => {
+    const appendMessage = SessionDb.prototype.appendMessage;
+    let thrown = false;
+    vi.spyOn(SessionDb.prototype, 'appendMessage').mockImplementation(async function (this: SessionDb, sessionId, row, atMs) {
+      if (thrown || !match(row)) return appendMessage.call(this, sessionId, row, atMs);
+      thrown = true;
+      onThrow(sim, world);
+      throw new SqliteBusyError(stateDbPath);
+    });
+  };
+}
+
+/** A `prepare` hook: the LLM API is down (its own outage: each request fails) from `fromMs` until `untilMs`. */
+export function outageBetween(fromMs: number, untilMs: number): (sim: Simulation, model: BuiltModel, world: World) => void {
+  return (sim, _model, world) => {
+    sim.at(fromMs, () => {
+      world.modelApi.outageUntilMs = untilMs;
+    });
+  };
+}
+
+/** Replays a seed string (a campaign's plan, from its scenario, bugs, seed and path) and returns the run. */
+export async function replaySeed(sql: SqlJsStatic, seed: string): Promise<RunResult> {
+  const decoded = decodeSeedString(seed);
+  const scenario = findScenario(decoded.scenario);
+  if (scenario === undefined) throw new Error(`no scenario ${decoded.scenario} for ${seed}`);
+  return runSpec(generateSpec(scenario, decoded.bugs, decoded.seed, decoded.path), { sql });
+}
+
+/**
+ * Seed 001's kill shape: in:d0's answer sends `interim` through send_message and the runner is SIGKILLed right after
+ * the tool server recorded the send (the 2nd tool-send event: tool-call, tool-sent); it comes back 8 s later, and
+ * in:d1, which arrived meanwhile, joins the re-formed turn. Its new answer (by the last message a prompt carries: the
+ * second prompt carries in:d0 and in:d1, and is answered as in:d1) closes with exactly that interim message.
+ */
+export const sendThenKill = (() => {
+  const interim = 'on it - looking at your calendar';
+  const killAfterSend: FaultStep = { kind: 'kill-at-phase', phase: 'tool-send', nth: 1, delayMs: 0, process: 'runner', restartAfterMs: 8_000 };
+  return {
+    interim,
+    plan: handPlan([user(1_000, 'am I free tomorrow?'), user(6_000, 'what are you doing right now?')], [killAfterSend]),
+    script: forMessage({
+      0: { toolCalls: [{ name: 'send_message', text: interim }], result: reply("Tomorrow at 2pm you're free") },
+      1: { toolCalls: [], result: reply(interim) },
+    }),
+  };
+})();
