@@ -5,7 +5,8 @@
 // after deliveryAttemptsMax attempts; the slow poller keeps retrying such rows, so no reply is abandoned. A platform
 // without idempotency keys shows every send, so the gateway sends again only when it cannot know the first landed:
 // the delivered mark is retried until it commits, an acknowledgement that comes after its wait timed out still marks
-// the row, and a row marked meanwhile is not sent again (a restart between the send and the mark stays a duplicate).
+// the row (and is remembered until then, so no poller sends the row again while the mark is being written), and a row
+// marked meanwhile is not sent again (a restart between the send and the mark stays a duplicate).
 // With OpenClaw's delivery mirror on, a delivered message (not a reaction) is mirrored into the session's transcript
 // after the send succeeded and before its delivery is marked, as deliverOutboundPayloads mirrors before it returns.
 import { assert } from './assert.ts';
@@ -22,6 +23,8 @@ const ackTimeoutMs = 5_000;
 
 export class DeliveryPollers {
   private readonly inFlight = new Set<string>();
+  /** Keys acknowledged after their wait timed out (their delivered mark may not have committed yet; an incarnation keeps the few it gets). */
+  private readonly lateAcked = new Set<string>();
   private readonly acks: ReplyWaiter;
 
   constructor(
@@ -35,7 +38,10 @@ export class DeliveryPollers {
 
   onAck(key: string): void {
     if (this.acks.settle(key, true)) return;
-    // A late acknowledgement: the platform has the message, whichever session's row it is.
+    // A late acknowledgement: the platform has the message, whichever session's row it is. Until the mark commits,
+    // the key is known acknowledged here, so neither poller sends the row again meanwhile (chaos seed 7: the fast
+    // poller resent a row 2 ms after its late acknowledgement came, before the mark's write).
+    this.lateAcked.add(key);
     for (const sessionKey of this.config.sessions) void this.markDelivered(sessionKey, key);
   }
 
@@ -81,6 +87,11 @@ export class DeliveryPollers {
     if (rows.length === 0) return watched;
     for (const row of rows) {
       const key = row.id as string;
+      // The platform acknowledged it late: mark it (again, if the first mark has not committed), never send it again.
+      if (this.lateAcked.has(key)) {
+        await this.markDelivered(sessionKey, key);
+        continue;
+      }
       const bumped = await ignoreBusy(outbound.run('UPDATE messages_out SET attempts = attempts + 1 WHERE id = ? AND delivered = 0', [key]));
       if (bumped === undefined || bumped.changes === 0) continue;
       const text = (JSON.parse(row.content as string) as { text: string }).text;
