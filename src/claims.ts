@@ -120,7 +120,17 @@ export async function fetchBatch(inbound: SqlDatabase, outbound: SqlDatabase, no
   assert(head.kind !== 'command' || members.length === 1, `the command ${head.id} runs as a turn of its own, not with ${members.length - 1} other rows`);
   // A /clear waits for every message before it that still wants a run (one backing off after a stuck claim, say):
   // the session it ends is theirs, and one run after the rotation would be ingested again in the new session.
-  if (head.kind === 'command' && pending.some((row) => row.status === 'pending' && !done.has(row.id as string) && Number(row.trigger) === 1 && Number(row.seq) < head.seq)) return undefined;
+  const waitedFor = pending.filter((row) => row.status === 'pending' && !done.has(row.id as string) && Number(row.trigger) === 1 && Number(row.seq) < head.seq);
+  if (head.kind === 'command' && waitedFor.length > 0) {
+    // What it waits for may lie beyond the newest rows this fetch looked at (a backlog behind a turn the host reset
+    // with backoff): the oldest of those that is due and not being processed runs first, else the /clear would wait
+    // for a run that no fetch ever starts (chaos seed 8: a session's lane idle to the end of the run).
+    const blocker = waitedFor.filter((row) => Number(row.process_after) <= nowMs && !acked.has(row.id as string)).at(-1);
+    if (blocker === undefined) return undefined;
+    const blockerTurn = (await outbound.query('SELECT turn_id FROM turn_claims WHERE message_id = ?', [blocker.id as string]))[0]?.turn_id as string | undefined;
+    if (blockerTurn !== undefined) return reformed(inbound, outbound, blockerTurn, [], horizonSeq);
+    return { turnId: blocker.id as string, kind: blocker.kind as string, members: [{ ...toRow(blocker), merged: false }], failed: false, horizonSeq };
+  }
   return { turnId: head.id, kind: head.kind, members: members.map((row) => ({ ...row, merged: false })), failed: false, horizonSeq };
 }
 
