@@ -69,7 +69,16 @@ export class HostSweep {
     const running = this.ctx.supervisor.isRunning(this.runnerName);
     let decision: StuckDecision = { action: 'ok' };
     if (running) {
-      decision = decideStuckAction(nowMs, parseHeartbeat(await this.ctx.disk.read(runnerHeartbeatPath)), await this.claims(), this.config);
+      // Beyond nanoclaw (whose sweep wakes a container and then judges the claims already in outbound.db, the dead
+      // container's among them): a claim made before the running runner started is its predecessor's, which the runner
+      // clears at its start (clearStaleProcessingAcks); judged by the dead runner's heartbeat, it killed a runner the
+      // sweep had just started (chaos seed 9, `supervision`).
+      // Its heartbeat, likewise, says nothing of a runner started after it was written.
+      const startedAtMs = this.ctx.supervisor.startedAtMs?.(this.runnerName);
+      const ownSince = (atMs: number): boolean => startedAtMs === undefined || atMs >= startedAtMs;
+      const claims = (await this.claims()).filter((claim) => ownSince(claim.statusChangedMs));
+      const heartbeat = parseHeartbeat(await this.ctx.disk.read(runnerHeartbeatPath));
+      decision = decideStuckAction(nowMs, heartbeat !== undefined && ownSince(heartbeat.heartbeatAtMs) ? heartbeat : undefined, claims, this.config);
       if (decision.action === 'kill') {
         this.ctx.note('sweep-kill', { reason: decision.reason, session: decision.session, message: decision.messageId });
         this.ctx.supervisor.kill(this.runnerName);

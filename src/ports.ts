@@ -119,6 +119,8 @@ export type TraceValue = string | number | boolean | null;
 /** Process supervision, as a container host has it: the gateway starts and kills the runner and tool server. */
 export interface Supervisor {
   isRunning(name: string): boolean;
+  /** When the running incarnation of `name` started (as `docker inspect` reports a container's start), if it runs. */
+  startedAtMs?(name: string): number | undefined;
   /** Whether the process incarnation with this id (its pid: ids are unique on the machine) is alive (`kill(pid, 0)`). */
   isAlive(incarnation: number): boolean;
   /** SIGKILL. */

@@ -33,6 +33,8 @@ export class Incarnation {
     /** How many incarnations of this name came before this one. */
     readonly generation: number,
     private readonly scheduler: Scheduler,
+    /** When it started (simulated ms), as a host knows a process's or container's start time. */
+    readonly startedAtMs = 0,
   ) {}
 
   onKill(hook: () => void): void {
@@ -196,7 +198,7 @@ export class ProcessTable implements Fence {
     this.mains.set(name, body);
     const generation = this.generations.get(name) ?? 0;
     this.generations.set(name, generation + 1);
-    const incarnation = new Incarnation(this.byId.length, name, generation, this.scheduler);
+    const incarnation = new Incarnation(this.byId.length, name, generation, this.scheduler, this.scheduler.clock.nowMs());
     this.byId.push(incarnation);
     this.live.set(name, incarnation);
     this.trace.record(generation === 0 ? 'proc.spawn' : 'proc.restart', {

@@ -194,6 +194,7 @@ export class Simulation {
       },
       supervisor: {
         isRunning: (name) => this.processes.isRunning(name),
+        startedAtMs: (name) => this.processes.current(name)?.startedAtMs,
         isAlive: (id) => this.processes.incarnation(id)?.alive === true,
         kill: (name) => {
           scheduler.activity++;
