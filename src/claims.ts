@@ -120,8 +120,8 @@ export async function fetchBatch(inbound: SqlDatabase, outbound: SqlDatabase, no
   assert(head.kind !== 'command' || members.length === 1, `the command ${head.id} runs as a turn of its own, not with ${members.length - 1} other rows`);
   // A /clear waits for every message before it that still wants a run (one backing off after a stuck claim, say):
   // the session it ends is theirs, and one run after the rotation would be ingested again in the new session.
-  const waitedFor = pending.filter((row) => row.status === 'pending' && !done.has(row.id as string) && Number(row.trigger) === 1 && Number(row.seq) < head.seq);
-  if (head.kind === 'command' && waitedFor.length > 0) {
+  const waitedFor = head.kind === 'command' ? pending.filter((row) => row.status === 'pending' && !done.has(row.id as string) && Number(row.trigger) === 1 && Number(row.seq) < head.seq) : [];
+  if (waitedFor.length > 0) {
     // What it waits for may lie beyond the newest rows this fetch looked at (a backlog behind a turn the host reset
     // with backoff): the oldest of those that is due and not being processed runs first, else the /clear would wait
     // for a run that no fetch ever starts (chaos seed 8: a session's lane idle to the end of the run).

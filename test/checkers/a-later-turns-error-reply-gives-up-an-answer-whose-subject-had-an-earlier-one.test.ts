@@ -9,7 +9,7 @@
 import { describe, expect, it } from 'vitest';
 import { errorReply } from '../../src/index.ts';
 import { loadSqlJs } from '../../sim/kernel/sqlite.ts';
-import { replaySeed } from '../model/support.ts';
+import { withReplay } from '../model/support.ts';
 
 const sql = await loadSqlJs();
 
@@ -17,8 +17,7 @@ const seed = 'gs2.chaos.none.659554298.0-21-1-0-1-1-1-1-1-3-0-4-3-3-3-5-23-22-35
 
 describe("a later turn's error reply", () => {
   it('gives up its partly shown answer although one of its subjects had an earlier error reply', async () => {
-    const result = await replaySeed(sql, seed);
-    try {
+    await withReplay(sql, seed, (result) => {
       const session = 'agent:main:chat:0';
       // The answer whose prompt carries run-0's and run-3's finishes.
       const answer = result.ledger.answers.find((fact) => fact.sessionKey === session && fact.prompt.includes('id=run-0,') && fact.prompt.includes('id=run-3,'));
@@ -35,8 +34,6 @@ describe("a later turn's error reply", () => {
       expect(errors.filter((atMs) => atMs < lastAskedMs).length).toBeGreaterThan(0);
       expect(errors.at(-1)).toBeGreaterThan(lastAskedMs);
       expect(result.violations).toEqual([]);
-    } finally {
-      result.sim.dispose();
-    }
+    });
   });
 });

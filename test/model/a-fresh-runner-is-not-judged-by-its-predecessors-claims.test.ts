@@ -7,7 +7,7 @@
 // its seed string is replayed and the shape checked first.
 import { describe, expect, it } from 'vitest';
 import { loadSqlJs } from '../../sim/kernel/sqlite.ts';
-import { replaySeed } from './support.ts';
+import { withReplay } from './support.ts';
 
 const sql = await loadSqlJs();
 
@@ -15,8 +15,7 @@ const seed = 'gs2.chaos.none.1575275187.0-28-2-2-17-4-5-5-5-5-5-4-4-4-4-5-4-5-4-
 
 describe("the host sweep after a power loss", () => {
   it("restarts the runner and leaves it alone while its predecessor's claims wait to be cleared", async () => {
-    const result = await replaySeed(sql, seed);
-    try {
+    await withReplay(sql, seed, (result) => {
       const events = result.sim.trace.events;
       // The shape: a power loss, then a runner started again with a claim of its predecessor still processing.
       const powerLoss = events.find((event) => event.kind === 'fault' && event.fields.kind === 'power-loss');
@@ -29,8 +28,6 @@ describe("the host sweep after a power loss", () => {
       const kills = events.filter((event) => event.kind === 'fault' && event.fields.kind === 'supervisor-kill' && event.timeMs >= (restart?.timeMs ?? 0) && event.timeMs < (restart?.timeMs ?? 0) + 60_000);
       expect(kills).toEqual([]);
       expect(result.violations).toEqual([]);
-    } finally {
-      result.sim.dispose();
-    }
+    });
   });
 });

@@ -6,7 +6,7 @@
 // replayed and the shape checked first.
 import { describe, expect, it } from 'vitest';
 import { loadSqlJs } from '../../sim/kernel/sqlite.ts';
-import { replaySeed } from './support.ts';
+import { withReplay } from './support.ts';
 
 const sql = await loadSqlJs();
 
@@ -15,8 +15,7 @@ const key = 'in:d10:result:b1eb359b';
 
 describe('a late acknowledgement', () => {
   it('keeps the row from being sent again while its delivered mark is written', async () => {
-    const result = await replaySeed(sql, seed);
-    try {
+    await withReplay(sql, seed, (result) => {
       const events = result.sim.trace.events;
       // The shape: the row's send and the platform's showing of it, its acknowledgement back more than 5 s after the
       // send, and a poller pass over the session right after it.
@@ -28,8 +27,6 @@ describe('a late acknowledgement', () => {
       expect(events.filter((event) => event.kind === 'model.deliver-attempt' && event.fields.key === key)).toHaveLength(1);
       expect(result.ledger.shown.filter((fact) => fact.text === 'answer 8608 [a01f89146]')).toHaveLength(1);
       expect(result.violations).toEqual([]);
-    } finally {
-      result.sim.dispose();
-    }
+    });
   });
 });

@@ -6,7 +6,7 @@
 // The shape needs the campaign's plan, so its shrunk seed string is replayed and checked first.
 import { describe, expect, it } from 'vitest';
 import { loadSqlJs } from '../../sim/kernel/sqlite.ts';
-import { replaySeed } from './support.ts';
+import { withReplay } from './support.ts';
 
 const sql = await loadSqlJs();
 
@@ -15,8 +15,7 @@ const file = '/data/sessions/agent%3Amain%3Achat%3A2.jsonl';
 
 describe('a turn resumed after its runner was killed between an append and its fsync', () => {
   it('syncs the session file before it acts, so the power loss that follows keeps the entries', async () => {
-    const result = await replaySeed(sql, seed);
-    try {
+    await withReplay(sql, seed, (result) => {
       const events = result.sim.trace.events;
       // The shape: an append to the file, the runner killed at the same instant, a power loss within 30 s.
       const append = events.findIndex((event) => event.kind === 'disk.append' && event.fields.path === file);
@@ -28,8 +27,6 @@ describe('a turn resumed after its runner was killed between an append and its f
       // The restarted runner synced the file before the power loss.
       expect(events.some((event) => event.kind === 'disk.sync' && event.fields.path === file && event.fields.reason === 'fsync' && event.timeMs > (events[kill]?.timeMs ?? 0) && event.timeMs < (powerLoss?.timeMs ?? 0))).toBe(true);
       expect(result.violations).toEqual([]);
-    } finally {
-      result.sim.dispose();
-    }
+    });
   });
 });

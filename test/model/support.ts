@@ -280,12 +280,17 @@ export function outageBetween(fromMs: number, untilMs: number): (sim: Simulation
   };
 }
 
-/** Replays a seed string (a campaign's plan, from its scenario, bugs, seed and path) and returns the run. */
-export async function replaySeed(sql: SqlJsStatic, seed: string): Promise<RunResult> {
+/** Replays a seed string (a campaign's plan, from its scenario, bugs, seed and path), hands the run to `check`, then releases it. */
+export async function withReplay(sql: SqlJsStatic, seed: string, check: (result: RunResult) => void): Promise<void> {
   const decoded = decodeSeedString(seed);
   const scenario = findScenario(decoded.scenario);
   if (scenario === undefined) throw new Error(`no scenario ${decoded.scenario} for ${seed}`);
-  return runSpec(generateSpec(scenario, decoded.bugs, decoded.seed, decoded.path), { sql });
+  const result = await runSpec(generateSpec(scenario, decoded.bugs, decoded.seed, decoded.path), { sql });
+  try {
+    check(result);
+  } finally {
+    result.sim.dispose();
+  }
 }
 
 /**
