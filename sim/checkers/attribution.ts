@@ -107,10 +107,13 @@ function attribute(o: Observations, session: string, excused: RepeatExcuse): Att
     // carrier row is durable was made before the run was cut off, and beats a slot state.db shows no sign of.
     const rank = (candidate: Slot): number => 2 * evidence(candidate) + (candidate.answer.superseded ? 1 : 0);
     const slot = open.reduce<Slot | undefined>((best, candidate) => (best === undefined || rank(candidate) <= rank(best) ? candidate : best), undefined);
-    // A showing that only a superseded answer, or a slot state.db shows no sign of having sent (a tool call never
-    // made, a closing text with no final row), could explain is rather a repeat the sender could not avoid, when it is
-    // one (a key-less platform).
-    const weak = (candidate: Slot): boolean => candidate.answer.superseded || evidence(candidate) === 2;
+    // A showing that only a superseded answer, or a slot state.db does not show as surely sent (a tool call with no
+    // result row: never made, or cut off before the send; a closing text with no final row), could explain is rather
+    // a repeat the sender could not avoid, when it is one (a key-less platform). Campaign seed 11: a power loss killed
+    // the gateway before the acknowledgement of a stock phrase came back, and took the unsynced JSONL entry of a newer
+    // answer's call of the same phrase, cut off before its send (its carrier row alone durable); the next gateway's
+    // resend of the first row was credited to that call.
+    const weak = (candidate: Slot): boolean => candidate.answer.superseded || evidence(candidate) > 0;
     if (slot !== undefined && weak(slot) && excused.excused(fact)) continue;
     if (slot !== undefined) {
       slot.shownBy = fact;

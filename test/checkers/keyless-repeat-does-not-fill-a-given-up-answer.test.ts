@@ -10,13 +10,12 @@
 // slot of m0's given-up answer, and one-assistant-row-per-visible-reply reported 0 assistant rows for it.
 import { describe, expect, it } from 'vitest';
 import { stateDbPath } from '../../src/index.ts';
-import type { OutboundSend, SendAck } from '../../src/protocol.ts';
 import { cannedReplies } from '../../sim/checkers/observations.ts';
 import { loadSqlJs } from '../../sim/kernel/sqlite.ts';
 import type { Plan } from '../../sim/run/plan.ts';
 import { stockAnswers } from '../../sim/world/index.ts';
 import { answersTo, forMessage, handPlan, invariants, reply, user, withRun } from '../model/support.ts';
-import { hermesRows, messagesOf, type Prepare, shown } from './support.ts';
+import { hermesRows, loseFirstAckOf, messagesOf, shown } from './support.ts';
 
 const sql = await loadSqlJs();
 
@@ -48,30 +47,10 @@ const script = forMessage({
   1: { toolCalls: [], result: reply(stock) },
 });
 
-/**
- * The moment the platform acknowledges the send carrying the stock phrase (found by its text, through the send's key,
- * not by any id of the model's), the link between platform and gateway is cut for 20 s: the acknowledgement is lost
- * and the gateway sends the reply again once the link heals.
- */
-const loseStockAck: Prepare = (sim) => {
-  const send = sim.network.send.bind(sim.network);
-  const stockKeys = new Set<string>();
-  let done = false;
-  sim.network.send = (sender, to, payload) => {
-    const message = payload as Partial<OutboundSend> & Partial<SendAck>;
-    if (message.type === 'send' && typeof message.text === 'string' && message.text.includes(stock) && message.key !== undefined) stockKeys.add(message.key);
-    send(sender, to, payload);
-    if (done || sender.name !== 'platform' || message.type !== 'send.ack' || message.key === undefined || !stockKeys.has(message.key)) return;
-    done = true;
-    sim.network.partition('platform', 'gateway');
-    sim.scheduler.schedule(20_000, () => sim.network.heal('platform', 'gateway'));
-  };
-};
-
 describe('attribution: a key-less repeat does not fill a given-up answer', () => {
   it('excuses the repeat of the newer answer rather than crediting the older answer with no durable final row', async () => {
     expect(stockAnswers).toContain(stock);
-    await withRun(sql, { bugs: [], plan, script, prepare: loseStockAck }, (result) => {
+    await withRun(sql, { bugs: [], plan, script, prepare: loseFirstAckOf(stock) }, (result) => {
       // The scenario: m0 got the error reply, m1's closing text was shown twice (its acknowledgement was lost).
       expect(result.ledger.platformHonoursKeys).toBe(false);
       expect(answersTo(result, 0).length).toBeGreaterThan(0);

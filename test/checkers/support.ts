@@ -7,6 +7,7 @@
 // row ids): it finds what it breaks by content, the way the checkers do, so that a checker deciding by those ids
 // would be blind to it.
 import type { BuiltModel, LlmRequest, SqlParams } from '../../src/index.ts';
+import type { OutboundSend, SendAck } from '../../src/protocol.ts';
 import type { RunResult } from '../../sim/run/harness.ts';
 import type { Simulation } from '../../sim/kernel/simulation.ts';
 import type { ScriptedAnswer, World } from '../../sim/world/index.ts';
@@ -87,6 +88,28 @@ export function tamperNetwork(tamper: (from: string, to: string, payload: unknow
     const send = sim.network.send.bind(sim.network);
     sim.network.send = (sender, to, payload) => {
       for (const out of tamper(sender.name, to, payload)) send(sender, to, out);
+    };
+  };
+}
+
+/**
+ * The moment the platform acknowledges the first send carrying `text` (found by its text, through the send's key, not
+ * by any id of the model's), the link between platform and gateway is cut for 20 s: the acknowledgement is lost and
+ * the gateway sends the message again once the link heals.
+ */
+export function loseFirstAckOf(text: string): Prepare {
+  return (sim) => {
+    const send = sim.network.send.bind(sim.network);
+    const keys = new Set<string>();
+    let done = false;
+    sim.network.send = (sender, to, payload) => {
+      const message = payload as Partial<OutboundSend> & Partial<SendAck>;
+      if (message.type === 'send' && typeof message.text === 'string' && message.text.includes(text) && message.key !== undefined) keys.add(message.key);
+      send(sender, to, payload);
+      if (done || sender.name !== 'platform' || message.type !== 'send.ack' || message.key === undefined || !keys.has(message.key)) return;
+      done = true;
+      sim.network.partition('platform', 'gateway');
+      sim.scheduler.schedule(20_000, () => sim.network.heal('platform', 'gateway'));
     };
   };
 }
