@@ -94,8 +94,15 @@ function attribute(o: Observations, session: string, excused: RepeatExcuse): Att
     if (slot.toolCalls.some((call) => answeredCalls.has(call.id))) return 0;
     return Math.min(closing, slot.toolCalls.some((call) => durableCalls.has(call.id)) ? 1 : 2);
   };
-  for (const fact of shownIn(o, session)) {
-    if (excused.replayed(fact)) continue;
+  // A showing the sender may have made again without knowing the first had landed (an at-least-once repeat on a
+  // key-less platform) is optional: it fills a slot only if one is left once every other showing has taken its own.
+  // Asked in showing order, each such repeat claiming the send it retries. Otherwise a resend could take the slot of a
+  // newer answer that offers the same stock phrase and leave that answer's own showing, later, with none (campaign
+  // seed 11, run 1002: a resend of m3's "on it" row filled m4's slot, and m4's showing was called a duplicate).
+  const slotTexts = new Set(answers.flatMap((answer) => answer.slots.map((slot) => slot.text)));
+  const showings = shownIn(o, session).filter((fact) => !excused.replayed(fact));
+  const optional = new Set(showings.filter((fact) => slotTexts.has(normalized(fact.text)) && !cannedTexts.includes(normalized(fact.text)) && excused.excused(fact)));
+  for (const fact of [...showings.filter((fact) => !optional.has(fact)), ...showings.filter((fact) => optional.has(fact))]) {
     const text = normalized(fact.text);
     const open = answers
       .filter((answer) => answer.first.returnedAtMs <= fact.atMs)
@@ -125,6 +132,8 @@ function attribute(o: Observations, session: string, excused: RepeatExcuse): Att
       unexplainedOrRepeat(unexplained, excused, { shown: fact, reason: repeats !== undefined ? 'shown-again' : 'never-produced', repeats });
     }
   }
+  cannedShown.sort((a, b) => a.index - b.index);
+  unexplained.sort((a, b) => a.shown.index - b.shown.index);
   const cannedUnexplained: Unexplained[] = [];
   const { cannedFor, cannedFirst, endedBy } = assignCanned(o, session, answers, cannedShown, cannedUnexplained);
   for (const entry of cannedUnexplained) unexplainedOrRepeat(unexplained, excused, entry);
