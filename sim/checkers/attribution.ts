@@ -95,14 +95,22 @@ function attribute(o: Observations, session: string, excused: RepeatExcuse): Att
     return Math.min(closing, slot.toolCalls.some((call) => durableCalls.has(call.id)) ? 1 : 2);
   };
   // A showing the sender may have made again without knowing the first had landed (an at-least-once repeat on a
-  // key-less platform) is optional: it fills a slot only if one is left once every other showing has taken its own.
-  // Asked in showing order, each such repeat claiming the send it retries. Otherwise a resend could take the slot of a
-  // newer answer that offers the same stock phrase and leave that answer's own showing, later, with none (campaign
-  // seed 11, run 1002: a resend of m3's "on it" row filled m4's slot, and m4's showing was called a duplicate).
+  // key-less platform) is optional: asked in showing order, each such repeat claiming the send it retries. It does not
+  // take a slot that a later showing of the same text, one that is no such repeat, would then lack: slots stay open
+  // once their answer returned, so the later ones can all be filled exactly when, for each k, the k-th of them finds at
+  // least k slots left that returned before it. Otherwise a resend could take the slot of a newer answer that offers
+  // the same stock phrase and leave that answer's own showing with none (campaign seed 11, run 1002: a resend of m3's
+  // "on it" row filled m4's slot, and m4's showing was called a duplicate).
   const slotTexts = new Set(answers.flatMap((answer) => answer.slots.map((slot) => slot.text)));
   const showings = shownIn(o, session).filter((fact) => !excused.replayed(fact));
   const optional = new Set(showings.filter((fact) => slotTexts.has(normalized(fact.text)) && !cannedTexts.includes(normalized(fact.text)) && excused.excused(fact)));
-  for (const fact of [...showings.filter((fact) => !optional.has(fact)), ...showings.filter((fact) => optional.has(fact))]) {
+  const leavesLaterShowingsSlots = (fact: ShownFact, taken: Slot): boolean => {
+    const text = normalized(fact.text);
+    const left = answers.flatMap((answer) => answer.slots).filter((slot) => slot !== taken && slot.shownBy === null && slot.text === text);
+    const later = showings.filter((other) => other.index > fact.index && !optional.has(other) && normalized(other.text) === text);
+    return later.every((other, k) => left.filter((slot) => slot.answer.first.returnedAtMs <= other.atMs).length > k);
+  };
+  for (const fact of showings) {
     const text = normalized(fact.text);
     const open = answers
       .filter((answer) => answer.first.returnedAtMs <= fact.atMs)
@@ -121,7 +129,7 @@ function attribute(o: Observations, session: string, excused: RepeatExcuse): Att
     // answer's call of the same phrase, cut off before its send (its carrier row alone durable); the next gateway's
     // resend of the first row was credited to that call.
     const weak = (candidate: Slot): boolean => candidate.answer.superseded || evidence(candidate) > 0;
-    if (slot !== undefined && weak(slot) && excused.excused(fact)) continue;
+    if (slot !== undefined && (weak(slot) || !leavesLaterShowingsSlots(fact, slot)) && excused.excused(fact)) continue;
     if (slot !== undefined) {
       slot.shownBy = fact;
       slotOf.set(fact, slot);
@@ -132,8 +140,6 @@ function attribute(o: Observations, session: string, excused: RepeatExcuse): Att
       unexplainedOrRepeat(unexplained, excused, { shown: fact, reason: repeats !== undefined ? 'shown-again' : 'never-produced', repeats });
     }
   }
-  cannedShown.sort((a, b) => a.index - b.index);
-  unexplained.sort((a, b) => a.shown.index - b.shown.index);
   const cannedUnexplained: Unexplained[] = [];
   const { cannedFor, cannedFirst, endedBy } = assignCanned(o, session, answers, cannedShown, cannedUnexplained);
   for (const entry of cannedUnexplained) unexplainedOrRepeat(unexplained, excused, entry);
