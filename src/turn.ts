@@ -181,7 +181,7 @@ async function runTurnWithAgent(
   // and re-records its payload, as a retry that asked the LLM again would, so the closing text is judged against it.
   const answer =
     durableFinal !== undefined
-      ? { toolCalls: durableToolCalls(built.own), result: durableFinal.content }
+      ? { toolCalls: durableToolCalls(built.own, durableFinal), result: durableFinal.content }
       : await callModel(state, batch.kind, options.attempt, prompt, options.giveUp === true);
   // interrupt: until its final row is durable, a run that a newer message arrived for stops and emits nothing more.
   const checkInterrupt = async (at: string): Promise<void> => {
@@ -433,9 +433,20 @@ async function callModel(state: TurnState, kind: string, attempt: number, prompt
   }
 }
 
-/** The tool calls of a turn's durable carrier rows (Hermes' tool_calls shape), in row order. */
-function durableToolCalls(own: readonly DbMessage[]): LlmAnswer['toolCalls'] {
-  return own.flatMap((message) => {
+/**
+ * The tool calls of the answer whose final row is `final`: the turn's durable carrier rows (Hermes' tool_calls shape)
+ * after its last user row before that final row, in row order. A re-formed turn's earlier attempt may have left
+ * carriers of an answer it superseded before the user row of the message that interrupted it; those calls are not this
+ * answer's, and replaying them would record their payloads as sent by it (chaos campaign seed 14, run 105: the resume
+ * replayed the superseded answer's "working on it" call and so suppressed the new answer's closing text, equal to it,
+ * which the first attempt at the same answer would have sent).
+ */
+function durableToolCalls(own: readonly DbMessage[], final: DbMessage): LlmAnswer['toolCalls'] {
+  const end = own.indexOf(final);
+  assert(end >= 0, `the final row of turn ${final.turnId} is one of its own rows`);
+  let start = end;
+  while (start > 0 && own[start - 1]?.role !== 'user') start--;
+  return own.slice(start, end).flatMap((message) => {
     if (message.role !== 'assistant' || message.toolCalls === null) return [];
     const calls = JSON.parse(message.toolCalls) as { id: string; function: { name: ToolName; arguments: string } }[];
     assert(Array.isArray(calls), `a tool_calls value of turn ${message.turnId} is a list`);
