@@ -103,7 +103,7 @@ function attribute(o: Observations, session: string, excused: RepeatExcuse): Att
   // "on it" row filled m4's slot, and m4's showing was called a duplicate).
   const slotTexts = new Set(answers.flatMap((answer) => answer.slots.map((slot) => slot.text)));
   const showings = shownIn(o, session).filter((fact) => !excused.replayed(fact));
-  const optional = new Set(showings.filter((fact) => slotTexts.has(normalized(fact.text)) && !cannedTexts.includes(normalized(fact.text)) && excused.excused(fact)));
+  const optional = new Set(showings.filter((fact) => (slotTexts.has(normalized(fact.text)) || cannedTexts.includes(normalized(fact.text))) && excused.excused(fact)));
   const leavesLaterShowingsSlots = (fact: ShownFact, taken: Slot): boolean => {
     const text = normalized(fact.text);
     const left = answers.flatMap((answer) => answer.slots).filter((slot) => slot !== taken && slot.shownBy === null && slot.text === text);
@@ -140,8 +140,24 @@ function attribute(o: Observations, session: string, excused: RepeatExcuse): Att
       unexplainedOrRepeat(unexplained, excused, { shown: fact, reason: repeats !== undefined ? 'shown-again' : 'never-produced', repeats });
     }
   }
-  const cannedUnexplained: Unexplained[] = [];
-  const { cannedFor, cannedFirst, endedBy } = assignCanned(o, session, answers, cannedShown, cannedUnexplained);
+  // Canned replies likewise: while a canned reply that is no possible resend finds no message to answer, the latest
+  // possible resend of its text before it that took one is taken for the repeat it may be, and the replies are
+  // assigned again (campaign seed 18, run 1621: a gateway's resend of m0's error reply after a power loss took m1, m1's
+  // own error reply took m2, and m2's was left over).
+  let canned = cannedShown;
+  let cannedUnexplained: Unexplained[] = [];
+  let assigned = assignCanned(o, session, answers, canned, cannedUnexplained);
+  for (;;) {
+    const lacking = cannedUnexplained.find((entry) => !optional.has(entry.shown));
+    if (lacking === undefined) break;
+    const took = new Set(assigned.cannedFirst.values());
+    const yielding = canned.filter((fact) => fact.index < lacking.shown.index && normalized(fact.text) === normalized(lacking.shown.text) && optional.has(fact) && took.has(fact)).at(-1);
+    if (yielding === undefined) break;
+    canned = canned.filter((fact) => fact !== yielding);
+    cannedUnexplained = [];
+    assigned = assignCanned(o, session, answers, canned, cannedUnexplained);
+  }
+  const { cannedFor, cannedFirst, endedBy } = assigned;
   for (const entry of cannedUnexplained) unexplainedOrRepeat(unexplained, excused, entry);
   markGivenUp(o, answers, endedBy);
   return { session, answers, slotOf, canned: [...cannedFor.values()], cannedFor, cannedFirst, unexplained };

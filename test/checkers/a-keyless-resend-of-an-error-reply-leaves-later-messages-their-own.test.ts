@@ -1,0 +1,37 @@
+// Canned replies on a key-less platform (sim/checkers/attribution.ts, assignCanned): a showing of the error reply that
+// may be an at-least-once resend gives up the message it took when a later error reply, one that is no such resend,
+// would otherwise find none. m0, m1 and m2 each get the error reply (no LLM answer came back for any of them). m0's
+// is shown and acknowledged, then the gateway is killed before it could mark it delivered, and the next incarnation
+// sends it again; m1's and m2's replies follow, each acknowledged. Taken in showing order, the resend answered m1,
+// m1's reply answered m2, and m2's was left over as a duplicate (chaos campaign seed 18, run 1621, after a power loss).
+// A hand-built history (keyless-history.ts) places each acknowledgement and the kill exactly.
+import { describe, expect, it } from 'vitest';
+import { attributeAll } from '../../sim/checkers/attribution.ts';
+import { cannedReplies } from '../../sim/checkers/observations.ts';
+import { KeylessHistory, session } from './keyless-history.ts';
+
+const errorReply = cannedReplies[0];
+
+describe("attribution: a key-less resend of an error reply leaves later messages their own", () => {
+  it("takes the gateway's resend of m0's error reply for a repeat, and gives m1 and m2 their own", () => {
+    const history = new KeylessHistory();
+    history.userTypes(1_000, 'm0', 'first question');
+    history.userTypes(1_200, 'm1', 'second question');
+    const first = history.platformShows(3_010, history.gatewaySends(3_000), errorReply);
+    history.arrives(3_015, first.ackId);
+    history.killGateway(3_020, 1_000); // before the delivered mark committed: the next incarnation sends it again
+    const resend = history.platformShows(5_010, history.gatewaySends(5_000), errorReply);
+    history.arrives(5_015, resend.ackId);
+    history.userTypes(6_000, 'm2', 'third question');
+    const forM1 = history.platformShows(8_010, history.gatewaySends(8_000), errorReply);
+    history.arrives(8_015, forM1.ackId);
+    const forM2 = history.platformShows(12_010, history.gatewaySends(12_000), errorReply);
+    history.arrives(12_015, forM2.ackId);
+
+    const attribution = attributeAll(history.observations()).get(session);
+    expect(attribution?.unexplained).toEqual([]);
+    expect(attribution?.cannedFor.get('<m0>')).toBe(first.shown);
+    expect(attribution?.cannedFor.get('<m1>')).toBe(forM1.shown);
+    expect(attribution?.cannedFor.get('<m2>')).toBe(forM2.shown);
+  });
+});
