@@ -273,7 +273,11 @@ function assignCanned(
     mates.delete(subjectKey(subject));
     ended(subjectKey(subject), fact);
     if (clear) continue;
-    const gaveUpRequest = requests.filter((request) => request.atMs <= fact.atMs && failed(request) && carries(request.prompt, subject)).at(-1);
+    // The turn this reply ended: the one whose last request was answered and partly shown before it gave up (its other
+    // messages are this reply's mates too: campaign seed 17, run 385, a command's start and finish in one row whose
+    // turn gave up on a busy state.db after its tool messages went out), else the one whose last request carrying the
+    // subject failed.
+    const gaveUpRequest = answeredLast(subject) ? lastRequest : requests.filter((request) => request.atMs <= fact.atMs && failed(request) && carries(request.prompt, subject)).at(-1);
     if (gaveUpRequest === undefined) continue;
     for (const other of subjects) if (carries(gaveUpRequest.prompt, other)) ended(subjectKey(other), fact);
     for (const other of open) {
