@@ -13,7 +13,9 @@
 // message of its prompt got the system's error reply, shown after it and after the prompt was last asked). Each
 // canned reply answers one message or /clear, and an error reply also every other one its turn's failed request
 // carried (assignCanned). On a platform that ignores client idempotency keys, a showing that repeats an earlier one
-// where the sender could not know the first had landed (at-least-once.ts) fills nothing and is no duplicate.
+// where the sender could not know the first had landed (at-least-once.ts) is optional: it is no duplicate, and it
+// fills a slot (or answers a message) only where that leaves every later showing that is no such repeat one of its
+// own, and only a slot of an answer still standing that state.db shows as surely sent.
 import { parseMessageBlocks } from '../../src/index.ts';
 import type { LlmToolCall } from '../../src/ports.ts';
 import type { LlmAnswerFact, LlmRequestFact, ShownFact } from '../world/ledger.ts';
