@@ -61,10 +61,12 @@ interface Carrier {
 export interface RepeatExcuse {
   replayed: (fact: ShownFact) => boolean;
   excused: (fact: ShownFact) => boolean;
+  /** Whether `excused` would excuse the showing now, without claiming the send it retries. */
+  mayRepeat: (fact: ShownFact) => boolean;
 }
 
 export function atLeastOnceRepeats(o: Observations): RepeatExcuse {
-  if (o.ledger.platformHonoursKeys) return { replayed: () => false, excused: () => false };
+  if (o.ledger.platformHonoursKeys) return { replayed: () => false, excused: () => false, mayRepeat: () => false };
   const carrierOf = carriers(o);
   /** The steps at which each message arrived (delivered, then any replays), by id. */
   const arrivedAtSteps = new Map<number, number[]>();
@@ -104,25 +106,30 @@ export function atLeastOnceRepeats(o: Observations): RepeatExcuse {
   };
   const claimed = new Set<number>();
   const verdicts = new Map<ShownFact, boolean>();
+  // The latest earlier send of this message that no excused repeat retried yet and that this one may retry.
+  const retried = (fact: ShownFact): Carrier | undefined => {
+    const carrier = carrierOf.get(fact);
+    if (carrier === undefined || carrier.replay) return undefined;
+    return o.ledger.shown
+      .filter((earlier) => sameMessage(earlier, fact))
+      .map((earlier) => carrierOf.get(earlier))
+      .filter((earlier): earlier is Carrier => earlier !== undefined && !earlier.replay && !claimed.has(earlier.send.id) && retries(carrier.send, earlier.send))
+      .at(-1);
+  };
   const excused = (fact: ShownFact): boolean => {
     const known = verdicts.get(fact);
     if (known !== undefined) return known;
-    const carrier = carrierOf.get(fact);
     let verdict = replayed(fact);
-    if (!verdict && carrier !== undefined && !carrier.replay) {
-      // The latest earlier send of this message that no excused repeat retried yet and that this one may retry.
-      const first = o.ledger.shown
-        .filter((earlier) => sameMessage(earlier, fact))
-        .map((earlier) => carrierOf.get(earlier))
-        .filter((earlier): earlier is Carrier => earlier !== undefined && !earlier.replay && !claimed.has(earlier.send.id) && retries(carrier.send, earlier.send))
-        .at(-1);
+    if (!verdict) {
+      const first = retried(fact);
       if (first !== undefined) claimed.add(first.send.id);
       verdict = first !== undefined;
     }
     verdicts.set(fact, verdict);
     return verdict;
   };
-  return { replayed, excused };
+  const mayRepeat = (fact: ShownFact): boolean => verdicts.get(fact) ?? (replayed(fact) || retried(fact) !== undefined);
+  return { replayed, excused, mayRepeat };
 }
 
 /**

@@ -97,7 +97,8 @@ function attribute(o: Observations, session: string, excused: RepeatExcuse): Att
     return Math.min(closing, slot.toolCalls.some((call) => durableCalls.has(call.id)) ? 1 : 2);
   };
   // A showing the sender may have made again without knowing the first had landed (an at-least-once repeat on a
-  // key-less platform) is optional: asked in showing order, each such repeat claiming the send it retries. It does not
+  // key-less platform) is optional (asked without claiming the send it retries: a showing that fills a slot or answers
+  // a message claims nothing, and one taken for a repeat claims its send when it is so taken). It does not
   // take a slot that a later showing of the same text, one that is no such repeat, would then lack: slots stay open
   // once their answer returned, so the later ones can all be filled exactly when, for each k, the k-th of them finds at
   // least k slots left that returned before it. Otherwise a resend could take the slot of a newer answer that offers
@@ -105,11 +106,11 @@ function attribute(o: Observations, session: string, excused: RepeatExcuse): Att
   // "on it" row filled m4's slot, and m4's showing was called a duplicate).
   const slotTexts = new Set(answers.flatMap((answer) => answer.slots.map((slot) => slot.text)));
   const showings = shownIn(o, session).filter((fact) => !excused.replayed(fact));
-  const optional = new Set(showings.filter((fact) => (slotTexts.has(normalized(fact.text)) || cannedTexts.includes(normalized(fact.text))) && excused.excused(fact)));
+  const optional = (fact: ShownFact): boolean => (slotTexts.has(normalized(fact.text)) || cannedTexts.includes(normalized(fact.text))) && excused.mayRepeat(fact);
   const leavesLaterShowingsSlots = (fact: ShownFact, taken: Slot): boolean => {
     const text = normalized(fact.text);
     const left = answers.flatMap((answer) => answer.slots).filter((slot) => slot !== taken && slot.shownBy === null && slot.text === text);
-    const later = showings.filter((other) => other.index > fact.index && !optional.has(other) && normalized(other.text) === text);
+    const later = showings.filter((other) => other.index > fact.index && !optional(other) && normalized(other.text) === text);
     return later.every((other, k) => left.filter((slot) => slot.answer.first.returnedAtMs <= other.atMs).length > k);
   };
   for (const fact of showings) {
@@ -150,11 +151,11 @@ function attribute(o: Observations, session: string, excused: RepeatExcuse): Att
   let cannedUnexplained: Unexplained[] = [];
   let assigned = assignCanned(o, session, answers, canned, cannedUnexplained);
   for (;;) {
-    const lacking = cannedUnexplained.find((entry) => !optional.has(entry.shown));
+    const lacking = cannedUnexplained.find((entry) => !optional(entry.shown));
     if (lacking === undefined) break;
     const took = new Set(assigned.cannedFirst.values());
-    const yielding = canned.filter((fact) => fact.index < lacking.shown.index && normalized(fact.text) === normalized(lacking.shown.text) && optional.has(fact) && took.has(fact)).at(-1);
-    if (yielding === undefined) break;
+    const yielding = canned.filter((fact) => fact.index < lacking.shown.index && normalized(fact.text) === normalized(lacking.shown.text) && optional(fact) && took.has(fact)).at(-1);
+    if (yielding === undefined || !excused.excused(yielding)) break;
     canned = canned.filter((fact) => fact !== yielding);
     cannedUnexplained = [];
     assigned = assignCanned(o, session, answers, canned, cannedUnexplained);

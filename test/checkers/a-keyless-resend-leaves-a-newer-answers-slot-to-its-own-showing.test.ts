@@ -56,7 +56,8 @@ describe('attribution: a key-less resend and the slots of newer answers', () => 
 
   it('lets a showing that may be a resend fill the slot it can when a later showing has another left (chaos seed 3, run 1497)', () => {
     // m3's row is shown, its acknowledgement lost; m4's row is shown next, when the gateway could not know the first
-    // had landed, so it may be a resend of it; then m5's row. m4's call was made (its result row is durable); m5's
+    // had landed, so it may be a resend of it; the link replays the first send, whose acknowledgement then arrives;
+    // then m5's row, which can be no resend. m4's call was made (its result row is durable); m5's
     // carrier alone is. The second showing is m4's: m5's showing still has m5's slot. Were the possible resend left to
     // the end, m5's showing would take m4's slot (the better-evidenced one) and m4's first showing would be the third.
     const history = new KeylessHistory();
@@ -65,6 +66,8 @@ describe('attribution: a key-less resend and the slots of newer answers', () => 
     answer(history, 3_200, 4);
     const second = history.platformShows(9_010, history.gatewaySends(9_000), stock);
     history.arrives(9_015, second.ackId);
+    const replay = history.platformShows(9_500, 1, stock, true); // the link replays the first send; its
+    history.arrives(9_501, replay.ackId); // acknowledgement tells the gateway the first landed
     answer(history, 10_000, 5);
     const third = history.platformShows(12_010, history.gatewaySends(12_000), stock);
     history.arrives(12_015, third.ackId);

@@ -2,7 +2,8 @@
 // may be an at-least-once resend gives up the message it took when a later error reply, one that is no such resend,
 // would otherwise find none. m0, m1 and m2 each get the error reply (no LLM answer came back for any of them). m0's
 // is shown and acknowledged, then the gateway is killed before it could mark it delivered, and the next incarnation
-// sends it again; m1's and m2's replies follow, each acknowledged. Taken in showing order, the resend answered m1,
+// sends it again; the link replays the first send, whose acknowledgement reaches the new incarnation; m1's and m2's
+// replies follow, each acknowledged, so neither can be a resend. Taken in showing order, the resend answered m1,
 // m1's reply answered m2, and m2's was left over as a duplicate (chaos campaign seed 18, run 1621, after a power loss).
 // A hand-built history (keyless-history.ts) places each acknowledgement and the kill exactly.
 import { describe, expect, it } from 'vitest';
@@ -22,6 +23,8 @@ describe("attribution: a key-less resend of an error reply leaves later messages
     history.killGateway(3_020, 1_000); // before the delivered mark committed: the next incarnation sends it again
     const resend = history.platformShows(5_010, history.gatewaySends(5_000), errorReply);
     history.arrives(5_015, resend.ackId);
+    const replay = history.platformShows(5_500, 1, errorReply, true); // the link replays the first send: its
+    history.arrives(5_501, replay.ackId); // acknowledgement tells the new gateway that one landed
     history.userTypes(6_000, 'm2', 'third question');
     const forM1 = history.platformShows(8_010, history.gatewaySends(8_000), errorReply);
     history.arrives(8_015, forM1.ackId);
@@ -33,5 +36,25 @@ describe("attribution: a key-less resend of an error reply leaves later messages
     expect(attribution?.cannedFor.get('<m0>')).toBe(first.shown);
     expect(attribution?.cannedFor.get('<m1>')).toBe(forM1.shown);
     expect(attribution?.cannedFor.get('<m2>')).toBe(forM2.shown);
+  });
+
+  it("keeps a lost acknowledgement's excuse for the resend, when another message's reply was sent in between", () => {
+    // m0's error reply is shown and its acknowledgement lost; m1's own error reply follows (acknowledged) while the
+    // gateway could not know the first had landed, so it too could be a resend; then the gateway resends m0's. Asking
+    // whether m1's reply is a resend must not use up the lost acknowledgement's one excuse: m1's reply answers m1, and
+    // the resend is excused (chaos campaigns at seeds 3 to 20 stopped on this when the question claimed the send).
+    const history = new KeylessHistory();
+    history.userTypes(1_000, 'm0', 'first question');
+    history.userTypes(1_200, 'm1', 'second question');
+    const first = history.platformShows(3_010, history.gatewaySends(3_000), errorReply); // its acknowledgement is lost
+    const forM1 = history.platformShows(4_010, history.gatewaySends(4_000), errorReply);
+    history.arrives(4_015, forM1.ackId);
+    const resend = history.platformShows(9_010, history.gatewaySends(9_000), errorReply);
+    history.arrives(9_015, resend.ackId);
+
+    const attribution = attributeAll(history.observations()).get(session);
+    expect(attribution?.unexplained).toEqual([]);
+    expect(attribution?.cannedFor.get('<m0>')).toBe(first.shown);
+    expect(attribution?.cannedFor.get('<m1>')).toBe(forM1.shown);
   });
 });
