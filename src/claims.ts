@@ -264,15 +264,21 @@ export async function unfinishedTurns(outbound: SqlDatabase): Promise<Set<string
 }
 
 /**
- * Whether the session has work in flight or waiting (OpenClaw's heartbeat runner skips then): a claim being
- * processed, or a pending row with trigger=1 the runner has not finished (context rows wait for a trigger).
+ * The runner's acknowledgements: whether a claim is being processed, and every message it acknowledged. With
+ * triggerWaiting, whether the session has work in flight or waiting (OpenClaw's heartbeat runner skips then): a claim
+ * being processed, or a pending row with trigger=1 the runner has not finished (context rows wait for a trigger).
  */
-export async function laneBusy(inbound: SqlDatabase, outbound: SqlDatabase): Promise<boolean> {
+export async function laneAcks(outbound: SqlDatabase): Promise<{ processing: boolean; acked: Set<string> }> {
   const acks = await outbound.query('SELECT message_id, status FROM processing_ack');
-  if (acks.some((ack) => ack.status === 'processing')) return true;
-  const done = new Set(acks.map((ack) => ack.message_id as string));
-  const waiting = await inbound.query("SELECT id FROM messages_in WHERE status = 'pending' AND trigger = 1");
-  return waiting.some((row) => !done.has(row.id as string));
+  return { processing: acks.some((ack) => ack.status === 'processing'), acked: new Set(acks.map((ack) => ack.message_id as string)) };
+}
+
+/** The pending rows that want a run (trigger=1), for triggerWaiting; also run inside an inbound.db transaction. */
+export const pendingTriggersSql = "SELECT id FROM messages_in WHERE status = 'pending' AND trigger = 1";
+
+/** Whether one of the pending rows that want a run (pendingTriggersSql) is not yet acknowledged by the runner. */
+export function triggerWaiting(pending: readonly SqlRow[], acked: ReadonlySet<string>): boolean {
+  return pending.some((row) => !acked.has(row.id as string));
 }
 
 /** The system's error reply to each message with trigger=1 among `members`, as outbound rows (idempotent by id). */

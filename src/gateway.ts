@@ -15,7 +15,7 @@ import { HeartbeatWakes, scopedWakeTarget, type Wake, type WakeOutcome } from '.
 import type { Delivery, ProcessContext } from './ports.ts';
 import { gatewayName, type InboundAck, type InboundMessage, messageType, type NodeEvent, platformName, runnerName, type SendAck, toolServerName } from './protocol.ts';
 import { ignoreBusy, isBusy, retryBusy } from './busy.ts';
-import { laneBusy } from './claims.ts';
+import { laneAcks, pendingTriggersSql, triggerWaiting } from './claims.ts';
 import { HostSweep } from './host-sweep.ts';
 import { SessionDbs } from './session-dbs.ts';
 import { formatSystemEvents, isExecCompletionEvent, type SystemEvent, SystemEventQueue, systemEventsPerSessionMax } from './system-events.ts';
@@ -208,8 +208,9 @@ class Gateway {
       this.ctx.note('heartbeat-skip', { session: sessionKey, reason: 'no-session' });
       return 'ran';
     }
-    const busy = await laneBusy(await this.dbs.inboundDb(sessionKey), await this.dbs.outboundDb(sessionKey));
-    if (busy) {
+    const inbound = await this.dbs.inboundDb(sessionKey);
+    const lane = await laneAcks(await this.dbs.outboundDb(sessionKey));
+    if (lane.processing || triggerWaiting(await inbound.query(pendingTriggersSql), lane.acked)) {
       this.ctx.note('heartbeat-skip', { session: sessionKey, reason: 'requests-in-flight' });
       return 'skipped-busy';
     }
@@ -218,7 +219,11 @@ class Gateway {
     assert(this.events.peek(sessionKey).length === 0, `the system-event queue of ${sessionKey} is empty after its drain`);
     if (drained.length === 0) return 'ran';
     try {
-      await this.persistHeartbeatPrompt(sessionKey, drained);
+      if (!(await this.persistHeartbeatPrompt(sessionKey, drained, lane.acked))) {
+        this.events.requeue(sessionKey, drained);
+        this.ctx.note('heartbeat-skip', { session: sessionKey, reason: 'requests-in-flight' });
+        return 'skipped-busy';
+      }
     } catch (error) {
       if (!isBusy(error)) throw error;
       this.events.requeue(sessionKey, drained);
@@ -232,14 +237,19 @@ class Gateway {
    * One prompt row for the drained events: their `System (untrusted): …` block, then the exec-event prompt when one is
    * an exec completion, else the heartbeat prompt. The fixed gateway writes a durable key per event in the same
    * transaction and leaves out an event whose key is already there (a replay that slipped past the check at ingestion).
+   * The lane is checked again in the transaction that writes the row: a message stored since runHeartbeat found the
+   * lane idle would otherwise share a batch with the heartbeat row, whose prompt then ends by asking for HEARTBEAT_OK
+   * after the user's message (campaign seed 17: the message was never answered). OpenClaw runs a heartbeat as a run of
+   * its own in the session's lane, never in one prompt with a user's message. Returns false, writing nothing, then.
    */
-  private async persistHeartbeatPrompt(sessionKey: string, drained: SystemEvent[]): Promise<void> {
+  private async persistHeartbeatPrompt(sessionKey: string, drained: SystemEvent[], acked: ReadonlySet<string>): Promise<boolean> {
     const inbound = await this.dbs.inboundDb(sessionKey);
     const nowMs = this.ctx.clock.nowMs();
     const rowId = `sys:${this.ctx.incarnation}:${++this.systemRows}`;
     // seed 000 (exec-replay, and its proposed in-memory fix exec-dedupe-memory): no durable key is recorded.
     const fixed = !this.bug('exec-replay') && !this.bug('exec-dedupe-memory');
     const fresh = await inbound.transaction((tx) => {
+      if (triggerWaiting(tx.query(pendingTriggersSql), acked)) return null;
       const kept = drained.filter((event) => !fixed || event.execKey === null || tx.run('INSERT OR IGNORE INTO exec_seen(key, seen_at) VALUES (?, ?)', [event.execKey, nowMs]).changes > 0);
       const block = formatSystemEvents(kept);
       // Every kept event is heartbeat noise (or a replay): nothing to tell the agent.
@@ -250,9 +260,11 @@ class Gateway {
       tx.run("INSERT INTO messages_in(id, seq, kind, content, created_at) VALUES (?, ?, 'system', ?, ?)", [rowId, seq, `${block}\n\n${body}`, nowMs]);
       return kept;
     });
+    if (fresh === null) return false;
     assert(fresh.length <= drained.length, `${fresh.length} of ${drained.length} drained events kept`);
     this.ctx.note('exec-ingest', { session: sessionKey, row: fresh.length > 0 ? rowId : null, runs: fresh.map((event) => event.contextKey ?? '').join(',') });
     if (fresh.length > 0) this.wakeRunner();
+    return true;
   }
 
   /** Every sweepEveryMs: nanoclaw's host sweep (host-sweep.ts), restart what is down, forget old exec keys. */
