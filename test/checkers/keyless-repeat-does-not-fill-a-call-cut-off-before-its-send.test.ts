@@ -11,10 +11,9 @@ import { describe, expect, it } from 'vitest';
 import { stateDbPath } from '../../src/index.ts';
 import { cannedReplies } from '../../sim/checkers/observations.ts';
 import { loadSqlJs } from '../../sim/kernel/sqlite.ts';
-import type { Plan } from '../../sim/run/plan.ts';
 import { stockAnswers } from '../../sim/world/index.ts';
-import { forMessage, handPlan, invariants, reply, user, withRun } from '../model/support.ts';
-import { hermesRows, loseFirstAckOf, messagesOf, shown } from './support.ts';
+import { forMessage, invariants, reply, withRun } from '../model/support.ts';
+import { hermesRows, loseFirstAckOf, messagesOf, shown , givenUpThenAnswered } from './support.ts';
 
 const sql = await loadSqlJs();
 
@@ -25,18 +24,7 @@ const errorReply = cannedReplies[0];
  * m0 at 1 s; a power loss 1 ms after its first flush (the carrier row's, committed; the JSONL append after it is not
  * yet synced); the LLM API down for 10 min; m1 at 20 min, after the faults.
  */
-const plan: Plan = {
-  ...handPlan(
-    [user(1_000, 'hello there'), user(20 * 60_000, 'second question')],
-    [
-      { kind: 'power-loss-at-phase', phase: 'flush', nth: 0, delayMs: 1, restartAfterMs: 2_000 },
-      { kind: 'model-outage', atMs: 3_000, durationMs: 10 * 60_000 },
-    ],
-  ),
-  keylessPlatform: true,
-  faultPhaseMs: 15 * 60_000,
-  settleMs: 30 * 60_000,
-};
+const plan = givenUpThenAnswered({ kind: 'power-loss-at-phase', phase: 'flush', nth: 0, delayMs: 1, restartAfterMs: 2_000 });
 
 /** m0's answer sends the stock phrase through send_message; m1's answer closes with the same stock phrase. */
 const script = forMessage({

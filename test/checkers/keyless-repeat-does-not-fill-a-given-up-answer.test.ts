@@ -12,10 +12,9 @@ import { describe, expect, it } from 'vitest';
 import { stateDbPath } from '../../src/index.ts';
 import { cannedReplies } from '../../sim/checkers/observations.ts';
 import { loadSqlJs } from '../../sim/kernel/sqlite.ts';
-import type { Plan } from '../../sim/run/plan.ts';
 import { stockAnswers } from '../../sim/world/index.ts';
-import { answersTo, forMessage, handPlan, invariants, reply, user, withRun } from '../model/support.ts';
-import { hermesRows, loseFirstAckOf, messagesOf, shown } from './support.ts';
+import { answersTo, forMessage, invariants, reply, withRun } from '../model/support.ts';
+import { hermesRows, loseFirstAckOf, messagesOf, shown , givenUpThenAnswered } from './support.ts';
 
 const sql = await loadSqlJs();
 
@@ -28,18 +27,7 @@ const errorReply = cannedReplies[0];
  * and the LLM API is down for the next 10 min, so every retry of m0's turn fails and it gives up; m1 arrives at 20 min,
  * after the faults.
  */
-const plan: Plan = {
-  ...handPlan(
-    [user(1_000, 'hello there'), user(20 * 60_000, 'second question')],
-    [
-      { kind: 'kill-at-phase', phase: 'model-call', nth: 0, delayMs: 2_648, process: 'runner', restartAfterMs: 2_000 },
-      { kind: 'model-outage', atMs: 3_000, durationMs: 10 * 60_000 },
-    ],
-  ),
-  keylessPlatform: true,
-  faultPhaseMs: 15 * 60_000,
-  settleMs: 30 * 60_000,
-};
+const plan = givenUpThenAnswered({ kind: 'kill-at-phase', phase: 'model-call', nth: 0, delayMs: 2_648, process: 'runner', restartAfterMs: 2_000 });
 
 /** Both answers close with the same stock phrase. */
 const script = forMessage({

@@ -10,10 +10,9 @@ import { describe, expect, it } from 'vitest';
 import { isToolCall, stateDbPath, toolServerName } from '../../src/index.ts';
 import { cannedReplies } from '../../sim/checkers/observations.ts';
 import { loadSqlJs } from '../../sim/kernel/sqlite.ts';
-import type { Plan } from '../../sim/run/plan.ts';
 import { stockAnswers } from '../../sim/world/index.ts';
-import { forMessage, handPlan, invariants, reply, user, withRun } from '../model/support.ts';
-import { hermesRows, messagesOf, shown, tamperNetwork } from './support.ts';
+import { forMessage, invariants, reply, withRun } from '../model/support.ts';
+import { hermesRows, messagesOf, shown, tamperNetwork , givenUpThenAnswered } from './support.ts';
 
 const sql = await loadSqlJs();
 
@@ -26,17 +25,7 @@ const errorReply = cannedReplies[0];
  * LLM API is down for the next 10 min, so every retry of m0's turn fails and it gives up; m1 arrives at 20 min, after
  * the faults, and is answered normally.
  */
-const plan: Plan = {
-  ...handPlan(
-    [user(1_000, 'hello there'), user(20 * 60_000, 'second question')],
-    [
-      { kind: 'kill-at-phase', phase: 'tool-send', nth: 0, delayMs: 0, process: 'runner', restartAfterMs: 2_000 },
-      { kind: 'model-outage', atMs: 3_000, durationMs: 10 * 60_000 },
-    ],
-  ),
-  faultPhaseMs: 15 * 60_000,
-  settleMs: 30 * 60_000,
-};
+const plan = givenUpThenAnswered({ kind: 'kill-at-phase', phase: 'tool-send', nth: 0, delayMs: 0, process: 'runner', restartAfterMs: 2_000 }, false);
 
 /** m0's answer sends the stock phrase through send_message; m1's answer closes with the same stock phrase. */
 const script = forMessage({

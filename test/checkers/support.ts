@@ -11,7 +11,7 @@ import type { OutboundSend, SendAck } from '../../src/protocol.ts';
 import type { RunResult } from '../../sim/run/harness.ts';
 import type { Simulation } from '../../sim/kernel/simulation.ts';
 import type { ScriptedAnswer, World } from '../../sim/world/index.ts';
-import type { Plan } from '../../sim/run/plan.ts';
+import type { FaultStep, Plan } from '../../sim/run/plan.ts';
 import { forMessage, handPlan, reply, type RunInput, user } from '../model/support.ts';
 
 export type Prepare = (sim: Simulation, model: BuiltModel, world: World) => void;
@@ -89,6 +89,19 @@ export function tamperNetwork(tamper: (from: string, to: string, payload: unknow
     sim.network.send = (sender, to, payload) => {
       for (const out of tamper(sender.name, to, payload)) send(sender, to, out);
     };
+  };
+}
+
+/**
+ * m0 at 1 s, hit by `fault`; the LLM API down for 10 min from 3 s, so every retry of m0's turn fails and it gives up
+ * with the error reply; m1 at 20 min, after the faults (15 min), answered normally. On a key-less platform unless told.
+ */
+export function givenUpThenAnswered(fault: FaultStep, keylessPlatform = true): Plan {
+  return {
+    ...handPlan([user(1_000, 'hello there'), user(20 * 60_000, 'second question')], [fault, { kind: 'model-outage', atMs: 3_000, durationMs: 10 * 60_000 }]),
+    keylessPlatform,
+    faultPhaseMs: 15 * 60_000,
+    settleMs: 30 * 60_000,
   };
 }
 
