@@ -12,10 +12,11 @@
 // message and command of its prompt, as happens when a message is merged into a later turn) or given up (every
 // message of its prompt got the system's error reply, shown after it and after the prompt was last asked). Each
 // canned reply answers one message or /clear, and an error reply also every other one its turn's last request carried
-// (a failed one, or one answered and partly shown before the turn gave up; assignCanned). On a platform that ignores client idempotency keys, a showing that repeats an earlier one
-// where the sender could not know the first had landed (at-least-once.ts) is optional: it is no duplicate, and it
-// fills a slot (or answers a message) only where that leaves every later showing that is no such repeat one of its
-// own, and only a slot of an answer still standing that state.db shows as surely sent.
+// (a failed one, or one answered and partly shown before the turn gave up; assignCanned). On a platform that ignores
+// client idempotency keys, a showing that repeats an earlier one where the sender could not know the first had landed
+// (at-least-once.ts) is optional: it is no duplicate, and it fills a slot (or answers a message) only where that leaves
+// every later showing that is no such repeat one of its own, and only a slot of an answer still standing that state.db
+// shows as surely sent.
 import { parseMessageBlocks } from '../../src/index.ts';
 import type { LlmToolCall } from '../../src/ports.ts';
 import type { LlmAnswerFact, LlmRequestFact, ShownFact } from '../world/ledger.ts';
@@ -98,10 +99,10 @@ function attribute(o: Observations, session: string, excused: RepeatExcuse): Att
   };
   // A showing the sender may have made again without knowing the first had landed (an at-least-once repeat on a
   // key-less platform) is optional (asked without claiming the send it retries: a showing that fills a slot or answers
-  // a message claims nothing, and one taken for a repeat claims its send when it is so taken). It does not
-  // take a slot that a later showing of the same text, one that is no such repeat, would then lack: slots stay open
-  // once their answer returned, so the later ones can all be filled exactly when, for each k, the k-th of them finds at
-  // least k slots left that returned before it. Otherwise a resend could take the slot of a newer answer that offers
+  // a message claims nothing, and one taken for a repeat claims its send then). It does not take a slot that a later
+  // showing of the same text, one that is no such repeat, would then lack: slots stay open once their answer returned,
+  // so the later ones can all be filled exactly when, for each k, the k-th of them finds at least k slots left that
+  // returned before it. Otherwise a resend could take the slot of a newer answer that offers
   // the same stock phrase and leave that answer's own showing with none (campaign seed 11, run 1002: a resend of m3's
   // "on it" row filled m4's slot, and m4's showing was called a duplicate).
   const slotTexts = new Set(answers.flatMap((answer) => answer.slots.map((slot) => slot.text)));
