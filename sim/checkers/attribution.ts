@@ -148,9 +148,10 @@ function attribute(o: Observations, session: string, excused: RepeatExcuse): Att
   // possible resend of its text before it that took one is taken for the repeat it may be, and the replies are
   // assigned again (campaign seed 18, run 1621: a gateway's resend of m0's error reply after a power loss took m1, m1's
   // own error reply took m2, and m2's was left over).
+  const takenForRepeat = (fact: ShownFact): boolean => optional(fact) && excused.excused(fact);
   let canned = cannedShown;
   let cannedUnexplained: Unexplained[] = [];
-  let assigned = assignCanned(o, session, answers, canned, cannedUnexplained);
+  let assigned = assignCanned(o, session, answers, canned, cannedUnexplained, takenForRepeat);
   for (;;) {
     const lacking = cannedUnexplained.find((entry) => !optional(entry.shown));
     if (lacking === undefined) break;
@@ -159,7 +160,7 @@ function attribute(o: Observations, session: string, excused: RepeatExcuse): Att
     if (yielding === undefined || !excused.excused(yielding)) break;
     canned = canned.filter((fact) => fact !== yielding);
     cannedUnexplained = [];
-    assigned = assignCanned(o, session, answers, canned, cannedUnexplained);
+    assigned = assignCanned(o, session, answers, canned, cannedUnexplained, takenForRepeat);
   }
   const { cannedFor, cannedFirst, endedBy } = assigned;
   for (const entry of cannedUnexplained) unexplainedOrRepeat(unexplained, excused, entry);
@@ -184,6 +185,7 @@ function assignCanned(
   answers: readonly LogicalAnswer[],
   shown: readonly ShownFact[],
   unexplained: Unexplained[],
+  takenForRepeat: (fact: ShownFact) => boolean,
 ): { cannedFor: Map<string, ShownFact>; cannedFirst: Map<string, ShownFact>; endedBy: Map<string, ShownFact[]> } {
   // A context message (it did not mention the agent) is owed no reply, so no canned reply answers it.
   const subjects: Subject[] = [
@@ -251,12 +253,19 @@ function assignCanned(
     const lastAnswer = lastRequest?.answer === null || lastRequest?.answer === undefined ? undefined : o.ledger.answers[lastRequest.answer];
     // Part of that answer was shown before the error reply (an answer with nothing shown yet, such as a heartbeat's,
     // says nothing of the turn that gave up).
-    const partlyShown = lastAnswer !== undefined && answers.some((answer) => answer.prompt === lastAnswer.prompt && answer.slots.some((slot) => slot.shownBy !== null && slot.shownBy.atMs <= fact.atMs));
-    const answeredLast = (candidate: Subject): boolean => lastRequest !== undefined && lastAnswer !== undefined && lastAnswer.returnedAtMs <= fact.atMs && partlyShown && carries(lastRequest.prompt, candidate);
+    const lastLogical = lastAnswer === undefined ? undefined : answers.find((answer) => answer.prompt === lastAnswer.prompt);
+    const partlyShown = lastLogical !== undefined && lastLogical.slots.some((slot) => slot.shownBy !== null && slot.shownBy.atMs <= fact.atMs);
+    // Or it had something for the user and none of it was ever shown: the turn gave up after its answer came back
+    // (campaign seed 41: the final row was durable, and every dispatch found outbound.db busy). A heartbeat's answer
+    // has nothing for the user, and an answer shown after the reply was a later turn's.
+    const neverShown = lastLogical !== undefined && lastLogical.slots.length > 0 && lastLogical.slots.every((slot) => slot.shownBy === null);
+    const answeredLast = (candidate: Subject): boolean => lastRequest !== undefined && lastAnswer !== undefined && lastAnswer.returnedAtMs <= fact.atMs && (partlyShown || neverShown) && carries(lastRequest.prompt, candidate);
     // A message whose answer was shown whole may still get the error reply when the system gave up on it afterwards
     // (killed before it finished, then every retry failed): its last request carrying it failed.
-    const subject =
+    const evident =
       settledUnanswered.find(answeredLast) ??
+      // The same turn's next error reply answers the next message that request carried (one reply per message).
+      settledOpen.find(answeredLast) ??
       settledUnanswered.find(endedHere) ??
       settledUnanswered.find(gaveUpOn) ??
       settledOpen.find(endedHere) ??
@@ -264,9 +273,16 @@ function assignCanned(
       unanswered.find(endedHere) ??
       unanswered.find(gaveUpOn) ??
       open.find(endedHere) ??
-      open.find(gaveUpOn) ??
-      unanswered[0] ??
-      open[0] ??
+      open.find(gaveUpOn);
+    const earliest = unanswered[0] ?? open[0];
+    // An error reply that may be a key-less resend answers a message only on evidence that the system gave up on it
+    // (the tiers above), not as the earliest one still open: that message's turn may not even have been asked yet
+    // (campaign seed 32: a resend of m1's error reply took m2 before m2's turn ran, m2's own error reply then took m3,
+    // and m2's partly shown answer was never given up).
+    if (evident === undefined && earliest !== undefined && !clear && takenForRepeat(fact)) continue;
+    const subject =
+      evident ??
+      earliest ??
       (clear ? undefined : candidates.find((candidate) => covered.has(subjectKey(candidate)) && (lastFailed(candidate) || lastAskedBefore(fact.atMs, candidate))));
     if (subject === undefined) {
       unexplained.push({ shown: fact, reason: 'shown-again', repeats: undefined });

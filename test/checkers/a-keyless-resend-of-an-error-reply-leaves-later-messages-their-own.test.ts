@@ -57,4 +57,31 @@ describe("attribution: a key-less resend of an error reply leaves later messages
     expect(attribution?.cannedFor.get('<m0>')).toBe(first.shown);
     expect(attribution?.cannedFor.get('<m1>')).toBe(forM1.shown);
   });
+
+  it('does not give a possible resend to a message the system has not yet asked about (chaos seed 32, run 1727)', () => {
+    // m1's turn failed and its error reply is shown, its acknowledgement lost; the gateway sends it again. m2 arrived
+    // meanwhile and is asked only after that resend: its answer's tool message is shown, then its turn gives up with
+    // its own error reply. The resend is a repeat of m1's; m2's reply is the later one, so m2's answer is given up.
+    // Before, the resend took m2 as the earliest message still open, m2's own reply was left to another message, and
+    // m2's answer, never given up, had its closing text reported lost.
+    const history = new KeylessHistory();
+    history.userTypes(1_000, 'm1', 'can you check groceries?');
+    history.ledger.requestFailed(history.ledger.requestReceived(session, 'can you check groceries? <m1>', 1_100));
+    history.userTypes(2_000, 'm2', 'and the build?');
+    const forM1 = history.platformShows(3_010, history.gatewaySends(3_000), errorReply); // its acknowledgement is lost
+    const resend = history.platformShows(9_010, history.gatewaySends(9_000), errorReply);
+    history.arrives(9_015, resend.ackId);
+    const request = history.ledger.requestReceived(session, 'and the build? <m2>', 10_000);
+    history.ledger.answerReturned(request, { toolCalls: [{ id: 'call-2', name: 'send_message', text: 'Looking it up' }], result: '<message to="user">interim update</message>' }, 10_500);
+    const tool = history.platformShows(11_010, history.gatewaySends(11_000), 'Looking it up');
+    history.arrives(11_015, tool.ackId);
+    const forM2 = history.platformShows(20_010, history.gatewaySends(20_000), errorReply);
+    history.arrives(20_015, forM2.ackId);
+
+    const attribution = attributeAll(history.observations()).get(session);
+    expect(attribution?.unexplained).toEqual([]);
+    expect(attribution?.cannedFor.get('<m1>')).toBe(forM1.shown);
+    expect(attribution?.cannedFor.get('<m2>')).toBe(forM2.shown);
+    expect(attribution?.answers[0]?.gaveUp).toBe(true);
+  });
 });

@@ -9,7 +9,7 @@ import { attributeAll } from '../../sim/checkers/attribution.ts';
 import { cannedReplies } from '../../sim/checkers/observations.ts';
 import { KeylessHistory, session } from './keyless-history.ts';
 
-describe('attribution: an error reply after a partly shown answer', () => {
+describe('attribution: an error reply after an answer shown in part or not at all', () => {
   it('ends every message the answered request carried, so the answer is given up', () => {
     const history = new KeylessHistory();
     history.userTypes(1_000, 'm0', 'first question');
@@ -25,6 +25,34 @@ describe('attribution: an error reply after a partly shown answer', () => {
     expect(attribution?.unexplained).toEqual([]);
     expect(attribution?.slotOf.get(tool.shown)?.text).toBe('Looking it up');
     expect(attribution?.answers).toHaveLength(1);
+    expect(attribution?.answers[0]?.gaveUp).toBe(true);
+  });
+
+  it('ends the messages of an answer the user never saw, not a message asked only later (chaos seed 41, run 1964)', () => {
+    // m5 and m7 are asked in one request; its answer comes back, but nothing of it is shown (every dispatch found
+    // outbound.db busy) and the turn gives up with one error reply per message. m9 arrived before those replies and
+    // is asked only after them (and fails). The replies are m5's and m7's: the session's last request carried them and
+    // its answer, which had something for the user, was never shown. Before, an answer counted only when part of it was
+    // shown, and the first reply went to m9, which no request had carried yet.
+    const history = new KeylessHistory();
+    history.userTypes(1_000, 'm5', 'can you check the build?');
+    history.userTypes(1_100, 'm7', 'and the flights?');
+    const request = history.ledger.requestReceived(session, 'can you check the build? <m5>\nand the flights? <m7>', 2_000);
+    history.ledger.answerReturned(request, { toolCalls: [], result: '<message to="user">Looking it up</message>' }, 2_500);
+    history.userTypes(5_000, 'm9', 'and the meeting notes?');
+    const forM5 = history.platformShows(9_010, history.gatewaySends(9_000), cannedReplies[0]);
+    history.arrives(9_015, forM5.ackId);
+    const forM7 = history.platformShows(9_030, history.gatewaySends(9_020), cannedReplies[0]);
+    history.arrives(9_035, forM7.ackId);
+    history.ledger.requestFailed(history.ledger.requestReceived(session, 'and the meeting notes? <m9>', 12_000));
+    const forM9 = history.platformShows(20_010, history.gatewaySends(20_000), cannedReplies[0]);
+    history.arrives(20_015, forM9.ackId);
+
+    const attribution = attributeAll(history.observations()).get(session);
+    expect(attribution?.unexplained).toEqual([]);
+    expect(attribution?.cannedFor.get('<m5>')).toBe(forM5.shown);
+    expect(attribution?.cannedFor.get('<m7>')).toBe(forM7.shown);
+    expect(attribution?.cannedFor.get('<m9>')).toBe(forM9.shown);
     expect(attribution?.answers[0]?.gaveUp).toBe(true);
   });
 });
