@@ -12,11 +12,11 @@
 // message and command of its prompt, as happens when a message is merged into a later turn) or given up (every
 // message of its prompt got the system's error reply, shown after it and after the prompt was last asked). Each
 // canned reply answers one message or /clear, and an error reply also every other one its turn's last request carried
-// (a failed one, or one answered and partly shown before the turn gave up; assignCanned). On a platform that ignores
+// (a failed one, or one answered and then shown in part or not at all before the turn gave up; assignCanned). On a platform that ignores
 // client idempotency keys, a showing that repeats an earlier one where the sender could not know the first had landed
 // (at-least-once.ts) is optional: it is no duplicate, and it fills a slot (or answers a message) only where that leaves
-// every later showing that is no such repeat one of its own, and only a slot of an answer still standing that state.db
-// shows as surely sent.
+// every later showing that is no such repeat one of its own, only a slot of an answer still standing that state.db
+// shows as surely sent, and only a message the system shows signs of having given up on.
 import { parseMessageBlocks } from '../../src/index.ts';
 import type { LlmToolCall } from '../../src/ports.ts';
 import type { LlmAnswerFact, LlmRequestFact, ShownFact } from '../world/ledger.ts';
