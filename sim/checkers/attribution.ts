@@ -12,11 +12,11 @@
 // message and command of its prompt, as happens when a message is merged into a later turn) or given up (every
 // message of its prompt got the system's error reply, shown after it and after the prompt was last asked). Each
 // canned reply answers one message or /clear, and an error reply also every other one its turn's last request carried
-// (a failed one, or one answered and then shown in part or not at all before the turn gave up; assignCanned). On a platform that ignores
-// client idempotency keys, a showing that repeats an earlier one where the sender could not know the first had landed
-// (at-least-once.ts) is optional: it is no duplicate, and it fills a slot (or answers a message) only where that leaves
-// every later showing that is no such repeat one of its own, only a slot of an answer still standing that state.db
-// shows as surely sent, and only a message the system shows signs of having given up on.
+// (a failed one, or one answered and then shown in part or not at all before the turn gave up; assignCanned). On a
+// platform that ignores client idempotency keys, a showing that repeats an earlier one where the sender could not know
+// the first had landed (at-least-once.ts) is optional: it is no duplicate, and it fills a slot (or answers a message)
+// only where that leaves every later showing that is no such repeat one of its own, only a slot of an answer still
+// standing that state.db shows as surely sent, and only a message the system shows signs of having given up on.
 import { parseMessageBlocks } from '../../src/index.ts';
 import type { LlmToolCall } from '../../src/ports.ts';
 import type { LlmAnswerFact, LlmRequestFact, ShownFact } from '../world/ledger.ts';
@@ -102,9 +102,9 @@ function attribute(o: Observations, session: string, excused: RepeatExcuse): Att
   // a message claims nothing, and one taken for a repeat claims its send then). It does not take a slot that a later
   // showing of the same text, one that is no such repeat, would then lack: slots stay open once their answer returned,
   // so the later ones can all be filled exactly when, for each k, the k-th of them finds at least k slots left that
-  // returned before it. Otherwise a resend could take the slot of a newer answer that offers
-  // the same stock phrase and leave that answer's own showing with none (campaign seed 11, run 1002: a resend of m3's
-  // "on it" row filled m4's slot, and m4's showing was called a duplicate).
+  // returned before it. Otherwise a resend could take the slot of a newer answer that offers the same stock phrase and
+  // leave that answer's own showing with none (campaign seed 11, run 1002: a resend of m3's "on it" row filled m4's
+  // slot, and m4's showing was called a duplicate).
   const slotTexts = new Set(answers.flatMap((answer) => answer.slots.map((slot) => slot.text)));
   const showings = shownIn(o, session).filter((fact) => !excused.replayed(fact));
   const optional = (fact: ShownFact): boolean => (slotTexts.has(normalized(fact.text)) || cannedTexts.includes(normalized(fact.text))) && excused.mayRepeat(fact);
@@ -252,7 +252,7 @@ function assignCanned(
     const lastRequest = requests.filter((request) => request.atMs <= fact.atMs).at(-1);
     const lastAnswer = lastRequest?.answer === null || lastRequest?.answer === undefined ? undefined : o.ledger.answers[lastRequest.answer];
     // Part of that answer was shown before the error reply (an answer with nothing shown yet, such as a heartbeat's,
-    // says nothing of the turn that gave up).
+    // says nothing of the turn that gave up)...
     const lastLogical = lastAnswer === undefined ? undefined : answers.find((answer) => answer.prompt === lastAnswer.prompt);
     const partlyShown = lastLogical !== undefined && lastLogical.slots.some((slot) => slot.shownBy !== null && slot.shownBy.atMs <= fact.atMs);
     // Or it had something for the user and none of it was ever shown: the turn gave up after its answer came back
