@@ -188,9 +188,14 @@ function assignCanned(
   takenForRepeat: (fact: ShownFact) => boolean,
 ): { cannedFor: Map<string, ShownFact>; cannedFirst: Map<string, ShownFact>; endedBy: Map<string, ShownFact[]> } {
   // A context message (it did not mention the agent) is owed no reply, so no canned reply answers it.
+  // Messages the gateway acknowledged come first: one it never acknowledged was most likely never taken in (the
+  // platform gave up redelivering it), so a canned reply goes to it only when no acknowledged message can take it
+  // (campaign seed 45: an unacknowledged /clear, lost in a power loss, took the `Session cleared.` of a later one).
+  const messages = o.ledger.userMessages.filter((message) => message.sessionKey === session && message.mentions);
   const subjects: Subject[] = [
-    ...o.ledger.userMessages.filter((message) => message.sessionKey === session && message.mentions),
+    ...messages.filter((message) => message.acknowledgedAtMs !== null),
     ...[...commandsOf(o, session), ...commandStartsOf(o, session)].filter((command) => takenUp(o, session, command)),
+    ...messages.filter((message) => message.acknowledgedAtMs === null),
   ];
   // A message is fully answered when some answer carrying it was shown whole; a partly shown answer (its tool message
   // went out, then the run was given up) still leaves the message open for the error reply, and so does an answer with
