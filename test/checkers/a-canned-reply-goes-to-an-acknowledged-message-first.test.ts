@@ -13,8 +13,7 @@ describe('attribution: a canned reply and a message the gateway never acknowledg
     const history = new KeylessHistory();
     history.ledger.userTyped({ sessionKey: session, deliveryId: 'm0', text: '/clear', marker: '<m0>', mentions: true, sentAtMs: 500 });
     history.userTypes(17_000, 'm4', '/clear');
-    const cleared = history.platformShows(20_010, history.gatewaySends(20_000), cannedReplies[1]);
-    history.arrives(20_015, cleared.ackId);
+    const cleared = history.sendsAndShows(20_000, cannedReplies[1]);
 
     const attribution = attributeAll(history.observations()).get(session);
     expect(attribution?.unexplained).toEqual([]);

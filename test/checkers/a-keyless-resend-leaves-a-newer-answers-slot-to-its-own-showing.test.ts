@@ -35,10 +35,9 @@ describe('attribution: a key-less resend and the slots of newer answers', () => 
     // showing was reported as a duplicate.
     const history = new KeylessHistory();
     answer(history, 1_000, 3);
-    const first = history.platformShows(3_010, history.gatewaySends(3_000), stock);
+    const first = history.sendsAndShows(3_000, stock, false);
     answer(history, 3_200, 4);
-    const resend = history.platformShows(9_010, history.gatewaySends(9_000), stock);
-    history.arrives(9_015, resend.ackId);
+    const resend = history.sendsAndShows(9_000, stock);
     const replay = history.platformShows(19_000, 1, stock, true);
     history.arrives(19_001, replay.ackId);
     const own = history.platformShows(19_130, history.gatewaySends(19_120), stock);
@@ -62,15 +61,13 @@ describe('attribution: a key-less resend and the slots of newer answers', () => 
     // the end, m5's showing would take m4's slot (the better-evidenced one) and m4's first showing would be the third.
     const history = new KeylessHistory();
     answer(history, 1_000, 3);
-    const first = history.platformShows(3_010, history.gatewaySends(3_000), stock);
+    const first = history.sendsAndShows(3_000, stock, false);
     answer(history, 3_200, 4);
-    const second = history.platformShows(9_010, history.gatewaySends(9_000), stock);
-    history.arrives(9_015, second.ackId);
+    const second = history.sendsAndShows(9_000, stock);
     const replay = history.platformShows(9_500, 1, stock, true); // the link replays the first send; its
     history.arrives(9_501, replay.ackId); // acknowledgement tells the gateway the first landed
     answer(history, 10_000, 5);
-    const third = history.platformShows(12_010, history.gatewaySends(12_000), stock);
-    history.arrives(12_015, third.ackId);
+    const third = history.sendsAndShows(12_000, stock);
     const o = history.observations();
     o.durable.rows.push(...callRows(3, true), ...callRows(4, true), ...callRows(5, false));
 

@@ -18,18 +18,14 @@ describe("attribution: a key-less resend of an error reply leaves later messages
     const history = new KeylessHistory();
     history.userTypes(1_000, 'm0', 'first question');
     history.userTypes(1_200, 'm1', 'second question');
-    const first = history.platformShows(3_010, history.gatewaySends(3_000), errorReply);
-    history.arrives(3_015, first.ackId);
+    const first = history.sendsAndShows(3_000, errorReply);
     history.killGateway(3_020, 1_000); // before the delivered mark committed: the next incarnation sends it again
-    const resend = history.platformShows(5_010, history.gatewaySends(5_000), errorReply);
-    history.arrives(5_015, resend.ackId);
+    history.sendsAndShows(5_000, errorReply);
     const replay = history.platformShows(5_500, 1, errorReply, true); // the link replays the first send: its
     history.arrives(5_501, replay.ackId); // acknowledgement tells the new gateway that one landed
     history.userTypes(6_000, 'm2', 'third question');
-    const forM1 = history.platformShows(8_010, history.gatewaySends(8_000), errorReply);
-    history.arrives(8_015, forM1.ackId);
-    const forM2 = history.platformShows(12_010, history.gatewaySends(12_000), errorReply);
-    history.arrives(12_015, forM2.ackId);
+    const forM1 = history.sendsAndShows(8_000, errorReply);
+    const forM2 = history.sendsAndShows(12_000, errorReply);
 
     const attribution = attributeAll(history.observations()).get(session);
     expect(attribution?.unexplained).toEqual([]);
@@ -46,11 +42,9 @@ describe("attribution: a key-less resend of an error reply leaves later messages
     const history = new KeylessHistory();
     history.userTypes(1_000, 'm0', 'first question');
     history.userTypes(1_200, 'm1', 'second question');
-    const first = history.platformShows(3_010, history.gatewaySends(3_000), errorReply); // its acknowledgement is lost
-    const forM1 = history.platformShows(4_010, history.gatewaySends(4_000), errorReply);
-    history.arrives(4_015, forM1.ackId);
-    const resend = history.platformShows(9_010, history.gatewaySends(9_000), errorReply);
-    history.arrives(9_015, resend.ackId);
+    const first = history.sendsAndShows(3_000, errorReply, false); // its acknowledgement is lost
+    const forM1 = history.sendsAndShows(4_000, errorReply);
+    history.sendsAndShows(9_000, errorReply);
 
     const attribution = attributeAll(history.observations()).get(session);
     expect(attribution?.unexplained).toEqual([]);
@@ -68,15 +62,12 @@ describe("attribution: a key-less resend of an error reply leaves later messages
     history.userTypes(1_000, 'm1', 'can you check groceries?');
     history.ledger.requestFailed(history.ledger.requestReceived(session, 'can you check groceries? <m1>', 1_100));
     history.userTypes(2_000, 'm2', 'and the build?');
-    const forM1 = history.platformShows(3_010, history.gatewaySends(3_000), errorReply); // its acknowledgement is lost
-    const resend = history.platformShows(9_010, history.gatewaySends(9_000), errorReply);
-    history.arrives(9_015, resend.ackId);
+    const forM1 = history.sendsAndShows(3_000, errorReply, false); // its acknowledgement is lost
+    history.sendsAndShows(9_000, errorReply);
     const request = history.ledger.requestReceived(session, 'and the build? <m2>', 10_000);
     history.ledger.answerReturned(request, { toolCalls: [{ id: 'call-2', name: 'send_message', text: 'Looking it up' }], result: '<message to="user">interim update</message>' }, 10_500);
-    const tool = history.platformShows(11_010, history.gatewaySends(11_000), 'Looking it up');
-    history.arrives(11_015, tool.ackId);
-    const forM2 = history.platformShows(20_010, history.gatewaySends(20_000), errorReply);
-    history.arrives(20_015, forM2.ackId);
+    history.sendsAndShows(11_000, 'Looking it up');
+    const forM2 = history.sendsAndShows(20_000, errorReply);
 
     const attribution = attributeAll(history.observations()).get(session);
     expect(attribution?.unexplained).toEqual([]);

@@ -16,10 +16,8 @@ describe('attribution: an error reply after an answer shown in part or not at al
     history.userTypes(1_100, 'm1', 'second question');
     const request = history.ledger.requestReceived(session, 'first question <m0>\nsecond question <m1>', 2_000);
     history.ledger.answerReturned(request, { toolCalls: [{ id: 'call-1', name: 'send_message', text: 'Looking it up' }], result: 'the calendar is clear' }, 2_500);
-    const tool = history.platformShows(3_010, history.gatewaySends(3_000), 'Looking it up');
-    history.arrives(3_015, tool.ackId);
-    const error = history.platformShows(9_010, history.gatewaySends(9_000), cannedReplies[0]);
-    history.arrives(9_015, error.ackId);
+    const tool = history.sendsAndShows(3_000, 'Looking it up');
+    history.sendsAndShows(9_000, cannedReplies[0]);
 
     const attribution = attributeAll(history.observations()).get(session);
     expect(attribution?.unexplained).toEqual([]);
@@ -40,13 +38,10 @@ describe('attribution: an error reply after an answer shown in part or not at al
     const request = history.ledger.requestReceived(session, 'can you check the build? <m5>\nand the flights? <m7>', 2_000);
     history.ledger.answerReturned(request, { toolCalls: [], result: '<message to="user">Looking it up</message>' }, 2_500);
     history.userTypes(5_000, 'm9', 'and the meeting notes?');
-    const forM5 = history.platformShows(9_010, history.gatewaySends(9_000), cannedReplies[0]);
-    history.arrives(9_015, forM5.ackId);
-    const forM7 = history.platformShows(9_030, history.gatewaySends(9_020), cannedReplies[0]);
-    history.arrives(9_035, forM7.ackId);
+    const forM5 = history.sendsAndShows(9_000, cannedReplies[0]);
+    const forM7 = history.sendsAndShows(9_020, cannedReplies[0]);
     history.ledger.requestFailed(history.ledger.requestReceived(session, 'and the meeting notes? <m9>', 12_000));
-    const forM9 = history.platformShows(20_010, history.gatewaySends(20_000), cannedReplies[0]);
-    history.arrives(20_015, forM9.ackId);
+    const forM9 = history.sendsAndShows(20_000, cannedReplies[0]);
 
     const attribution = attributeAll(history.observations()).get(session);
     expect(attribution?.unexplained).toEqual([]);

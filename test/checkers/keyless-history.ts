@@ -40,6 +40,16 @@ export class KeylessHistory {
     return { shown, ackId: this.send(atMs, platform, gateway, 'send.ack') };
   }
 
+  /**
+   * The gateway sends `text` at `atMs`; the platform shows it 10 ms later, and its acknowledgement reaches the gateway
+   * 5 ms after that, unless `acknowledged` is false (the acknowledgement is lost).
+   */
+  sendsAndShows(atMs: number, text: string, acknowledged = true): { shown: ShownFact; ackId: number } {
+    const showing = this.platformShows(atMs + 10, this.gatewaySends(atMs), text);
+    if (acknowledged) this.arrives(atMs + 15, showing.ackId);
+    return showing;
+  }
+
   /** Message `id` (an acknowledgement) arrives at the gateway. */
   arrives(atMs: number, id: number): void {
     this.record(atMs, 'net.deliver', { from: platform, to: gateway, id, seq: 0 });
