@@ -1,7 +1,7 @@
 // Thin builders over the harness and the fuzz driver, for a gateway engineer's own code and tests: run a scenario
 // from a seed, replay a seed string, fuzz a scenario. Each names its run by a seed string, the same token the command
 // line prints and `gatesim repro` replays.
-import type { BugId, ModelComponents } from '../src/index.ts';
+import type { BugId, ModelComponents, ReplaceableProcess } from '../src/index.ts';
 import { findScenario, type Scenario, scenarioNames, scenarios } from '../scenarios/index.ts';
 import type { Violation } from '../sim/checkers/index.ts';
 import { loadSqlJs } from '../sim/kernel/sqlite.ts';
@@ -11,7 +11,7 @@ import { type RunResult, runSpec } from '../sim/run/harness.ts';
 import { fuzzScenario } from '../sim/cli/fuzz.ts';
 import { freshSeed } from '../sim/cli/real.ts';
 import { runText } from '../sim/cli/report.ts';
-import { decodeSeedString, encodeSeedString, SeedStringError, verifySeedString } from '../sim/cli/seed-string.ts';
+import { decodeSeedString, encodeSeedString, SeedStringError, tagsOf, verifySeedString } from '../sim/cli/seed-string.ts';
 
 /** Options of {@link runScenario}. */
 export interface RunScenarioOptions {
@@ -52,7 +52,7 @@ export async function runScenario(scenario: string | Scenario, options: RunScena
   const bugs = [...(options.bugs ?? [])];
   const seed = options.seed ?? freshSeed();
   const spec = generateSpec(chosen, bugs, seed, undefined);
-  const seedString = encodeSeedString({ scenario: chosen.name, bugs, seed, path: undefined }, spec);
+  const seedString = encodeSeedString({ scenario: chosen.name, custom: customOf(options), bugs, seed, path: undefined }, spec);
   return finish(seedString, await runSpec(spec, { sql: await loadSqlJs(), ...components(options) }));
 }
 
@@ -67,15 +67,24 @@ export interface ReproduceOptions {
 /**
  * Replay a run exactly from its seed string. Throws SeedStringError for a malformed string, an unknown scenario or
  * one made by a build whose scenarios differ. Components passed to the run that made the string (rather than
- * declared by its scenario) must be passed again.
+ * declared by its scenario) must be passed again, for the same processes (the string names them): a replay without
+ * them, or with others, is refused rather than run with different components.
  */
 export async function reproduce(seedString: string, options: ReproduceOptions = {}): Promise<ScenarioRun> {
   const decoded = decodeSeedString(seedString);
+  const named = [...(decoded.custom ?? [])];
+  const given = customOf(options);
+  if (named.join(',') !== given.join(',')) {
+    const want = named.length === 0 ? 'the built-in components (pass no `components`)' : `components of your own for ${named.join(', ')}`;
+    throw new SeedStringError(`seed string ran ${want}, but this replay was given ${given.length === 0 ? 'none' : `components for ${given.join(', ')}`}: pass \`components\` for exactly the processes the string names`);
+  }
   const scenario = scenarioNamed(decoded.scenario);
   const spec = generateSpec(scenario, decoded.bugs, decoded.seed, decoded.path);
   verifySeedString(decoded, spec);
   const bugs = options.bugs === undefined ? decoded.bugs : [...options.bugs];
-  return finish(seedString.trim(), await runSpec({ ...spec, bugs }, { sql: await loadSqlJs(), ...components(options) }));
+  const sessionManager = decoded.sessionManager === 'pi' ? { sessionManager: 'pi' as const } : {};
+  const seed = options.bugs === undefined ? seedString.trim() : encodeSeedString({ ...tagsOf(decoded), scenario: scenario.name, bugs, seed: decoded.seed, path: decoded.path }, { ...spec, bugs });
+  return finish(seed, await runSpec({ ...spec, bugs }, { sql: await loadSqlJs(), ...sessionManager, ...components(options) }));
 }
 
 /** Options of {@link fuzz}. */
@@ -141,6 +150,11 @@ export async function fuzz(scenario: string | Scenario, options: FuzzOptions = {
         ? undefined
         : { seed: failure.seed, invariant: failure.invariant, violations: failure.violations, run: failure.run, shrinkRuns: failure.shrinkRuns, report },
   };
+}
+
+/** The processes a caller's own components replace, sorted: what a seed string records of them. */
+function customOf(options: { components?: ModelComponents }): ReplaceableProcess[] {
+  return (Object.keys(options.components ?? {}) as ReplaceableProcess[]).sort();
 }
 
 function components(options: { components?: ModelComponents }): { components?: ModelComponents } {

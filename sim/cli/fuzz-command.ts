@@ -4,17 +4,19 @@
 import type { BugId } from '../../src/index.ts';
 import { findScenario, type Scenario, scenarioNames, scenarios } from '../../scenarios/index.ts';
 import { loadSqlJs } from '../kernel/sqlite.ts';
-import { addCoverage, emptyCoverage } from '../run/coverage.ts';
+import { addCoverage, coverageRows, emptyCoverage, type FaultCoverage } from '../run/coverage.ts';
 import { type Shard, shardRunCount, wholeCampaign } from './campaign.ts';
 import { pc } from './colors.ts';
 import { exitCodeFor } from './exit-codes.ts';
 import { type FuzzFailure, fuzzScenario, type ScenarioOutcome } from './fuzz.ts';
 import { shrinkRunsMax } from './fuzz-task.ts';
 import { junitXml } from './junit.ts';
+import { loadSpecifier } from './load.ts';
 import { type Executor, inlineExecutor, poolExecutor } from './pool.ts';
 import { startProgress } from './progress.ts';
-import { checkWritableFile, freshSeed, isDirectory, prepareArtifactDir, removeIfEmpty, wallNowMs, writeArtifact, writeFolderWhole } from './real.ts';
+import { artifactFolderName, checkPathText, checkWritableFile, claimArtifactDir, freshSeed, isDirectory, prepareArtifactDir, recordArtifacts, removeIfEmpty, samePath, wallNowMs, writeArtifact, writeFolderWhole } from './real.ts';
 import { coverageText, formatMs, runText, writeArtifacts } from './report.ts';
+import { cliInvocation, reproduceHint } from './seed-string.ts';
 
 export const workersMax = 64;
 
@@ -34,6 +36,10 @@ export interface FuzzOptions {
   junit?: string;
   artifacts?: string;
   json?: boolean;
+  /** Print the whole fault-coverage table (rows by turn phase) instead of its summary. */
+  coverage?: boolean;
+  /** The modules the command line loaded (--load): every worker loads them, every seed string names them. */
+  loads?: readonly string[];
 }
 
 function print(text: string): void {
@@ -57,14 +63,24 @@ function checkOptions(options: FuzzOptions, runs: number | undefined): boolean {
     throw new UsageError(`shard ${shard.index + 1}/${shard.count} has no runs to do: --runs ${runs} gives fewer runs per scenario than ${shard.index + 1}`);
   }
   if (options.workers !== undefined && options.workers > workersMax) throw new UsageError(`--workers must be at most ${workersMax}, got ${options.workers}`);
+  for (const [flag, path] of [['--junit', options.junit], ['--artifacts', options.artifacts]] as const) {
+    const problem = path === undefined ? undefined : checkPathText(path, flag);
+    if (problem !== undefined) throw new UsageError(problem);
+  }
+  if (options.junit !== undefined && options.artifacts !== undefined && samePath(options.junit, options.artifacts)) {
+    throw new UsageError(`--junit and --artifacts name the same path ${options.junit}: give the JUnit file a path of its own`);
+  }
   if (options.junit !== undefined) {
     const problem = checkWritableFile(options.junit, 'JUnit');
     if (problem !== undefined) throw new UsageError(problem);
   }
   if (options.artifacts === undefined) return false;
   const existed = isDirectory(options.artifacts);
-  const problem = prepareArtifactDir(options.artifacts);
-  if (problem !== undefined) throw new UsageError(problem);
+  const problem = prepareArtifactDir(options.artifacts) ?? claimArtifactDir(options.artifacts);
+  if (problem !== undefined) {
+    if (!existed) removeIfEmpty(options.artifacts);
+    throw new UsageError(problem);
+  }
   return !existed;
 }
 
@@ -77,7 +93,8 @@ export async function fuzzCommand(options: FuzzOptions): Promise<number> {
   const campaignSeed = options.seed ?? freshSeed();
   const sql = await loadSqlJs();
   const workers = options.workers ?? 1;
-  const executor: Executor = workers === 1 ? inlineExecutor(sql) : poolExecutor(workers);
+  const loads = options.loads ?? [];
+  const executor: Executor = workers === 1 ? inlineExecutor(sql) : poolExecutor(workers, { loads: loads.map((module) => loadSpecifier(module, process.cwd())), cwd: process.cwd() });
   const started = wallNowMs();
   const perShard = runs === undefined ? undefined : shardRunCount(runs, shard);
   const progress = startProgress({ scenarios: chosen.length, runsPerScenario: perShard, seconds: options.seconds }, process.stderr.isTTY === true, (line) => process.stderr.write(`${line}\n`));
@@ -88,14 +105,18 @@ export async function fuzzCommand(options: FuzzOptions): Promise<number> {
     for (const [position, scenario] of chosen.entries()) {
       const scenarioStarted = wallNowMs();
       const deadline = options.seconds === undefined ? undefined : () => wallNowMs() - scenarioStarted > (options.seconds as number) * 1_000;
-      const limits = { ...(runs === undefined ? {} : { runs }), ...(deadline === undefined ? {} : { deadline }), ...(options.invariant === undefined ? {} : { invariant: options.invariant }), ...(options.sessionManager === 'pi' ? { sessionManager: 'pi' as const } : {}), shard };
+      const limits = { ...(runs === undefined ? {} : { runs }), ...(deadline === undefined ? {} : { deadline }), ...(options.invariant === undefined ? {} : { invariant: options.invariant }), ...(options.sessionManager === 'pi' ? { sessionManager: 'pi' as const } : {}), loads, shard };
       const outcome = await fuzzScenario(scenario, scenarios.indexOf(scenario), bugs, campaignSeed, limits, sql, (done) => progress.update(scenario.name, position, done), {
         executor,
         onShrinkStarted: (run) => progress.note(`fuzz: ${scenario.name} failed at run ${run}; shrinking it (at most ${shrinkRunsMax} runs)`),
       });
       outcomes.push(outcome);
       const failure = outcome.failure;
-      if (failure !== undefined && options.artifacts !== undefined) writeFolderWhole(`${options.artifacts}/${failure.seed}`, (into) => writeArtifacts(into, failure.seed, failure.result));
+      if (failure !== undefined && options.artifacts !== undefined) {
+        const artifacts = options.artifacts;
+        writeFolderWhole(`${artifacts}/${artifactFolderName(failure.seed)}`, (into) => writeArtifacts(into, failure.seed, failure.result));
+        recordArtifacts(artifacts, outcomes.flatMap((done) => (done.failure === undefined ? [] : [artifactFolderName(done.failure.seed)])));
+      }
       if (options.json !== true) for (const line of outcomeLines(outcome, options.artifacts)) progress.print(line);
     }
   } finally {
@@ -113,22 +134,76 @@ function finish(options: FuzzOptions, campaign: { bugs: BugId[]; campaignSeed: n
   const failures = outcomes.flatMap((outcome) => (outcome.failure === undefined ? [] : [outcome.failure]));
   const firstFailureRun = failures.length === 0 ? null : Math.min(...failures.map((failure) => failure.run));
   const totalRuns = outcomes.reduce((sum, outcome) => sum + outcome.runs, 0);
-  if (options.junit !== undefined) writeArtifact(options.junit, junitXml(campaign));
+  const code = exitCodeFor(failures.flatMap((failure) => failure.violations.map((violation) => violation.class)));
+  // The paths were checked before the campaign; should a write still fail, say so without hiding the verdict.
+  let writeFailed = false;
+  const write = (what: string, action: () => void): void => {
+    try {
+      action();
+    } catch (error) {
+      writeFailed = true;
+      process.stderr.write(`gatesim: could not write ${what}: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}\n`);
+    }
+  };
+  if (options.junit !== undefined) write(`the JUnit file ${options.junit}`, () => writeArtifact(options.junit as string, junitXml(campaign)));
   // A folder this campaign created and found nothing to put in is removed; a folder the user had is kept.
-  if (options.artifacts !== undefined && createdArtifacts && failures.length === 0) removeIfEmpty(options.artifacts);
+  if (options.artifacts !== undefined && failures.length === 0) write(`the artifacts list in ${options.artifacts}`, () => (createdArtifacts ? removeIfEmpty(options.artifacts as string) : recordArtifacts(options.artifacts as string, [])));
   if (options.json === true) {
-    print(JSON.stringify({ runs: totalRuns, failures: failures.map(failureJson), firstFailureRun, wallMs, campaignSeed, coverage }));
+    const scenarioRuns = outcomes.map((outcome) => ({ scenario: outcome.scenario, runs: outcome.runs, firstFailureRun: outcome.failure?.run ?? null }));
+    print(JSON.stringify({ runs: totalRuns, failures: failures.map(failureJson), firstFailureRun, scenarios: scenarioRuns, wallMs, campaignSeed, coverage }));
   } else {
     print(`\n${totalRuns} runs in ${formatMs(wallMs)} wall, ${failures.length} failing scenario(s)`);
-    print(pc.bold('fault coverage (faults landed, by the turn phase they landed in)'));
-    print(coverageText(coverage));
+    if (options.coverage === true) {
+      print(pc.bold('fault coverage (faults landed, by the turn phase they landed in)'));
+      print(coverageText(coverage));
+    } else print(coverageSummary(coverage));
+    for (const line of failureList(failures)) print(line);
+    print(nextStep(failures, campaign.bugs));
   }
   for (const failure of failures) failure.result.sim.dispose();
-  return exitCodeFor(failures.flatMap((failure) => failure.violations.map((violation) => violation.class)));
+  return writeFailed && code === 0 ? 3 : code;
 }
 
 function failureJson(failure: FuzzFailure): Record<string, unknown> {
-  return { scenario: failure.scenario, seed: failure.seed, invariant: failure.invariant, class: failure.class, steps: failure.steps };
+  const first = failure.violations.find((violation) => violation.invariant === failure.invariant);
+  return {
+    scenario: failure.scenario,
+    seed: failure.seed,
+    invariant: failure.invariant,
+    class: failure.class,
+    message: first?.message ?? '',
+    steps: failure.steps,
+    run: failure.run,
+    shrinkRuns: failure.shrinkRuns,
+  };
+}
+
+/** One line on the fault coverage: how many rows (fault types and shapes) were reached, and which never were. */
+export function coverageSummary(coverage: FaultCoverage): string {
+  const never = coverageRows.filter((row) => Object.values(coverage[row]).every((count) => count === 0));
+  const reached = coverageRows.length - never.length;
+  const head = `fault coverage: ${reached} of ${coverageRows.length} fault types and shapes landed`;
+  return never.length === 0 ? `${head} (--coverage prints them by turn phase)` : `${head}; ${pc.yellow(`never: ${never.join(', ')}`)} (--coverage prints the table by turn phase)`;
+}
+
+/** The campaign's failures, one short block each: scenario, invariant, seed string and how to replay it. */
+function failureList(failures: readonly FuzzFailure[]): string[] {
+  if (failures.length === 0) return [];
+  return [
+    pc.bold('failures'),
+    ...failures.flatMap((failure) => [`  ${pc.red(failure.scenario)}: ${failure.invariant} (${failure.class})`, `    seed: ${failure.seed}`, `    reproduce: ${reproduceHint(failure.seed)}`]),
+  ];
+}
+
+/** What to try next: replay a failure with every bug off, or, after a clean campaign, hunt a seed bug. */
+function nextStep(failures: readonly FuzzFailure[], bugs: readonly BugId[]): string {
+  const failure = failures[0];
+  if (failure !== undefined) {
+    const hint = reproduceHint(failure.seed);
+    const withBugsOff = bugs.length > 0 && hint.startsWith(cliInvocation()) ? `${hint} --bugs none` : hint;
+    return `next: read the report above, then replay it${bugs.length > 0 ? ' with every bug off' : ''} to check a fix: ${withBugsOff}`;
+  }
+  return `next: watch gatesim find a seed bug: ${cliInvocation()} fuzz --scenario send-mid-turn --bugs send-flag --runs 30 --seed 1 (gatesim list names them all)`;
 }
 
 function outcomeLines(outcome: ScenarioOutcome, artifacts: string | undefined): string[] {
@@ -137,8 +212,8 @@ function outcomeLines(outcome: ScenarioOutcome, artifacts: string | undefined): 
   return [
     runText(failure.seed, failure.result),
     `${pc.red('FAIL')} ${outcome.scenario}: found at run ${failure.run} (${failure.invariant}, ${failure.class}), shrunk in ${failure.shrinkRuns} runs`,
-    `  reproduce: npm run sim -- repro ${failure.seed}`,
-    ...(artifacts === undefined ? [] : [`  artifacts: ${artifacts}/${failure.seed}/`]),
+    `  reproduce: ${reproduceHint(failure.seed)}`,
+    ...(artifacts === undefined ? [] : [`  artifacts: ${artifacts}/${artifactFolderName(failure.seed)}/`]),
     '',
   ];
 }

@@ -12,7 +12,7 @@ import type { FaultCoverage } from '../run/coverage.ts';
 import { generateSpec, runArbitrary, toSpec } from '../run/generate.ts';
 import { type RunOptions, type RunResult, runSpec } from '../run/harness.ts';
 import type { Plan } from '../run/plan.ts';
-import { encodeSeedString } from './seed-string.ts';
+import { encodeSeedString, type RunTags } from './seed-string.ts';
 
 export const shrinkRunsMax = 300;
 
@@ -24,8 +24,11 @@ export interface FuzzTask {
   seed: number;
   /** Count a run as failing only if it violates this invariant; any invariant when absent. */
   invariant?: string;
-  /** Runs use the real pi SessionManager (sim/real) instead of the model's. */
-  sessionManager?: 'pi';
+  /**
+   * What else the runs need, as their seed strings record it: the real pi SessionManager, components of the caller's
+   * own (which only an in-process executor has), the modules the command line loaded (a worker thread loads them too).
+   */
+  tags?: RunTags;
 }
 
 export interface RunReport {
@@ -43,7 +46,14 @@ export function failsFor(invariant: string | undefined): (result: RunResult) => 
 }
 
 function sessionManagerOf(task: FuzzTask): { sessionManager?: 'pi' } {
-  return task.sessionManager === 'pi' ? { sessionManager: 'pi' } : {};
+  return task.tags?.sessionManager === 'pi' ? { sessionManager: 'pi' } : {};
+}
+
+/** A task naming custom components must be done where they are (the in-process executor with those components). */
+function checkComponents(task: FuzzTask, runOptions: TaskRunOptions): void {
+  const given = Object.keys(runOptions.components ?? {}).sort();
+  const named = [...(task.tags?.custom ?? [])].sort();
+  assert(given.join(',') === named.join(','), `fuzz task names custom components [${named.join(', ')}] but its executor has [${given.join(', ')}]`);
 }
 
 function scenarioOf(task: FuzzTask): Scenario {
@@ -57,6 +67,7 @@ export type TaskRunOptions = Omit<RunOptions, 'sql'>;
 
 export async function runTask(task: FuzzTask, sql: SqlJsStatic, runOptions: TaskRunOptions = {}): Promise<RunReport> {
   assert(task.kind === 'run', 'runTask is given a run task');
+  checkComponents(task, runOptions);
   const result = await runSpec(generateSpec(scenarioOf(task), task.bugs, task.seed, undefined), { ...runOptions, ...sessionManagerOf(task), sql });
   result.sim.dispose();
   return { fails: failsFor(task.invariant)(result), coverage: result.coverage };
@@ -64,6 +75,7 @@ export async function runTask(task: FuzzTask, sql: SqlJsStatic, runOptions: Task
 
 export async function shrinkTask(task: FuzzTask, sql: SqlJsStatic, runOptions: TaskRunOptions = {}): Promise<ShrinkReport> {
   assert(task.kind === 'shrink', 'shrinkTask is given a shrink task');
+  checkComponents(task, runOptions);
   const scenario = scenarioOf(task);
   const fails = failsFor(task.invariant);
   let shrinkRuns = -1;
@@ -80,7 +92,7 @@ export async function shrinkTask(task: FuzzTask, sql: SqlJsStatic, runOptions: T
   assert(outcome.failed, `run of ${task.scenario} with seed ${task.seed} passes when shrinking starts: runs are not deterministic`);
   const value = outcome.counterexample?.[0] as [Plan, number];
   const path = outcome.counterexamplePath ?? undefined;
-  const seedString = encodeSeedString({ scenario: scenario.name, ...sessionManagerOf(task), bugs: task.bugs, seed: task.seed, path }, toSpec(scenario, task.bugs, value));
+  const seedString = encodeSeedString({ scenario: scenario.name, ...task.tags, bugs: task.bugs, seed: task.seed, path }, toSpec(scenario, task.bugs, value));
   return { seedString, shrinkRuns: Math.max(0, shrinkRuns) };
 }
 

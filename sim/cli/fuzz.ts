@@ -15,7 +15,7 @@ import { type RunResult, runSpec } from '../run/harness.ts';
 import { runSeed, type Shard, shardRuns } from './campaign.ts';
 import { failsFor, type RunReport, type TaskRunOptions } from './fuzz-task.ts';
 import { type Executor, inlineExecutor } from './pool.ts';
-import { decodeSeedString, verifySeedString } from './seed-string.ts';
+import { decodeSeedString, type RunTags, tagsOf, verifySeedString } from './seed-string.ts';
 
 /** How much of a campaign to run for one scenario, and what counts as a failure. */
 export interface FuzzLimits {
@@ -23,6 +23,8 @@ export interface FuzzLimits {
   invariant?: string;
   /** The runner's SessionManager: the model's own (default) or the real pi one (sim/real). */
   sessionManager?: 'model' | 'pi';
+  /** The modules the command line loaded (--load), recorded in every seed string (a worker pool loads them too). */
+  loads?: readonly string[];
   /** Called when the first failing run is known, before shrinking starts (the benchmark times detection apart from it). */
   onFirstFailure?: () => void;
   /** Runs per scenario over the whole campaign (all shards). */
@@ -89,6 +91,7 @@ export async function fuzzScenario(
 ): Promise<ScenarioOutcome> {
   assert(extras.runOptions === undefined || extras.executor === undefined, 'run options need the in-process executor');
   const executor = extras.executor ?? inlineExecutor(sql, extras.runOptions);
+  const tags = campaignTags(limits, extras.runOptions);
   const coverage = emptyCoverage();
   const order = shardRuns(limits.runs, limits.shard);
   const inFlightMax = executor.workers * 2;
@@ -104,7 +107,7 @@ export async function fuzzScenario(
       }
       const seed = runSeed(campaignSeed, scenarioIndex, next.value);
       extras.onRunStarted?.({ scenario: scenario.name, run: next.value, seed });
-      const answer = executor.run({ kind: 'run', scenario: scenario.name, bugs, seed, ...invariantOf(limits) });
+      const answer = executor.run({ kind: 'run', scenario: scenario.name, bugs, seed, ...invariantOf(limits), tags });
       // If an earlier run throws, the later answers are never awaited: keep their rejections from going unhandled.
       answer.catch(() => {});
       pending.push({ run: next.value, seed, answer });
@@ -127,8 +130,14 @@ export async function fuzzScenario(
   return { scenario: scenario.name, runs, coverage, failure: undefined };
 }
 
-function invariantOf(limits: FuzzLimits): { invariant?: string; sessionManager?: 'pi' } {
-  return { ...(limits.invariant === undefined ? {} : { invariant: limits.invariant }), ...(limits.sessionManager === 'pi' ? { sessionManager: 'pi' as const } : {}) };
+function invariantOf(limits: FuzzLimits): { invariant?: string } {
+  return limits.invariant === undefined ? {} : { invariant: limits.invariant };
+}
+
+/** What every run of the campaign needs besides its plan, as its seed strings record it. */
+function campaignTags(limits: FuzzLimits, runOptions: TaskRunOptions | undefined): RunTags {
+  const custom = Object.keys(runOptions?.components ?? {}) as NonNullable<RunTags['custom']>[number][];
+  return tagsOf({ ...(limits.sessionManager === undefined ? {} : { sessionManager: limits.sessionManager }), custom, ...(limits.loads === undefined ? {} : { loads: limits.loads }) });
 }
 
 async function shrinkFailure(
@@ -140,7 +149,7 @@ async function shrinkFailure(
   sql: SqlJsStatic,
   runOptions: TaskRunOptions,
 ): Promise<FuzzFailure> {
-  const shrunk = await executor.shrink({ kind: 'shrink', scenario: scenario.name, bugs, seed: head.seed, ...invariantOf(limits) });
+  const shrunk = await executor.shrink({ kind: 'shrink', scenario: scenario.name, bugs, seed: head.seed, ...invariantOf(limits), tags: campaignTags(limits, runOptions) });
   const result = await replay(scenario, shrunk.seedString, sql, runOptions);
   assert(failsFor(limits.invariant)(result), `the shrunk counterexample of ${scenario.name} passes when replayed: shrinking is not deterministic`);
   const first = result.violations.find((violation) => limits.invariant === undefined || violation.invariant === limits.invariant);

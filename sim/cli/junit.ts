@@ -4,6 +4,7 @@
 import junit, { type Builder } from 'junit-report-builder';
 import type { BugId } from '../../src/index.ts';
 import type { ScenarioOutcome } from './fuzz.ts';
+import { reproduceHint } from './seed-string.ts';
 
 export interface JunitCampaign {
   bugs: BugId[];
@@ -23,14 +24,15 @@ export function junitXml(campaign: JunitCampaign): string {
     .property('shard', `${campaign.shard.index + 1}/${campaign.shard.count}`)
     .time(campaign.wallMs / 1_000);
   for (const outcome of campaign.outcomes) {
-    const testCase = suite.testCase().className(`gatesim.fuzz.${outcome.scenario}`).name(`${outcome.scenario} [bugs: ${bugs}] (${outcome.runs} runs)`);
+    // The name is stable from night to night (no run count), so CI history follows one case; the runs are a property.
+    const testCase = suite.testCase().className(`gatesim.fuzz.${outcome.scenario}`).name(`${outcome.scenario} [bugs: ${bugs}]`).property('runs', String(outcome.runs));
     const failure = outcome.failure;
     if (failure === undefined) continue;
     testCase.failure(`${failure.invariant} (${failure.class}) at run ${failure.run}: ${failure.seed}`, failure.class);
     testCase.stacktrace(
       [
         `seed string: ${failure.seed}`,
-        `reproduce: npm run sim -- repro ${failure.seed}`,
+        `reproduce: ${reproduceHint(failure.seed)}`,
         ...failure.violations.slice(0, 5).map((violation) => `${violation.invariant} (${violation.class}, step #${violation.step}): ${violation.message}`),
       ].join('\n'),
     );

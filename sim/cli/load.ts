@@ -32,10 +32,15 @@ export function splitLoadOptions(argv: readonly string[]): { modules: string[]; 
   return { modules, rest };
 }
 
+/** The specifier `--load <module>` imports: a path made an absolute file URL (relative to `cwd`), or a package name as given. */
+export function loadSpecifier(module: string, cwd: string): string {
+  return module.startsWith('.') || module.startsWith('/') ? pathToFileURL(resolve(cwd, module)).href : module;
+}
+
 /** Import each module (a path relative to the working directory, or a package name), in order. */
 export async function loadModules(modules: readonly string[], cwd: string): Promise<void> {
   for (const module of modules) {
-    const specifier = module.startsWith('.') || module.startsWith('/') ? pathToFileURL(resolve(cwd, module)).href : module;
+    const specifier = loadSpecifier(module, cwd);
     try {
       await importWithTypeScript(specifier, cwd);
     } catch (error) {

@@ -13,10 +13,10 @@ import { loadSqlJs } from '../kernel/sqlite.ts';
 import { pc } from './colors.ts';
 import { exitCodeFor, exitCodes } from './exit-codes.ts';
 import { fuzzCommand, type FuzzOptions, UsageError, workersMax } from './fuzz-command.ts';
-import { freshSeed, prepareArtifactDir } from './real.ts';
+import { checkPathText, claimArtifactDir, freshSeed, isDirectory, prepareArtifactDir, recordArtifacts, removeIfEmpty } from './real.ts';
 import { formatMs, runJson, runText, writeArtifacts } from './report.ts';
-import { clip, decodeSeedString, encodeSeedString, parseSeedNumber, SeedStringError, verifySeedString } from './seed-string.ts';
-import { LoadError, loadModules, splitLoadOptions } from './load.ts';
+import { clip, decodeSeedString, encodeSeedString, parseSeedNumber, SeedStringError, tagsOf, verifySeedString } from './seed-string.ts';
+import { LoadError, loadModules, loadSpecifier, splitLoadOptions } from './load.ts';
 
 const errorLineLengthMax = 300;
 
@@ -99,9 +99,15 @@ interface RunOptions {
 
 function checkArtifactDir(dir: string | undefined): void {
   if (dir === undefined) return;
-  const problem = prepareArtifactDir(dir);
-  if (problem !== undefined) throw new UsageError(problem);
+  const existed = isDirectory(dir);
+  const problem = checkPathText(dir, '--artifacts') ?? prepareArtifactDir(dir) ?? claimArtifactDir(dir);
+  if (problem === undefined) return;
+  if (!existed) removeIfEmpty(dir);
+  throw new UsageError(problem);
 }
+
+/** The modules given with --load, in order: every seed string this process makes records them. */
+let loadedModules: readonly string[] = [];
 
 async function runCommand(scenarioName: string, options: RunOptions): Promise<number> {
   const scenario = scenarioByName(scenarioName);
@@ -110,8 +116,27 @@ async function runCommand(scenarioName: string, options: RunOptions): Promise<nu
   const bugs = options.bugs ?? [];
   const spec = generateSpec(scenario, bugs, seed, undefined);
   const sessionManager = options.sessionManager ?? 'model';
-  const seedString = encodeSeedString({ scenario: scenario.name, sessionManager, bugs, seed, path: undefined }, spec);
+  const seedString = encodeSeedString({ scenario: scenario.name, sessionManager, loads: loadedModules, bugs, seed, path: undefined }, spec);
   return report(seedString, await runWith(spec, sessionManager), options);
+}
+
+/**
+ * A seed string names what its run needed besides the plan; refuse (exit 2) a replay that lacks any of it: a
+ * component of the caller's own (only the library can hand it over again), or a module the run was made with --load.
+ */
+function checkReplayable(decoded: ReturnType<typeof decodeSeedString>): void {
+  if (decoded.custom !== undefined) {
+    const processes = decoded.custom.join(', ');
+    throw new UsageError(
+      `seed string was made with a component of your own in place of the ${processes} (passed as \`components\` to runScenario or fuzz); the command line cannot replay it: call reproduce(seed, { components: { ${decoded.custom.map((process) => `'${process}': <your component>`).join(', ')} } }) from your code`,
+    );
+  }
+  const cwd = process.cwd();
+  const given = new Set(loadedModules.map((module) => loadSpecifier(module, cwd)));
+  const missing = (decoded.loads ?? []).filter((module) => !given.has(loadSpecifier(module, cwd)));
+  if (missing.length > 0) {
+    throw new UsageError(`seed string was made with ${missing.map((module) => `--load ${clip(module, 120)}`).join(' ')}; replay it with: gatesim ${(decoded.loads ?? []).map((module) => `--load ${clip(module, 120)} `).join('')}repro <seed-string>`);
+  }
 }
 
 /** Run a spec with the model's or the real pi SessionManager; a missing real/ package is bad usage (exit 2). */
@@ -127,6 +152,7 @@ async function runWith(spec: Parameters<typeof runSpec>[0], sessionManager: 'mod
 /** Replay a seed string; with --bugs, the same plan with the model switched differently (a fix checked on the failing plan). */
 async function reproCommand(text: string, options: Omit<RunOptions, 'seed'>): Promise<number> {
   const decoded = decodeSeedString(text);
+  checkReplayable(decoded);
   const scenario = scenarioByName(decoded.scenario);
   let spec;
   try {
@@ -141,7 +167,7 @@ async function reproCommand(text: string, options: Omit<RunOptions, 'seed'>): Pr
   if (options.bugs === undefined) return report(text.trim(), await runWith(spec, sessionManager), options);
   // The plan of the seed string under another bug set has a seed string of its own, which replays it in turn.
   const switched = { ...spec, bugs: options.bugs };
-  const seedString = encodeSeedString({ scenario: scenario.name, sessionManager, bugs: options.bugs, seed: decoded.seed, path: decoded.path }, switched);
+  const seedString = encodeSeedString({ scenario: scenario.name, ...tagsOf(decoded), bugs: options.bugs, seed: decoded.seed, path: decoded.path }, switched);
   if (options.json !== true) print(`replaying the plan of ${text.trim()} with bugs: ${options.bugs.join(', ') || 'none'}`);
   return report(seedString, await runWith(switched, sessionManager), options);
 }
@@ -149,9 +175,11 @@ async function reproCommand(text: string, options: Omit<RunOptions, 'seed'>): Pr
 async function report(seedString: string, result: Awaited<ReturnType<typeof runSpec>>, options: { json?: boolean; artifacts?: string }): Promise<number> {
   if (options.json === true) print(JSON.stringify(runJson(seedString, result)));
   else print(runText(seedString, result));
-  if (options.artifacts !== undefined) {
-    const written = writeArtifacts(options.artifacts, seedString, result);
-    if (options.json !== true) print(`artifacts: ${written.length} files under ${options.artifacts}`);
+  const dir = options.artifacts;
+  if (dir !== undefined) {
+    const written = writeArtifacts(dir, seedString, result);
+    recordArtifacts(dir, written.map((path) => path.slice(dir.length + 1).split('/')[0] ?? ''));
+    if (options.json !== true) print(`artifacts: ${written.length} files under ${dir}`);
   }
   result.sim.dispose();
   return exitCodeFor(result.violations.map((violation) => violation.class));
@@ -213,7 +241,7 @@ function program(setExit: (code: number) => void): Command {
     .option('--junit <file>', 'write a JUnit XML report: one test case per scenario and bug set')
     .option('--artifacts <dir>', 'write the artifacts of each failure under <dir>/<seed string>/')
     .option('--json', 'print one JSON object')
-    .action(async (options: FuzzOptions) => setExit(await fuzzCommand(options)));
+    .action(async (options: FuzzOptions) => setExit(await fuzzCommand({ ...options, loads: loadedModules })));
   root
     .command('demo')
     .description('run the kernel demonstration workload and print its traceHash')
@@ -236,6 +264,7 @@ export async function main(argvWithLoads: readonly string[]): Promise<number> {
   try {
     const { modules, rest } = splitLoadOptions(argvWithLoads);
     await loadModules(modules, process.cwd());
+    loadedModules = modules;
     argv = rest;
   } catch (error) {
     if (!(error instanceof LoadError)) throw error;

@@ -21,20 +21,26 @@ export function inlineExecutor(sql: SqlJsStatic, runOptions: TaskRunOptions = {}
   };
 }
 
+/** What a worker thread sets up before its first task: the modules the command line loaded, from its directory. */
+export interface WorkerSetup {
+  /** Module specifiers to import in order (paths already made absolute file URLs). */
+  loads: readonly string[];
+  cwd: string;
+}
+
 /**
- * A pool of `workers` threads. Each thread loads fuzz-worker.ts; TypeScript is loaded by tsx, whose loader the
- * threads inherit from this process's flags (`tsx sim/cli/main.ts`, or `node --import tsx`); when this process
- * was not started through tsx, the threads are given `--import tsx` themselves.
+ * A pool of `workers` threads. Each thread first loads the `setup` modules (the command line's --load), so it runs
+ * exactly what this thread runs. From the TypeScript sources a thread starts at fuzz-worker-boot.mjs, which
+ * registers tsx for itself; the built package starts at fuzz-worker.js and needs no tsx.
  */
-export function poolExecutor(workers: number): Executor {
-  const viaTsx = process.execArgv.some((flag) => flag.includes('tsx'));
+export function poolExecutor(workers: number, setup: WorkerSetup = { loads: [], cwd: process.cwd() }): Executor {
   const pool = new Piscina({
-    // The worker module sits beside this one: fuzz-worker.ts from source, fuzz-worker.js in the built package.
-    filename: new URL(import.meta.url.endsWith('.ts') ? './fuzz-worker.ts' : './fuzz-worker.js', import.meta.url).href,
+    // The worker module sits beside this one.
+    filename: new URL(import.meta.url.endsWith('.ts') ? './fuzz-worker-boot.mjs' : './fuzz-worker.js', import.meta.url).href,
     minThreads: workers,
     maxThreads: workers,
     idleTimeout: Number.POSITIVE_INFINITY,
-    ...(viaTsx ? {} : { execArgv: [...process.execArgv, '--import', 'tsx'] }),
+    workerData: setup,
   });
   return {
     workers,

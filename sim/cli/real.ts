@@ -2,9 +2,9 @@
 // reporting how long a campaign took, never for simulation), real files (artifacts, JUnit) and the process's entropy
 // for choosing a fresh seed when the user gives none. Nothing in a simulation run may import this file; the lint rule
 // and the tidy test exempt it alone.
-import { accessSync, constants, mkdirSync, renameSync, rmdirSync, rmSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
-import { dirname, parse, resolve } from 'node:path';
-import { randomInt } from 'node:crypto';
+import { accessSync, constants, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmdirSync, rmSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
+import { basename, dirname, parse, resolve, sep } from 'node:path';
+import { createHash, randomInt } from 'node:crypto';
 
 /** Wall-clock milliseconds with sub-millisecond precision, for measuring, never for simulating. */
 export function wallNowMs(): number {
@@ -123,4 +123,64 @@ export function removeIfEmpty(dir: string): void {
   } catch {
     // Not empty, or already gone: keep it.
   }
+}
+
+/** File names longer than this many bytes are refused by common file systems (ext4, APFS, NTFS). */
+const fileNameBytesMax = 255;
+/** The suffix a whole-or-nothing write adds while it writes (writeArtifact, writeFolderWhole). */
+const partialSuffixBytesMax = '.partial-'.length + 10;
+
+/** A path the user gave that no file system takes: empty, a name too long, a NUL byte; returns the error line. */
+export function checkPathText(path: string, flag: string): string | undefined {
+  if (path.trim().length === 0) return `${flag} needs a path, got an empty one`;
+  if (path.includes('\0')) return `${flag}: the path contains a NUL byte`;
+  const long = resolve(path)
+    .split(sep)
+    .find((name) => Buffer.byteLength(name) + partialSuffixBytesMax > fileNameBytesMax);
+  if (long !== undefined) return `${flag}: the name "${long.slice(0, 40)}..." is ${Buffer.byteLength(long)} bytes; file names must stay under ${fileNameBytesMax - partialSuffixBytesMax} bytes`;
+  return undefined;
+}
+
+/** Whether two paths the user gave name the same file or folder. */
+export function samePath(a: string, b: string): boolean {
+  return resolve(a) === resolve(b);
+}
+
+/**
+ * The folder name of a failure's artifacts: its seed string, or, for a seed string too long to be a file name with
+ * room for the partial-write suffix, its first 180 characters and a hash of the whole (report.json inside holds it).
+ */
+export function artifactFolderName(seed: string): string {
+  if (Buffer.byteLength(seed) + partialSuffixBytesMax <= fileNameBytesMax - 20) return seed;
+  return `${seed.slice(0, 180)}~${createHash('sha256').update(seed).digest('hex').slice(0, 12)}`;
+}
+
+/** The file in an artifacts directory that lists what gatesim wrote there, so a later run can replace exactly that. */
+export const artifactsListName = '.gatesim-artifacts.json';
+
+/**
+ * Make an existing artifacts directory ready for a new run: the entries a previous gatesim run listed there are
+ * removed (so the directory holds only the new run's files); a non-empty directory gatesim did not write is refused,
+ * so nothing of the user's is lost. Returns the error line instead of throwing.
+ */
+export function claimArtifactDir(dir: string): string | undefined {
+  const entries = readdirSync(dir);
+  if (entries.length === 0) return undefined;
+  const listPath = `${dir}/${artifactsListName}`;
+  if (!existsSync(listPath)) return `cannot write artifacts to ${dir}: it is not empty and holds no earlier gatesim artifacts (choose a new or empty directory)`;
+  let listed: unknown;
+  try {
+    listed = JSON.parse(readFileSync(listPath, 'utf8'));
+  } catch {
+    return `cannot write artifacts to ${dir}: its ${artifactsListName} is unreadable (remove it, or choose a new or empty directory)`;
+  }
+  const names = Array.isArray(listed) ? listed.filter((name): name is string => typeof name === 'string' && name === basename(name) && name !== '..' && name !== '.') : [];
+  for (const name of names) rmSync(`${dir}/${name}`, { recursive: true, force: true });
+  rmSync(listPath, { force: true });
+  return undefined;
+}
+
+/** Record what a run wrote into an artifacts directory (top-level names), for the next run into it. */
+export function recordArtifacts(dir: string, names: readonly string[]): void {
+  writeArtifact(`${dir}/${artifactsListName}`, `${JSON.stringify([...new Set(names)], null, 1)}\n`);
 }

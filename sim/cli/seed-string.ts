@@ -1,8 +1,11 @@
 // Seed strings: one copyable token that reproduces a run exactly, in a fresh process or on another machine.
 //
-//   gs2.<scenario>[@pi].<bugs>.<seed>.<path>.<build>.<check>
+//   gs2.<scenario>[@pi][@custom-<process>...][@load-<module>...].<bugs>.<seed>.<path>.<build>.<check>
 //
-// `@pi` after the scenario says the runner used the real pi SessionManager (--session-manager pi).
+// Tags after the scenario name what else changed the run: `@pi`, the runner used the real pi SessionManager
+// (--session-manager pi); `@custom-<process>`, a component of the caller's own ran in place of that process (a
+// function, which no token can carry: a replay must be handed it again); `@load-<module>`, the command line loaded
+// that module first (--load; base64url of the path as given), so a replay without it is refused, naming it.
 // `gs2` is the format version; <bugs> is `none` or bug ids joined by `+`; <seed> is the fast-check seed the plan
 // was generated from; <path> is where shrinking went (fast-check's counterexample path, `r` for the first plan of
 // the seed, its steps joined by `-` so the token is also a portable file name); <build> names the build that made it: the package version (dots written as `_`) and a short hash of
@@ -13,6 +16,7 @@
 import packageJson from '../../package.json' with { type: 'json' };
 import { type BugId, bugIds, parseBugList, UnknownBugError } from '../../src/index.ts';
 import { contentHash } from '../../src/index.ts';
+import { replaceableProcesses, type ReplaceableProcess } from '../../src/index.ts';
 import { builtinScenarioCount, findScenario, type Scenario, scenarioNames, scenarios } from '../../scenarios/index.ts';
 import { generateSpec } from '../run/generate.ts';
 import type { RunSpec } from '../run/plan.ts';
@@ -35,9 +39,25 @@ export interface SeedHeader {
   scenario: string;
   /** Which SessionManager the runner used: the model's own unless 'pi' (the real module, sim/real). */
   sessionManager?: 'model' | 'pi';
+  /** Processes that ran a component of the caller's own (a function: a replay must be given it again). */
+  custom?: readonly ReplaceableProcess[];
+  /** Modules the command line loaded first (--load), as given. */
+  loads?: readonly string[];
   bugs: BugId[];
   seed: number;
   path: string | undefined;
+}
+
+/** What a run needs besides its plan and bugs, as a seed string's scenario tags record it. */
+export type RunTags = Pick<SeedHeader, 'sessionManager' | 'custom' | 'loads'>;
+
+/** The tags of a header, without undefined or empty entries (so equal runs give equal objects). */
+export function tagsOf(header: RunTags): RunTags {
+  return {
+    ...(header.sessionManager === 'pi' ? { sessionManager: 'pi' as const } : {}),
+    ...(header.custom !== undefined && header.custom.length > 0 ? { custom: [...header.custom].sort() } : {}),
+    ...(header.loads !== undefined && header.loads.length > 0 ? { loads: [...header.loads] } : {}),
+  };
 }
 
 export interface Build {
@@ -98,7 +118,7 @@ export function canonicalSpec(spec: RunSpec): string {
 /** The seed string of a run: the header plus a check over the plan it regenerates to. */
 export function encodeSeedString(header: SeedHeader, spec: RunSpec): string {
   const bugs = header.bugs.length === 0 ? 'none' : header.bugs.join('+');
-  const scenarioField = header.sessionManager === 'pi' ? `${header.scenario}@pi` : header.scenario;
+  const scenarioField = [header.scenario, ...scenarioTags(header)].join('@');
   const body = `${seedFormatVersion}.${scenarioField}.${bugs}.${header.seed}.${header.path === undefined ? 'r' : header.path.replace(/:/g, '-')}.${buildToken(buildFor(header.scenario))}`;
   return `${body}.${contentHash(`${body}|${canonicalSpec(spec)}`)}`;
 }
@@ -113,16 +133,54 @@ export function decodeSeedString(text: string): SeedHeader & { check: string; bo
   checkVersion(parts[0] ?? '');
   if (parts.length !== 7) throw new SeedStringError(`malformed seed string: expected ${seedFormatVersion}.<scenario>.<bugs>.<seed>.<path>.<build>.<check>, got ${parts.length} fields (truncated?)`);
   const [, scenarioField = '', bugText = '', seedText = '', pathText = '', buildText = '', check = ''] = parts;
-  const [scenario = '', component, ...extra] = scenarioField.split('@');
-  if (extra.length > 0 || (component !== undefined && component !== 'pi')) throw new SeedStringError(`malformed scenario field "${clip(scenarioField)}" (a scenario, optionally followed by @pi)`);
-  if (findScenario(scenario) === undefined) throw new SeedStringError(`unknown scenario "${clip(scenario)}" (known: ${scenarioNames.join(', ')})`);
+  const [scenario = '', ...tagTexts] = scenarioField.split('@');
+  const tags = parseTags(tagTexts, scenarioField);
+  if (findScenario(scenario) === undefined) throw new SeedStringError(unknownScenarioMessage(scenario, tags.loads));
   checkBuild(buildText, scenario);
   const bugs = decodeBugs(bugText);
   const seed = parseSeedNumber(seedText);
   if (pathText !== 'r' && !/^\d+(-\d+)*$/.test(pathText)) throw new SeedStringError(`malformed shrink path "${clip(pathText)}"`);
   if (!/^[0-9a-f]{8}$/.test(check)) throw new SeedStringError('malformed seed string: the check must be 8 hex digits (truncated?)');
   const body = parts.slice(0, 6).join('.');
-  return { scenario, ...(component === 'pi' ? { sessionManager: 'pi' as const } : {}), bugs, seed, path: pathText === 'r' ? undefined : pathText.replace(/-/g, ':'), check, body };
+  return { scenario, ...tags, bugs, seed, path: pathText === 'r' ? undefined : pathText.replace(/-/g, ':'), check, body };
+}
+
+function scenarioTags(header: RunTags): string[] {
+  const tags = tagsOf(header);
+  return [
+    ...(tags.sessionManager === 'pi' ? ['pi'] : []),
+    ...(tags.custom ?? []).map((process) => `custom-${process}`),
+    ...(tags.loads ?? []).map((module) => `load-${Buffer.from(module, 'utf8').toString('base64url')}`),
+  ];
+}
+
+function parseTags(texts: readonly string[], field: string): RunTags {
+  const custom: ReplaceableProcess[] = [];
+  const loads: string[] = [];
+  let sessionManager: 'pi' | undefined;
+  const malformed = (): SeedStringError =>
+    new SeedStringError(`malformed scenario field "${clip(field)}" (a scenario, then optionally @pi, @custom-<process> (${replaceableProcesses.join(', ')}) and @load-<module>)`);
+  for (const text of texts) {
+    if (text === 'pi' && sessionManager === undefined && custom.length === 0 && loads.length === 0) sessionManager = 'pi';
+    else if (text.startsWith('custom-') && loads.length === 0) {
+      const process = text.slice('custom-'.length);
+      if (!(replaceableProcesses as readonly string[]).includes(process) || custom.includes(process as ReplaceableProcess)) throw malformed();
+      if (custom.length > 0 && (custom.at(-1) as string) > process) throw malformed();
+      custom.push(process as ReplaceableProcess);
+    } else if (/^load-[A-Za-z0-9_-]+$/.test(text)) {
+      const module = Buffer.from(text.slice('load-'.length), 'base64url').toString('utf8');
+      if (module.length === 0 || Buffer.from(module, 'utf8').toString('base64url') !== text.slice('load-'.length)) throw malformed();
+      loads.push(module);
+    } else throw malformed();
+  }
+  return tagsOf({ ...(sessionManager === undefined ? {} : { sessionManager }), custom, loads });
+}
+
+function unknownScenarioMessage(scenario: string, loads: readonly string[] | undefined): string {
+  if (loads !== undefined) {
+    return `unknown scenario "${clip(scenario)}": the seed string was made with --load ${loads.map((module) => clip(module, 120)).join(' --load ')}, which registers it; replay it with: gatesim ${loads.map((module) => `--load ${clip(module, 120)}`).join(' ')} repro <seed-string>`;
+  }
+  return `unknown scenario "${clip(scenario)}" (known: ${scenarioNames.join(', ')}): a scenario that is not built in must be registered before the replay (--load the module that registers it, or registerScenario in your code)`;
 }
 
 function checkVersion(version: string): void {
@@ -163,6 +221,27 @@ export function verifySeedString(decoded: { check: string; body: string }, spec:
 export function parseSeedNumber(text: string): number {
   if (!/^\d{1,10}$/.test(text) || Number(text) > seedMax) throw new SeedStringError(`seed must be an integer from 0 to ${seedMax}, got "${clip(text)}"`);
   return Number(text);
+}
+
+/**
+ * How to replay a seed string, as one line: the command (with the --load modules it names) for this installation
+ * (`npm run sim --` in gatesim's own repository, `npx gatesim` where gatesim is installed), or, for a run with a
+ * component of one's own, the library call that must be handed it again.
+ */
+export function reproduceHint(seedString: string): string {
+  const scenarioField = seedString.split('.')[1] ?? '';
+  const tags = parseTags(scenarioField.split('@').slice(1), scenarioField);
+  if (tags.custom !== undefined) {
+    const given = tags.custom.map((process) => `'${process}': <your component>`).join(', ');
+    return `reproduce('${seedString}', { components: { ${given} } }) from your code (a component of your own ran)`;
+  }
+  const loads = (tags.loads ?? []).map((module) => `--load ${/^[\w./@-]+$/.test(module) ? module : JSON.stringify(module)} `).join('');
+  return `${cliInvocation()} ${loads}repro ${seedString}`;
+}
+
+/** How a user runs the command line here: `npm run sim --` in gatesim's own repository, `npx gatesim` where it is installed. */
+export function cliInvocation(): string {
+  return import.meta.url.endsWith('.ts') ? 'npm run sim --' : 'npx gatesim';
 }
 
 /** Cut user-supplied text quoted in an error line, so a huge input gives a short line. */

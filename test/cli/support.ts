@@ -1,7 +1,7 @@
 // Shared by the command-line tests: run gatesim in a child process exactly as a user or CI would (node with the tsx
 // loader), with output piped.
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -26,4 +26,16 @@ export interface FuzzJson {
   firstFailureRun: number | null;
   wallMs: number;
   campaignSeed: number;
+}
+
+/**
+ * A module to hand to `--load` from a test: written into a fresh folder (an ES module package, as a user's project
+ * would be), importing gatesim's public entry from this checkout by its absolute path. Returns the module's path.
+ */
+export function loadableModule(source: (entry: string) => string): string {
+  const dir = scratchDir();
+  const entry = new URL('../../lib/index.ts', import.meta.url).pathname;
+  writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'my-gateway', private: true, type: 'module' }));
+  writeFileSync(join(dir, 'gatesim.setup.ts'), source(entry));
+  return join(dir, 'gatesim.setup.ts');
 }
