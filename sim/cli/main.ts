@@ -6,6 +6,8 @@ import packageJson from '../../package.json' with { type: 'json' };
 import { type BugId, bugDescriptions, bugIds, parseBugList, UnknownBugError } from '../../src/index.ts';
 import { findScenario, type Scenario, scenarioNames, scenarios } from '../../scenarios/index.ts';
 import { invariantNames } from '../checkers/index.ts';
+import { classOf } from '../checkers/violation.ts';
+import { invariantMeanings } from '../checkers/meanings.ts';
 import { generateSpec } from '../run/generate.ts';
 import { runSpec } from '../run/harness.ts';
 import { runKernelWorkload } from '../kernel/workload.ts';
@@ -69,6 +71,12 @@ function print(text: string): void {
   process.stdout.write(`${text}\n`);
 }
 
+/** Every invariant a run checks, built-in (no-process-crash included) then registered, with its class and meaning. */
+function invariantList(): { name: string; class: string; meaning: string }[] {
+  const meanings: Readonly<Record<string, string>> = invariantMeanings;
+  return [...invariantNames, 'no-process-crash'].map((name) => ({ name, class: classOf(name), meaning: meanings[name] ?? 'registered by a loaded module' }));
+}
+
 function list(options: { json?: boolean }): number {
   if (options.json === true) {
     print(
@@ -76,6 +84,7 @@ function list(options: { json?: boolean }): number {
         scenarios: scenarios.map((scenario) => ({ name: scenario.name, description: scenario.description, focus: scenario.focus })),
         bugs: bugIds.map((id) => ({ id, description: bugDescriptions[id] })),
         invariants: invariantNames,
+        invariantDetails: invariantList(),
       }),
     );
     return 0;
@@ -85,7 +94,9 @@ function list(options: { json?: boolean }): number {
   print(pc.bold('bugs (all off by default; switch on with --bugs)'));
   for (const id of bugIds) print(`  ${id.padEnd(14)} ${bugDescriptions[id]}`);
   print(pc.bold('invariants'));
-  for (const name of invariantNames) print(`  ${name}`);
+  const invariants = invariantList();
+  const width = Math.max(...invariants.map((invariant) => invariant.name.length)) + 2;
+  for (const invariant of invariants) print(`  ${invariant.name.padEnd(width)}${invariant.meaning}`);
   return 0;
 }
 
@@ -240,7 +251,8 @@ function program(setExit: (code: number) => void): Command {
     .addOption(sessionManagerOption())
     .option('--junit <file>', 'write a JUnit XML report: one test case per scenario and bug set')
     .option('--artifacts <dir>', 'write the artifacts of each failure under <dir>/<seed string>/')
-    .option('--json', 'print one JSON object')
+    .option('--json', 'print one JSON object (the fault coverage included)')
+    .option('--coverage', 'print the whole fault-coverage table (fault types and shapes by turn phase) instead of its one-line summary')
     .action(async (options: FuzzOptions) => setExit(await fuzzCommand({ ...options, loads: loadedModules })));
   root
     .command('demo')

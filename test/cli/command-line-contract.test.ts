@@ -28,6 +28,11 @@ describe('bad input exits 2 with one line', () => {
     ['a bad run count', ['fuzz', '--all', '--runs', '0'], /--runs must be a positive integer/],
     ['a bad shard', ['fuzz', '--all', '--shard', '3/2'], /shard must be/],
     ['fuzz without a scenario', ['fuzz'], /exactly one of --scenario <name> or --all/],
+    ['an empty --junit path', ['fuzz', '--all', '--runs', '1', '--junit', ''], /--junit needs a path/],
+    ['an empty --artifacts path', ['fuzz', '--all', '--runs', '1', '--artifacts', ''], /--artifacts needs a path/],
+    ['an empty --artifacts path of run', ['run', 'chaos', '--seed', '1', '--artifacts', ''], /--artifacts needs a path/],
+    ['a --junit name too long for a file system', ['fuzz', '--all', '--runs', '1', '--junit', `/tmp/${'j'.repeat(300)}.xml`], /is 304 bytes; file names must stay under/],
+    ['the same path for --junit and --artifacts', ['fuzz', '--all', '--runs', '1', '--junit', '/tmp/gatesim-same', '--artifacts', '/tmp/gatesim-same'], /name the same path/],
     ['an unknown command', ['explode'], /unknown command/],
     ['no command at all', [], /a command is required/],
     ['an unknown option', ['run', 'chaos', '--jsn'], /unknown option '--jsn'/],
@@ -94,6 +99,16 @@ describe('JSON output', () => {
       'failed-row', 'poison-hang', 'stream-cut', 'session-rotation', 'keyless-run', 'interrupt-abort',
     ]);
     expect(Object.keys(json.coverage['kill-runner'] ?? {})).toEqual(['idle', 'ingest', 'prompt-persisted', 'model-call', 'abort', 'tool-send', 'result-dispatch', 'flush', 'delivery']);
+  });
+
+  it('list prints every invariant with its one-line meaning, no-process-crash included', () => {
+    const text = cli('list').stdout;
+    const json = JSON.parse(cli('list', '--json').stdout) as { invariantDetails: { name: string; class: string; meaning: string }[] };
+    expect(json.invariantDetails.map((invariant) => invariant.name)).toContain('no-process-crash');
+    for (const invariant of json.invariantDetails) {
+      expect(invariant.meaning.length).toBeGreaterThan(20);
+      expect(text).toMatch(new RegExp(`^  ${invariant.name} +${invariant.meaning.slice(0, 20).replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`, 'm'));
+    }
   });
 
   it('list --json names every scenario, bug and invariant', () => {

@@ -83,7 +83,7 @@ describe('seed strings of runs with a component of ones own', () => {
     expect(again.result.traceHash).toBe(run.result.traceHash);
     expect(again.result.verdict).toBe(run.result.verdict);
     const builtin = await runScenario('send-mid-turn', { seed: 5 });
-    await expect(reproduce(builtin.seed, { components: { 'tool-server': () => (ctx) => toolServerMain(ctx, []) } })).rejects.toThrow('the built-in components');
+    await expect(reproduce(builtin.seed, { components: { 'tool-server': () => (ctx) => toolServerMain(ctx, new Set()) } })).rejects.toThrow('the built-in components');
   });
 
   it('a fuzz failure found with a component of ones own names it in its seed string', async () => {

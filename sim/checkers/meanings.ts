@@ -1,0 +1,17 @@
+// What each built-in invariant means, in one line: `gatesim list` prints it beside the name. The README's "What is
+// checked" section says the same at more length; docs/MODEL.md says how replies are attributed.
+import type { BuiltinInvariantName } from './violation.ts';
+
+export const invariantMeanings: Readonly<Record<BuiltinInvariantName, string>> = {
+  'one-assistant-row-per-visible-reply': 'each reply the user saw has exactly one assistant row in state.db and on the JSONL active branch, and every row is something the LLM produced',
+  'no-double-ingestion': 'each message the user typed, and each command, is at most one user turn in each transcript',
+  'no-duplicate-visible-reply': 'the user never sees one answer twice, nor an old reply again for a new message',
+  'no-lost-reply': 'everything the LLM produced for the user is shown (a verbatim repeat of a sent payload may be dropped)',
+  'transcript-consistent': 'the JSONL, reloaded as pi reloads it, keeps every message on its active branch and loses no assistant entry once durable',
+  'no-lost-user-message': 'every message the gateway acknowledged reaches both transcripts',
+  'every-inbound-answered': 'liveness: once the faults stop, every accepted message gets a reply',
+  'quiescent-after-heal': 'liveness: once the faults stop, no process is killed or crashes again',
+  'answered-in-time': 'liveness: each message is answered within 30 minutes of arriving, and within 2 minutes of the faults stopping',
+  supervision: 'liveness: no supervisor kills a restarted process before its records can be stale, nor one process 5 times with no progress',
+  'no-process-crash': 'no process of the system dies of an error it does not handle',
+};
