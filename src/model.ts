@@ -3,24 +3,17 @@
 // reaches the model only through the ports it is handed: the LLM API and a reader of the deployed config generation.
 import { assert } from './assert.ts';
 import { type ModelConfig } from './config.ts';
+import type { ModelEnvironment } from './environment.ts';
 import { gatewayMain } from './gateway.ts';
 import { NodeHost } from './node-host.ts';
-import type { LlmApi, ProcessMain } from './ports.ts';
+import type { ProcessMain } from './ports.ts';
 import { gatewayName, nodeHostName } from './protocol.ts';
 import { runnerMain, runnerName } from './runner.ts';
-import type { SessionManagerFactory } from './session-manager-port.ts';
 import { toolServerMain, toolServerName } from './tool-server.ts';
 
 export { nodeHostName };
+export type { ModelEnvironment } from './environment.ts';
 
-/** What the model needs from the world besides the process ports. */
-export interface ModelEnvironment {
-  llm: LlmApi;
-  /** The deployed config generation; cached agents built for another generation are stale. */
-  configGeneration(): number;
-  /** Opens the runner's transcripts; default the model's own SessionManager (sim/real hands in the real pi one). */
-  sessionManagerFactory?: SessionManagerFactory;
-}
 
 export interface LinkSpec {
   from: string;

@@ -12,7 +12,7 @@ import { type ModelConfig, queueModeOf } from './config.ts';
 import { LlmTransientError, type ProcessContext, type SqlDatabase } from './ports.ts';
 import { SessionDb } from './session-db.ts';
 import { modelSessionManagerFactory } from './session-manager-port.ts';
-import { runnerHeartbeatPath, SessionDbs, turnSendInvokedKey, turnSentPayloadsKey, turnSentPayloadsKeyFor } from './session-dbs.ts';
+import { SessionDbs, turnSendInvokedKey, turnSentPayloadsKey, turnSentPayloadsKeyFor } from './session-dbs.ts';
 import { ignoreBusy, isBusy, retryBusy } from './busy.ts';
 import { toolServerName } from './protocol.ts';
 import { ReplyWaiter } from './reply-waiter.ts';
@@ -21,7 +21,8 @@ import { runTurn, TurnAborted, type TurnDeps } from './turn.ts';
 import { SessionWriteLockError } from './session-write-lock.ts';
 import { GatewayTranscriptAppend } from './gateway-append.ts';
 import { idlePoll, watch } from './idle-poll.ts';
-import type { ModelEnvironment } from './model.ts';
+import { HeartbeatFile } from './heartbeat-file.ts';
+import type { ModelEnvironment } from './environment.ts';
 
 export { runnerName } from './protocol.ts';
 
@@ -168,38 +169,6 @@ async function clearSharedPayloads(deps: TurnDeps, sessionKey: string): Promise<
   await ignoreBusy(outbound.run('DELETE FROM session_state WHERE key = ?', [turnSentPayloadsKey]));
 }
 
-/**
- * The runner's heartbeat file, read by the host's sweep (its time plays nanoclaw's heartbeat mtime). Touched on every
- * step of a turn, and by the idle task only while no turn runs. nanoclaw keeps a heartbeat per session container; the
- * one runner here records, beside its own time, when each session's turn last made progress, so another session's
- * progress does not hide a claim gone silent (host-sweep.ts judges a claim by its session's time).
- */
-export class HeartbeatFile {
-  private turnsRunning = 0;
-  private readonly sessions = new Map<string, number>();
-
-  constructor(private readonly ctx: ProcessContext) {}
-
-  enterTurn(): void {
-    assert(this.turnsRunning >= 0, `${this.turnsRunning} turns running`);
-    this.turnsRunning++;
-  }
-
-  leaveTurn(): void {
-    assert(this.turnsRunning > 0, 'a turn leaves the heartbeat only after entering it');
-    this.turnsRunning--;
-  }
-
-  async touchIfIdle(): Promise<void> {
-    if (this.turnsRunning === 0) await this.touch();
-  }
-
-  async touch(sessionKey?: string): Promise<void> {
-    const heartbeatAtMs = this.ctx.clock.nowMs();
-    if (sessionKey !== undefined) this.sessions.set(sessionKey, heartbeatAtMs);
-    await this.ctx.disk.write(runnerHeartbeatPath, JSON.stringify({ heartbeatAtMs, sessions: Object.fromEntries(this.sessions) }));
-  }
-}
 
 class RpcClient implements ToolRpc {
   private readonly replies: ReplyWaiter;

@@ -18,10 +18,13 @@
 // so the repair keeps it, and pi's next append (which never checks for a final newline) would land on the same line,
 // which the next repair then drops with both entries in it. The runner ends such a line before it opens the file
 // (`endTornLastLine`); what studies OpenClaw as it is (sim/real's seed-003 experiment) leaves it.
-import { assert, assertNonNegativeInteger } from './assert.ts';
+import { assert } from './assert.ts';
 import type { Disk, ProcessContext } from './ports.ts';
 import { isSessionHeader } from './pi-format.ts';
 import type { SessionManagerFactory, SessionManagerPort } from './session-manager-port.ts';
+import { replaceSessionFile } from './session-file-replace.ts';
+
+export { replaceSessionFile };
 
 /** What the repair step did, with OpenClaw's reasons for leaving a file as it is. */
 export type SessionFileRepair =
@@ -59,25 +62,6 @@ export async function repairSessionFileIfNeeded(disk: Disk, path: string, pid: n
   return { repaired: true, droppedLines, backupPath };
 }
 
-/**
- * Replace a session file the way the repair step does: a backup of the current text (none when there is no file),
- * then the new text in a temporary file renamed over it, so the file is never half written. Returns the backup path.
- */
-export async function replaceSessionFile(disk: Disk, path: string, text: string, pid: number, nowMs: number): Promise<string> {
-  const current = await disk.read(path);
-  assertNonNegativeInteger(nowMs, `the replace time of ${path}`);
-  assert(text.endsWith('\n'), `a replaced session file ${path} ends its last line`);
-  const backupPath = `${path}.bak-${pid}-${nowMs}`;
-  if (current !== undefined) {
-    await disk.write(backupPath, current);
-    await disk.fsync(backupPath);
-  }
-  const temporary = `${path}.repair-${pid}-${nowMs}.tmp`;
-  await disk.write(temporary, text);
-  await disk.fsync(temporary);
-  await disk.rename(temporary, path);
-  return backupPath;
-}
 
 /**
  * OpenClaw's prepareSessionManagerForRun for a file that existed: with no assistant message in it, the file is

@@ -20,7 +20,7 @@
 import { assert } from './assert.ts';
 import { fromPiMessage, isSessionHeader, isoAt, simMsOf, toPiMessage, type TranscriptMessage } from './pi-format.ts';
 import type { Disk } from './ports.ts';
-import { replaceSessionFile } from './session-file-repair.ts';
+import { replaceSessionFile } from './session-file-replace.ts';
 import { shortId } from './text.ts';
 
 export type { Role, TranscriptMessage } from './pi-format.ts';
