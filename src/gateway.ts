@@ -11,14 +11,15 @@ import type { BugId, ModelConfig } from './config.ts';
 import { DeliveryPollers } from './delivery.ts';
 import { DeliveryMirror } from './delivery-mirror.ts';
 import { modelSessionManagerFactory, type SessionManagerFactory } from './session-manager-port.ts';
-import { HeartbeatWakes, scopedWakeTarget, type Wake, type WakeOutcome } from './heartbeat-wake.ts';
+import type { GatewayParts } from './environment.ts';
+import { HeartbeatWakes, type HeartbeatWakesPort, scopedWakeTarget, type Wake, type WakeOutcome } from './heartbeat-wake.ts';
 import type { Delivery, ProcessContext } from './ports.ts';
 import { gatewayName, type InboundAck, type InboundMessage, messageType, type NodeEvent, platformName, runnerName, type SendAck, toolServerName } from './protocol.ts';
 import { ignoreBusy, isBusy, retryBusy } from './busy.ts';
 import { laneAcks, pendingTriggersSql, triggerWaiting } from './claims.ts';
 import { HostSweep } from './host-sweep.ts';
 import { SessionDbs } from './session-dbs.ts';
-import { formatSystemEvents, isExecCompletionEvent, type SystemEvent, SystemEventQueue, systemEventsPerSessionMax } from './system-events.ts';
+import { formatSystemEvents, isExecCompletionEvent, type SystemEvent, SystemEventQueue, type SystemEventQueuePort, systemEventsPerSessionMax } from './system-events.ts';
 
 export const execOutputCharsMax = 180;
 /** The default agent (OpenClaw's DEFAULT_AGENT_ID). */
@@ -30,8 +31,8 @@ export const heartbeatPrompt = 'Read HEARTBEAT.md if it exists and follow it. If
 
 export { gatewayName, platformName };
 
-export async function gatewayMain(ctx: ProcessContext, config: ModelConfig, sessionManagerFactory: SessionManagerFactory = modelSessionManagerFactory): Promise<void> {
-  const gateway = new Gateway(ctx, config, sessionManagerFactory);
+export async function gatewayMain(ctx: ProcessContext, config: ModelConfig, sessionManagerFactory: SessionManagerFactory = modelSessionManagerFactory, parts: GatewayParts = {}): Promise<void> {
+  const gateway = new Gateway(ctx, config, sessionManagerFactory, parts);
   ctx.spawnTask('receive', () => gateway.receiveLoop());
   ctx.spawnTask('delivery-fast', () => gateway.delivery.pollLoop('fast'));
   ctx.spawnTask('delivery-slow', () => gateway.delivery.pollLoop('slow'));
@@ -41,8 +42,8 @@ export async function gatewayMain(ctx: ProcessContext, config: ModelConfig, sess
 
 class Gateway {
   readonly dbs: SessionDbs;
-  readonly events: SystemEventQueue;
-  readonly wakes: HeartbeatWakes;
+  readonly events: SystemEventQueuePort;
+  readonly wakes: HeartbeatWakesPort;
   readonly delivery: DeliveryPollers;
   private systemRows = 0;
   /** seed 000's proposed fix (exec-dedupe-memory): `<sessionKey>::<runId>` -> when first queued, in memory only. */
@@ -52,17 +53,15 @@ class Gateway {
     private readonly ctx: ProcessContext,
     private readonly config: ModelConfig,
     sessionManagerFactory: SessionManagerFactory,
+    parts: GatewayParts,
   ) {
     this.dbs = new SessionDbs(ctx.sqlite);
-    this.events = new SystemEventQueue(ctx.clock, this.bug('exec-replay'));
-    this.wakes = new HeartbeatWakes(
-      ctx.timers,
-      () => ctx.clock.nowMs(),
-      config.timers.wakeCoalesceMs,
-      config.timers.wakeRetryMs,
-      (wake) => this.runHeartbeat(wake),
-      (name, task) => ctx.spawnTask(name, task),
-    );
+    this.events = parts.systemEvents?.(ctx, this.bug('exec-replay')) ?? new SystemEventQueue(ctx.clock, this.bug('exec-replay'));
+    const handler = (wake: Wake): Promise<WakeOutcome> => this.runHeartbeat(wake);
+    const wakeTimers = { coalesceMs: config.timers.wakeCoalesceMs, retryMs: config.timers.wakeRetryMs };
+    this.wakes =
+      parts.heartbeatWakes?.(ctx, wakeTimers, handler) ??
+      new HeartbeatWakes(ctx.timers, () => ctx.clock.nowMs(), wakeTimers.coalesceMs, wakeTimers.retryMs, handler, (name, task) => ctx.spawnTask(name, task));
     // OpenClaw's delivery mirror opens the transcript with the gateway's own SessionManager (the real pi one under pi).
     const mirror = config.knobs.deliveryMirror === 'off' ? undefined : new DeliveryMirror(ctx, config.knobs.deliveryMirror, sessionManagerFactory);
     this.delivery = new DeliveryPollers(ctx, config, this.dbs, mirror);

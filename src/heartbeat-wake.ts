@@ -50,7 +50,15 @@ export function wakeKey(target: WakeTarget): string {
   return `${target.agentId ?? ''}::${target.sessionKey ?? ''}`;
 }
 
-export class HeartbeatWakes {
+/** What the gateway asks of its heartbeat wakes: the model's own (below), or a real release's (sim/real, `--openclaw`). */
+export interface HeartbeatWakesPort {
+  requestHeartbeatNow(reason: WakeReason, target?: WakeTarget): void;
+}
+
+/** How a heartbeat wake's handler is run: the gateway's heartbeat runner, once per wake. */
+export type WakeHandler = (wake: Wake) => Promise<WakeOutcome>;
+
+export class HeartbeatWakes implements HeartbeatWakesPort {
   private readonly pending = new Map<string, Wake>();
   private timer: { handle: TimerHandle; dueAtMs: number; kind: TimerKind } | undefined;
   /** A batch is running (one at a time). */

@@ -32,7 +32,18 @@ interface SessionQueue {
 
 export type EnqueueResult = { queued: true; event: SystemEvent } | { queued: false; duplicateOf: SystemEvent | null };
 
-export class SystemEventQueue {
+/**
+ * What the gateway asks of a system-event queue: the model's own (below), or a real release's wrapped by sim/real
+ * (`--openclaw`), which keeps the model's acknowledgement hooks beside the real queue's events.
+ */
+export interface SystemEventQueuePort {
+  enqueueSystemEvent(sessionKey: string, text: string, options: { contextKey: string | null; trusted?: boolean; execKey: string | null }): EnqueueResult;
+  peek(sessionKey: string): readonly SystemEvent[];
+  drainSystemEvents(sessionKey: string): SystemEvent[];
+  requeue(sessionKey: string, events: SystemEvent[]): void;
+}
+
+export class SystemEventQueue implements SystemEventQueuePort {
   private readonly sessions = new Map<string, SessionQueue>();
 
   constructor(
