@@ -4,6 +4,7 @@ import type { BugId } from '../../src/index.ts';
 import { findScenario, scenarios } from '../../scenarios/index.ts';
 import { fuzzScenario, type ScenarioOutcome } from '../../sim/cli/fuzz.ts';
 import { loadSqlJs } from '../../sim/kernel/sqlite.ts';
+import { childEnv } from '../hermetic-env.ts';
 
 /** Campaign seed used by CI: fixed, so the zoo is reproducible; the nightly campaign varies it. */
 export const zooCampaignSeed = 1;
@@ -25,7 +26,7 @@ export function reproInFreshProcess(seed: string): CliRun {
   let stdout: string;
   let status = 0;
   try {
-    stdout = execFileSync(process.execPath, ['--import', 'tsx', 'sim/cli/main.ts', 'repro', seed, '--json'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+    stdout = execFileSync(process.execPath, ['--import', 'tsx', 'sim/cli/main.ts', 'repro', seed, '--json'], { encoding: 'utf8', env: childEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
   } catch (error) {
     const failed = error as { status: number; stdout: string };
     status = failed.status;
