@@ -1,9 +1,11 @@
-import { defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig } from 'vitest/config';
 
-// Two cores: run test files in two forks; the long bug-zoo files set their own timeouts.
+// `npm test`: every test file except the long campaigns, named *.slow.test.ts, which `npm run test:slow` runs
+// (vitest.slow.config.ts). Two cores: run test files in two forks.
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
+    exclude: [...configDefaults.exclude, '**/*.slow.test.ts'],
     setupFiles: ['test/setup.ts'],
     pool: 'forks',
     maxWorkers: 2,

@@ -1,6 +1,7 @@
 // The nightly workflow parses, and everything it runs exists: each `npm run` script is in package.json, each `npx`
 // binary is installed, and each flag given to gatesim is a real flag of that command. Its matrix of shards covers
-// one campaign: shards 1..n, each `--shard <i>/<n>` with the matrix's n, one seed shared by every shard.
+// one campaign: shards 1..n, each `--shard <i>/<n>` with the matrix's n, one seed shared by every shard. It runs the
+// long test campaigns that `npm test` leaves out (`npm run test:slow`), and so does .ci/run.
 import { existsSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
@@ -40,6 +41,12 @@ describe('.github/workflows/nightly-fuzz.yml', () => {
     for (const script of npmRuns) expect(scripts, `npm run ${script}`).toContain(script);
     const npx = commands.flatMap((line) => [...line.matchAll(/\bnpx (?:--no-install )?([\w@/.-]+)/g)].map((match) => match[1] as string));
     for (const binary of npx) expect(existsSync(`node_modules/.bin/${binary}`), `npx ${binary}`).toBe(true);
+  });
+
+  it('runs the slow tests (npm run test:slow), as .ci/run does', () => {
+    expect(packageJson.scripts['test:slow']).toContain('vitest.slow.config.ts');
+    expect(commands).toContain('npm run test:slow');
+    expect(readFileSync('.ci/run', 'utf8').split('\n')).toContain('npm run test:slow');
   });
 
   it('gives gatesim only real flags of the command it runs', () => {
