@@ -1,38 +1,41 @@
 // The trace viewer in a real browser: Debian's Chromium driven by playwright-core opens trace.html of a failing run
 // from a file:// URL and finds the swimlanes, a mark for every fault where it landed, the violation highlighted at its
 // step, the chat beside the durable transcripts, no network request at all, and hostile run text shown as text. It
-// saves the screenshot the README shows (docs/trace-viewer.png). Without /usr/bin/chromium a test fails under
-// CI=true (.ci/run installs it); elsewhere the browser tests are skipped with a message.
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+// takes the screenshot the README shows, into its temporary folder (`npm run screenshot` saves it as
+// docs/trace-viewer.png). Without /usr/bin/chromium the browser tests are skipped with a message, and a test fails
+// when GATESIM_REQUIRE_CHROMIUM=1 (.ci/run sets it, and installs Chromium).
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { pathToFileURL } from 'node:url';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { writeArtifacts } from '../../sim/cli/report.ts';
 import { loadSqlJs } from '../../sim/kernel/sqlite.ts';
 import type { RunResult } from '../../sim/run/harness.ts';
-import { failingRunWithFaults, faultSteps, hostileText, runWithHostileText } from './viewer-support.ts';
+import {
+  type BrowserGlobals,
+  chromiumArgs,
+  chromiumPath,
+  failingRunCommand,
+  failingRunWithFaults,
+  faultSteps,
+  fitForScreenshot,
+  haveChromium,
+  hostileText,
+  runWithHostileText,
+  showFirstViolation,
+  viewport,
+} from './viewer-support.ts';
 
-const chromiumPath = '/usr/bin/chromium';
-const chromiumArgs = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
-const screenshotPath = fileURLToPath(new URL('../../docs/trace-viewer.png', import.meta.url));
-const haveChromium = existsSync(chromiumPath);
-const inCi = process.env.CI === 'true';
-if (!haveChromium && !inCi) console.warn(`trace viewer browser tests skipped: no Chromium at ${chromiumPath} (apt-get install chromium, as .ci/run does)`);
+const requireChromium = process.env.GATESIM_REQUIRE_CHROMIUM === '1';
+if (!haveChromium && !requireChromium) console.warn(`trace viewer browser tests skipped: no Chromium at ${chromiumPath} (apt-get install chromium, as .ci/run does)`);
 
 const sql = await loadSqlJs();
+const pngSignature = '89504e470d0a1a0a';
 
-/** What the page functions use of the browser's globals (the project's TypeScript has no DOM library). */
-interface BrowserGlobals {
-  getComputedStyle(element: unknown): { backgroundColor: string };
-  scrollTo(x: number, y: number): void;
-  location: { hash: string };
-  __pwned?: number;
-}
-
-it('finds Chromium when run under CI', () => {
-  if (inCi) expect(haveChromium, `Chromium is missing at ${chromiumPath}: .ci/run installs it with apt-get install chromium`).toBe(true);
+it('finds Chromium where it is required (GATESIM_REQUIRE_CHROMIUM=1, as in .ci/run)', () => {
+  if (requireChromium) expect(haveChromium, `Chromium is missing at ${chromiumPath}: .ci/run installs it with apt-get install chromium`).toBe(true);
 });
 
 describe.skipIf(!haveChromium)('trace.html in Chromium', () => {
@@ -46,7 +49,7 @@ describe.skipIf(!haveChromium)('trace.html in Chromium', () => {
     dir = mkdtempSync(join(tmpdir(), 'gatesim-viewer-'));
     failing = await failingRunWithFaults(sql);
     hostile = await runWithHostileText(sql);
-    writeArtifacts(join(dir, 'failing'), 'run send-mid-turn --bugs send-flag --seed 19', failing);
+    writeArtifacts(join(dir, 'failing'), failingRunCommand, failing);
     writeArtifacts(join(dir, 'hostile'), 'hostile-text', hostile);
   });
 
@@ -59,7 +62,7 @@ describe.skipIf(!haveChromium)('trace.html in Chromium', () => {
 
   /** Open an artifacts directory's trace.html; every request the page makes is recorded, page errors fail the test. */
   async function open(name: string): Promise<{ page: Page; url: string; requests: string[]; errors: string[] }> {
-    const page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
+    const page = await browser.newPage({ viewport });
     const url = pathToFileURL(join(dir, name, 'trace.html')).href;
     const requests: string[] = [];
     const errors: string[] = [];
@@ -101,13 +104,14 @@ describe.skipIf(!haveChromium)('trace.html in Chromium', () => {
     await expect(row.locator('td').first().evaluate((cell) => (globalThis as unknown as BrowserGlobals).getComputedStyle(cell).backgroundColor)).resolves.toBe('rgb(198, 40, 40)');
     await expect(page.locator(`.track i.at-violation[data-i="${violation.step}"]`).count()).resolves.toBeGreaterThan(0);
 
-    await card.locator('button.show-step').click();
+    await showFirstViolation(page);
     await expect(page.locator('#detail').textContent()).resolves.toContain(`#${violation.step} `);
     await expect(page.locator('#zoom-level').textContent()).resolves.toBe('8x');
 
-    await page.locator('#zoom-fit').click();
-    await page.evaluate(() => (globalThis as unknown as BrowserGlobals).scrollTo(0, 0));
+    await fitForScreenshot(page);
+    const screenshotPath = join(dir, 'trace-viewer.png');
     await page.screenshot({ path: screenshotPath });
+    expect(readFileSync(screenshotPath).subarray(0, 8).toString('hex'), 'a PNG').toBe(pngSignature);
     expect(errors).toEqual([]);
     expect(requests).toEqual([url]);
     await page.close();
