@@ -10,6 +10,7 @@ import { checkIngestion } from './ingestion.ts';
 import { checkLiveness } from './liveness.ts';
 import { checkCustom } from './custom.ts';
 import { kernelFacts, type Observations, stepAt } from './observations.ts';
+import { Placement } from './placement.ts';
 import { checkReplies } from './replies.ts';
 import { checkRotations } from './rotation.ts';
 import type { TranscriptMonitor } from './transcript.ts';
@@ -54,13 +55,17 @@ export function checkRun(input: CheckInput): Violation[] {
       step: o.kernel.find((fact) => fact.kind === 'crash' && fact.incarnation === crash.incarnation)?.step ?? 0,
       timeMs: crash.timeMs,
       class: classOf('no-process-crash'),
+      evidence: `${crash.name} crashes`,
     });
   }
+  // The monitor's last check comes first: the placement of a violation in a JSONL file reads what its checks saw.
+  const transcriptViolations = input.monitor.finish(o);
+  const place = new Placement(o, input.monitor);
   const attributions = attributeAll(o);
-  checkReplies(o, attributions, out);
-  checkIngestion(o, out);
-  checkRotations(o, out);
-  out.push(...input.monitor.finish(o));
+  checkReplies(o, attributions, out, place);
+  checkIngestion(o, out, place);
+  checkRotations(o, out, place);
+  out.push(...transcriptViolations);
   checkLiveness(o, attributions, out);
   // A user's own invariants run last, over the same observations.
   out.push(...checkCustom(o, (timeMs) => stepAt(o, timeMs)));

@@ -7,27 +7,29 @@
 // - no-lost-user-message: every message the gateway accepted (acknowledged to the platform) is, at the end, in a
 //   user row of state.db and in a user entry on the JSONL active branch (its own, or the prompt it was merged into);
 //   a context message (it did not mention the agent) only once it is due there (observations.ts contextDue).
-import { familyBranch, familyEntries, familyRows } from './durable.ts';
-import { acceptedMessages, commandStartsOf, commandsOf, contextDue, carries, describeSubject, type Observations, occurrences, stepAt, type Subject, subjectAtMs } from './observations.ts';
+import { assert } from '../kernel/assert.ts';
+import { type DbRow, familyBranch, familyEntries, familyRows, type JsonlEntry } from './durable.ts';
+import { acceptedMessages, commandStartsOf, commandsOf, contextDue, carries, describeSubject, type Observations, occurrences, type Subject } from './observations.ts';
+import { type Place, Placement } from './placement.ts';
 import { classOf, type InvariantName, type Violation } from './violation.ts';
 
-function violation(o: Observations, invariant: InvariantName, message: string, atMs: number): Violation {
-  return { invariant, message, step: stepAt(o, atMs), timeMs: atMs, class: classOf(invariant) };
+function violation(invariant: InvariantName, message: string, place: Place): Violation {
+  return { invariant, message, step: place.step, timeMs: place.timeMs, class: classOf(invariant), evidence: place.evidence };
 }
 
-export function checkIngestion(o: Observations, out: Violation[]): void {
+export function checkIngestion(o: Observations, out: Violation[], place = new Placement(o)): void {
   for (const session of o.sessions) {
     const userRows = familyRows(o.durable, session).filter((row) => row.role === 'user');
     const entries = familyEntries(o.durable, session).filter((entry) => entry.role === 'user');
     const subjects: Subject[] = [...o.ledger.userMessages.filter((message) => message.sessionKey === session), ...commandsOf(o, session), ...commandStartsOf(o, session)];
     for (const subject of subjects) {
-      const atMs = subjectAtMs(subject);
       const inDb = ingested(userRows.map((row) => row.content), subject, 'user rows of state.db');
+      if (inDb !== undefined) out.push(violation('no-double-ingestion', `${session}: ${describeSubject(subject)} ${inDb}`, secondRow(place, userRows, subject)));
       const inFile = ingested(entries.map((entry) => entry.text), subject, 'user entries of its JSONL file');
-      for (const where of [inDb, inFile]) if (where !== undefined) out.push(violation(o, 'no-double-ingestion', `${session}: ${describeSubject(subject)} ${where}`, atMs));
+      if (inFile !== undefined) out.push(violation('no-double-ingestion', `${session}: ${describeSubject(subject)} ${inFile}`, secondEntry(place, session, entries, subject)));
     }
   }
-  checkUserMessages(o, out);
+  checkUserMessages(o, out, place);
 }
 
 /**
@@ -42,7 +44,31 @@ function ingested(texts: readonly string[], subject: Subject, where: string): st
   return count !== undefined && count > 1 ? `is ${count} times in one of the ${where}` : undefined;
 }
 
-function checkUserMessages(o: Observations, out: Violation[]): void {
+/** Where the second copy of a subject became durable in state.db: the commit of its second user row (rows are in time order). */
+function secondRow(place: Placement, rows: readonly DbRow[], subject: Subject): Place {
+  const carrying = rows.filter((row) => occurrences(row.content, subject) > 0);
+  const [first, second] = carrying;
+  if (second !== undefined) return place.rowCommit(second, `a second user row carrying ${describeSubject(subject)}`);
+  assert(first !== undefined, `a user row of state.db carries ${describeSubject(subject)}`);
+  return place.rowCommit(first, `a user row carrying ${describeSubject(subject)} twice`);
+}
+
+/** Where the second copy of a subject became durable in the JSONL file: the check that saw the copy that made two. */
+function secondEntry(place: Placement, session: string, entries: readonly JsonlEntry[], subject: Subject): Place {
+  const seen = entries
+    .filter((entry) => occurrences(entry.text, subject) > 0)
+    .map((entry) => place.entrySeen(session, entry, `a second user entry carrying ${describeSubject(subject)}`))
+    .sort((a, b) => a.step - b.step);
+  const copy = seen[1] ?? seen[0];
+  assert(copy !== undefined, `a user entry of ${session} carries ${describeSubject(subject)}`);
+  return copy;
+}
+
+/**
+ * A lost user message is placed where the system took it in: the arrival at the platform of the gateway's
+ * acknowledgement. What happened to it next follows on the timeline; the end only proves that it never arrived.
+ */
+function checkUserMessages(o: Observations, out: Violation[], place: Placement): void {
   for (const message of acceptedMessages(o)) {
     if (!message.mentions && !contextDue(o, message)) continue;
     const inDb = familyRows(o.durable, message.sessionKey).some((row) => row.role === 'user' && carries(row.content, message));
@@ -51,6 +77,7 @@ function checkUserMessages(o: Observations, out: Violation[]): void {
     if (inDb && inJsonl) continue;
     const where = !inDb ? 'state.db' : 'the JSONL active branch';
     const context = message.mentions ? '' : ' (context for a later message)';
-    out.push(violation(o, 'no-lost-user-message', `${message.sessionKey}: ${describeSubject(message)}${context} was accepted but never reached ${where}`, o.endMs));
+    const at = place.acknowledgement(message, `the gateway's acknowledgement of ${message.marker} reaches the platform: the system took it in, and it never reaches ${where}`);
+    out.push(violation('no-lost-user-message', `${message.sessionKey}: ${describeSubject(message)}${context} was accepted but never reached ${where}`, at));
   }
 }

@@ -34,6 +34,7 @@ export function checkLiveness(o: Observations, attributions: Map<string, Attribu
         step: Math.max(0, o.events.length - 1),
         timeMs: o.endMs,
         class: classOf('every-inbound-answered'),
+        evidence: `the run ends, and ${describeSubject(subject)} never got a reply`,
       });
     }
   }
@@ -68,6 +69,7 @@ function checkAnsweredInTime(o: Observations, attributions: Map<string, Attribut
       step: stepAt(o, deadline),
       timeMs: deadline,
       class: classOf('answered-in-time'),
+      evidence: `the deadline of ${what} (${deadline} ms) passes before its first answer`,
     });
   }
 }
@@ -90,6 +92,7 @@ function checkSupervision(o: Observations, out: Violation[]): void {
         step: fact.step,
         timeMs: fact.timeMs,
         class: classOf('supervision'),
+        evidence: `a supervisor kills ${fact.process} ${ageMs} ms after it started`,
       });
     }
     const streak = streaks.get(fact.process);
@@ -103,6 +106,7 @@ function checkSupervision(o: Observations, out: Violation[]): void {
         step: fact.step,
         timeMs: fact.timeMs,
         class: classOf('supervision'),
+        evidence: `a supervisor kills ${fact.process} for the ${next.count}th time with no progress since the first`,
       });
     }
   }
@@ -156,5 +160,6 @@ function checkQuiescence(o: Observations, out: Violation[]): void {
     step: first.step,
     timeMs: first.timeMs,
     class: classOf('quiescent-after-heal'),
+    evidence: `${first.process} ${first.kind === 'kill' ? 'is killed' : 'crashes'} after the faults stopped and the grace passed`,
   });
 }

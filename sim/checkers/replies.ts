@@ -10,23 +10,27 @@
 // - no-duplicate-visible-reply: every message the user saw fills an open slot of an answer (a payload shown twice
 //   for one answer, or an earlier answer's reply shown again for a later message, finds none);
 // - no-lost-reply: every slot of every standing answer is shown.
+// Each violation is placed where its evidence became true (placement.ts): the showing, the commit of the row that made
+// one too many (or that the LLM never produced), the check that first saw such an entry; a lost reply at the last
+// durable record of it (the row or entry holding it: the system had it, and then never showed it).
 import { type DbRow, familyBranch, familyEntries, familyRows, type JsonlEntry } from './durable.ts';
 import type { Attribution, LogicalAnswer, Slot } from './attribution.ts';
-import { cannedReplies, normalized, type Observations, stepAt } from './observations.ts';
+import { cannedReplies, normalized, type Observations } from './observations.ts';
+import { later, type Place, Placement } from './placement.ts';
 import { classOf, type InvariantName, type Violation } from './violation.ts';
 
-export function checkReplies(o: Observations, attributions: Map<string, Attribution>, out: Violation[]): void {
+export function checkReplies(o: Observations, attributions: Map<string, Attribution>, out: Violation[], place = new Placement(o)): void {
   for (const attribution of attributions.values()) {
-    checkShownRows(o, attribution, out);
-    checkProducedRows(o, attribution, out);
-    checkUnexplained(o, attribution, out);
-    checkLost(o, attribution, out);
-    checkMirrors(o, attribution.session, out);
+    checkShownRows(o, attribution, out, place);
+    checkProducedRows(o, attribution, out, place);
+    checkUnexplained(attribution, out, place);
+    checkLost(o, attribution, out, place);
+    checkMirrors(o, attribution.session, out, place);
   }
 }
 
-function violation(o: Observations, invariant: InvariantName, message: string, atMs: number): Violation {
-  return { invariant, message, step: stepAt(o, atMs), timeMs: atMs, class: classOf(invariant) };
+function violation(invariant: InvariantName, message: string, place: Place): Violation {
+  return { invariant, message, step: place.step, timeMs: place.timeMs, class: classOf(invariant), evidence: place.evidence };
 }
 
 interface Durable {
@@ -41,30 +45,49 @@ function durableOf(o: Observations, session: string): Durable {
   };
 }
 
-function carriersOf(items: readonly { toolCallIds: string[] }[], slot: Slot): number {
+function carriersOf<T extends { toolCallIds: string[] }>(items: readonly T[], slot: Slot): T[] {
   const ids = slot.toolCalls.map((call) => call.id);
-  return items.filter((item) => item.toolCallIds.some((id) => ids.includes(id))).length;
+  return items.filter((item) => item.toolCallIds.some((id) => ids.includes(id)));
 }
 
-function finalsOf(items: readonly { content?: string; text?: string }[], answer: LogicalAnswer): number {
-  return items.filter((item) => (item.content ?? item.text) === answer.result).length;
+function finalsOf<T extends { content?: string; text?: string }>(items: readonly T[], answer: LogicalAnswer): T[] {
+  return items.filter((item) => (item.content ?? item.text) === answer.result);
 }
 
-function checkShownRows(o: Observations, a: Attribution, out: Violation[]): void {
+/** Where a durable copy became durable: a state.db row's commit, or the check that first saw a JSONL entry. */
+function copyPlace(place: Placement, session: string, copy: DbRow | JsonlEntry, what: string): Place {
+  return 'timestamp' in copy ? place.rowCommit(copy, what) : place.entrySeen(session, copy, what);
+}
+
+/** The place of the copy that made one too many (the second), among copies in time (rows) or file (entries) order. */
+function extraCopyPlace(place: Placement, session: string, copies: readonly (DbRow | JsonlEntry)[], what: string): Place {
+  const places = copies.map((copy) => copyPlace(place, session, copy, `a second copy of ${what}`)).sort((a, b) => a.step - b.step);
+  return places[1] ?? places[0] ?? place.end(`a second copy of ${what} is durable`);
+}
+
+function checkShownRows(o: Observations, a: Attribution, out: Violation[], place: Placement): void {
   const durable = durableOf(o, a.session);
   for (const [shown, slot] of a.slotOf) {
     const fromTool = slot.toolCalls.length > 0;
     const inDb = fromTool ? carriersOf(durable.rows, slot) : finalsOf(durable.rows, slot.answer);
     const onBranch = fromTool ? carriersOf(durable.branch, slot) : finalsOf(durable.branch, slot.answer);
     const problem =
-      inDb !== 1 ? `state.db has ${inDb} assistant rows for it` : onBranch !== 1 ? `the JSONL active branch has ${onBranch} assistant entries for it` : undefined;
+      inDb.length !== 1
+        ? `state.db has ${inDb.length} assistant rows for it`
+        : onBranch.length !== 1
+          ? `the JSONL active branch has ${onBranch.length} assistant entries for it`
+          : undefined;
     if (problem === undefined) continue;
     const what = fromTool ? `tool call ${slot.toolCalls.map((call) => call.id).join(', ')}` : 'closing text';
-    out.push(violation(o, 'one-assistant-row-per-visible-reply', `${a.session}: the user saw "${shown.text}" (${what} of the answer to ${subjectsText(slot.answer)}), but ${problem}`, shown.atMs));
+    // Shown, and with no row or a second one: the evidence is complete at the later of the showing and the extra copy.
+    const copies = inDb.length !== 1 ? inDb : onBranch;
+    const seen = place.showing(shown, `the user is shown "${shown.text}" (${what}); ${problem}`);
+    const at = copies.length > 1 ? later(seen, extraCopyPlace(place, a.session, copies, `"${shown.text}" (${what})`)) : seen;
+    out.push(violation('one-assistant-row-per-visible-reply', `${a.session}: the user saw "${shown.text}" (${what} of the answer to ${subjectsText(slot.answer)}), but ${problem}`, at));
   }
 }
 
-function checkProducedRows(o: Observations, a: Attribution, out: Violation[]): void {
+function checkProducedRows(o: Observations, a: Attribution, out: Violation[], place: Placement): void {
   const durable = durableOf(o, a.session);
   const results = new Set(a.answers.map((answer) => answer.result));
   const callIds = new Set(a.answers.flatMap((answer) => answer.toolCalls.map((call) => call.id)));
@@ -78,43 +101,72 @@ function checkProducedRows(o: Observations, a: Attribution, out: Violation[]): v
   };
   for (const row of durable.rows) {
     const problem = origin(row.content, row.toolCallIds);
-    if (problem !== undefined) out.push(violation(o, 'one-assistant-row-per-visible-reply', `${a.session}: state.db assistant row ${row.id} carries ${problem}`, o.endMs));
+    if (problem !== undefined) out.push(violation('one-assistant-row-per-visible-reply', `${a.session}: state.db assistant row ${row.id} carries ${problem}`, place.rowCommit(row, `assistant row ${row.id}, which carries ${problem},`)));
   }
   for (const entry of durable.branch) {
     const problem = origin(entry.text, entry.toolCallIds);
-    if (problem !== undefined) out.push(violation(o, 'one-assistant-row-per-visible-reply', `${a.session}: JSONL assistant entry ${entry.id} carries ${problem}`, o.endMs));
+    if (problem !== undefined) out.push(violation('one-assistant-row-per-visible-reply', `${a.session}: JSONL assistant entry ${entry.id} carries ${problem}`, place.entrySeen(a.session, entry, `assistant entry ${entry.id}, which carries ${problem}`)));
   }
   for (const answer of a.answers) {
     for (const [where, items] of [['state.db', durable.rows], ['the JSONL active branch', durable.branch]] as const) {
-      const finals = finalsOf(items, answer);
-      if (finals > 1) out.push(violation(o, 'one-assistant-row-per-visible-reply', `${a.session}: ${where} holds the closing text of the answer to ${subjectsText(answer)} ${finals} times`, o.endMs));
+      const finals: (DbRow | JsonlEntry)[] = finalsOf<DbRow | JsonlEntry>(items, answer);
+      if (finals.length > 1) {
+        const at = extraCopyPlace(place, a.session, finals, `the closing text of the answer to ${subjectsText(answer)}`);
+        out.push(violation('one-assistant-row-per-visible-reply', `${a.session}: ${where} holds the closing text of the answer to ${subjectsText(answer)} ${finals.length} times`, at));
+      }
       for (const slot of answer.slots.filter((candidate) => candidate.toolCalls.length > 0)) {
-        const carriers = carriersOf(items, slot);
-        if (carriers > 1) out.push(violation(o, 'one-assistant-row-per-visible-reply', `${a.session}: ${where} holds tool call ${slot.toolCalls[0]?.id ?? '?'} ${carriers} times`, o.endMs));
+        const carriers: (DbRow | JsonlEntry)[] = carriersOf<DbRow | JsonlEntry>(items, slot);
+        if (carriers.length <= 1) continue;
+        const id = slot.toolCalls[0]?.id ?? '?';
+        out.push(violation('one-assistant-row-per-visible-reply', `${a.session}: ${where} holds tool call ${id} ${carriers.length} times`, extraCopyPlace(place, a.session, carriers, `tool call ${id}`)));
       }
     }
   }
 }
 
-function checkUnexplained(o: Observations, a: Attribution, out: Violation[]): void {
+function checkUnexplained(a: Attribution, out: Violation[], place: Placement): void {
   for (const { shown, reason, repeats } of a.unexplained) {
     const message =
       reason === 'shown-again'
         ? `${a.session}: the user saw "${shown.text}" again${repeats === undefined ? '' : ` (already shown as the answer to ${subjectsText(repeats.answer)})`}, with no new answer producing it`
         : `${a.session}: the user saw "${shown.text}", which no LLM answer produced`;
-    out.push(violation(o, reason === 'shown-again' ? 'no-duplicate-visible-reply' : 'one-assistant-row-per-visible-reply', message, shown.atMs));
+    const at = place.showing(shown, reason === 'shown-again' ? `the user is shown "${shown.text}" again` : `the user is shown "${shown.text}", which no LLM answer produced`);
+    out.push(violation(reason === 'shown-again' ? 'no-duplicate-visible-reply' : 'one-assistant-row-per-visible-reply', message, at));
   }
 }
 
-function checkLost(o: Observations, a: Attribution, out: Violation[]): void {
+function checkLost(o: Observations, a: Attribution, out: Violation[], place: Placement): void {
   for (const answer of a.answers) {
     if (answer.superseded || answer.gaveUp) continue;
     for (const slot of answer.slots) {
       if (slot.shownBy !== null) continue;
       const how = slot.toolCalls.length > 0 ? `the tool message` : `the reply`;
-      out.push(violation(o, 'no-lost-reply', `${a.session}: ${how} "${slot.text}" the LLM produced for ${subjectsText(answer)} was never shown`, answer.first.returnedAtMs));
+      out.push(violation('no-lost-reply', `${a.session}: ${how} "${slot.text}" the LLM produced for ${subjectsText(answer)} was never shown`, lostPlace(o, a.session, slot, place)));
     }
   }
+}
+
+/**
+ * Where a reply that was never shown was lost: the last durable record of it (the commit of the row, or the check
+ * that first saw the entry, holding its closing text or its tool call or the tool's result: the system had the reply
+ * then and never showed it, so the dispatch that dropped it follows), else the first kill or crash after the LLM
+ * answered (the system lost it with a process), else the answer's return.
+ */
+function lostPlace(o: Observations, session: string, slot: Slot, place: Placement): Place {
+  const ids = slot.toolCalls.map((call) => call.id);
+  const fromTool = ids.length > 0;
+  const holds = (item: { toolCallIds: string[] }, text: string): boolean => (fromTool ? item.toolCallIds.some((id) => ids.includes(id)) : text === slot.answer.result);
+  const what = fromTool ? `tool call ${ids.join(', ')} with "${slot.text}"` : `the closing text with "${slot.text}"`;
+  const rows = familyRows(o.durable, session).filter((row) => (row.role === 'assistant' && holds(row, row.content)) || (row.role === 'tool' && row.toolCallId !== null && ids.includes(row.toolCallId)));
+  const lastRow = rows.at(-1);
+  if (lastRow !== undefined) return place.rowCommit(lastRow, what, ', and is never shown');
+  const entries = familyEntries(o.durable, session).filter((entry) => entry.role === 'assistant' && !entry.mirror && holds(entry, entry.text));
+  const seen = entries.map((entry) => place.entrySeen(session, entry, what, ', which is never shown')).sort((x, y) => x.step - y.step);
+  const lastSeen = seen.at(-1);
+  if (lastSeen !== undefined) return lastSeen;
+  const kill = place.firstKillAfter(slot.answer.first.returnedAtMs);
+  if (kill !== undefined) return place.step(kill.step, `${kill.process} ${kill.kind === 'kill' ? 'is killed' : 'crashes'} after the LLM answered with "${slot.text}"; it is never shown`);
+  return place.at(slot.answer.first.returnedAtMs, `the LLM answers with "${slot.text}"; it is never shown`);
 }
 
 /**
@@ -123,18 +175,22 @@ function checkLost(o: Observations, a: Attribution, out: Violation[]): void {
  * into an older one counts as well) copies a message the user was shown in that session, and no text has more mirror
  * entries than showings (a redelivery the platform dropped, mirrored again, is a second copy).
  */
-function checkMirrors(o: Observations, session: string, out: Violation[]): void {
+function checkMirrors(o: Observations, session: string, out: Violation[], place: Placement): void {
   const mirrors = familyEntries(o.durable, session).filter((entry) => entry.mirror);
   if (mirrors.length === 0) return;
   const shownCounts = new Map<string, number>();
   for (const fact of o.ledger.shown.filter((shown) => shown.sessionKey === session)) shownCounts.set(normalized(fact.text), (shownCounts.get(normalized(fact.text)) ?? 0) + 1);
-  const mirrorCounts = new Map<string, number>();
-  for (const entry of mirrors) mirrorCounts.set(normalized(entry.text), (mirrorCounts.get(normalized(entry.text)) ?? 0) + 1);
-  for (const [text, count] of mirrorCounts) {
+  const mirrorsOf = new Map<string, JsonlEntry[]>();
+  for (const entry of mirrors) mirrorsOf.set(normalized(entry.text), [...(mirrorsOf.get(normalized(entry.text)) ?? []), entry]);
+  for (const [text, entries] of mirrorsOf) {
     const shownCount = shownCounts.get(text) ?? 0;
-    if (count <= shownCount) continue;
+    if (entries.length <= shownCount) continue;
     const what = shownCount === 0 ? 'the user was never shown it' : `the user was shown it ${shownCount} times`;
-    out.push(violation(o, 'one-assistant-row-per-visible-reply', `${session}: the JSONL files hold ${count} delivery mirror entries of "${text.slice(0, 60)}", but ${what}`, o.endMs));
+    // The mirror entry one past the showings, in the order the monitor first saw them durable.
+    const mirror = `delivery mirror ${shownCount + 1} of "${text.slice(0, 60)}"`;
+    const seen = entries.map((entry) => place.entrySeen(session, entry, mirror, `, shown ${shownCount} times`)).sort((x, y) => x.step - y.step);
+    const at = seen[shownCount] ?? place.end(`${mirror} is durable`);
+    out.push(violation('one-assistant-row-per-visible-reply', `${session}: the JSONL files hold ${entries.length} delivery mirror entries of "${text.slice(0, 60)}", but ${what}`, at));
   }
 }
 

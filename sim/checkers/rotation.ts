@@ -12,21 +12,23 @@ import { clearedReply } from '../../src/index.ts';
 import type { ShownFact, UserMessageFact } from '../world/ledger.ts';
 import { atLeastOnceRepeats } from './at-least-once.ts';
 import { familyRows } from './durable.ts';
-import { carries, normalized, type Observations, shownIn, stepAt } from './observations.ts';
+import { carries, normalized, type Observations, shownIn } from './observations.ts';
+import { type Place, Placement } from './placement.ts';
 import { classOf, type Violation } from './violation.ts';
 
-function violation(o: Observations, message: string, atMs: number): Violation {
-  return { invariant: 'transcript-consistent', message, step: stepAt(o, atMs), timeMs: atMs, class: classOf('transcript-consistent') };
+/** Placed at the commit of the first row in the wrong session, or the check that first saw the entry there (placement.ts). */
+function violation(message: string, place: Place): Violation {
+  return { invariant: 'transcript-consistent', message, step: place.step, timeMs: place.timeMs, class: classOf('transcript-consistent'), evidence: place.evidence };
 }
 
-export function checkRotations(o: Observations, out: Violation[]): void {
+export function checkRotations(o: Observations, out: Violation[], place = new Placement(o)): void {
   for (const session of o.sessions) {
-    checkEndedSessions(o, session, out);
-    checkGenerations(o, session, out);
+    checkEndedSessions(o, session, out, place);
+    checkGenerations(o, session, out, place);
   }
 }
 
-function checkEndedSessions(o: Observations, session: string, out: Violation[]): void {
+function checkEndedSessions(o: Observations, session: string, out: Violation[], place: Placement): void {
   const rows = familyRows(o.durable, session);
   for (const span of o.durable.families.get(session) ?? []) {
     const endedAtMs = span.endedAtMs;
@@ -34,8 +36,10 @@ function checkEndedSessions(o: Observations, session: string, out: Violation[]):
     const late = rows.filter((row) => row.sessionId === span.sessionId && row.timestamp > endedAtMs);
     if (late.length === 0) continue;
     const first = late[0];
+    if (first === undefined) continue;
     const what = late.map((row) => `${row.role} row ${row.id} at ${row.timestamp} ms`).join(', ');
-    out.push(violation(o, `${session}: state.db session ${span.sessionId} ended at ${endedAtMs} ms (${span.endReason ?? 'no reason'}) but holds ${late.length} rows written after (${what})`, first?.timestamp ?? o.endMs));
+    const at = place.rowCommit(first, `${first.role} row ${first.id} of session ${span.sessionId}, which ended at ${endedAtMs} ms,`);
+    out.push(violation(`${session}: state.db session ${span.sessionId} ended at ${endedAtMs} ms (${span.endReason ?? 'no reason'}) but holds ${late.length} rows written after (${what})`, at));
   }
 }
 
@@ -59,7 +63,7 @@ export function clearsSeen(o: Observations, session: string): number[] {
   return seen;
 }
 
-function checkGenerations(o: Observations, session: string, out: Violation[]): void {
+function checkGenerations(o: Observations, session: string, out: Violation[], place: Placement): void {
   const seen = clearsSeen(o, session);
   if (seen.length === 0) return;
   const family = (o.durable.families.get(session) ?? []).map((span) => span.sessionId);
@@ -69,16 +73,19 @@ function checkGenerations(o: Observations, session: string, out: Violation[]): v
   for (const message of messages) {
     const owed = seen.filter((atMs) => atMs < message.sentAtMs).length;
     if (owed === 0) continue;
-    const inDb = rows.filter((row) => carries(row.content, message)).map((row) => row.sessionId);
-    const inFiles = files.filter((file) => file.entries.some((entry) => entry.role === 'user' && carries(entry.text, message))).map((file) => file.sessionId ?? session);
-    for (const [where, sessionId] of [...inDb.map((id) => ['state.db', id] as const), ...inFiles.map((id) => ['its JSONL file', id] as const)]) {
+    const inDb = rows.filter((row) => carries(row.content, message)).map((row) => ({ where: 'state.db', sessionId: row.sessionId, copy: () => place.rowCommit(row, `${message.marker} in session ${row.sessionId}`) }));
+    const inFiles = files.flatMap((file) => {
+      const entry = file.entries.find((candidate) => candidate.role === 'user' && carries(candidate.text, message));
+      const sessionId = file.sessionId ?? session;
+      return entry === undefined ? [] : [{ where: 'its JSONL file', sessionId, copy: () => place.entrySeen(session, entry, `${message.marker} in session ${sessionId}`) }];
+    });
+    for (const { where, sessionId, copy } of [...inDb, ...inFiles]) {
       const generation = family.indexOf(sessionId);
       if (generation >= owed) continue;
       out.push(
         violation(
-          o,
           `${session}: message ${message.marker} was typed after the user saw ${owed} "${clearedReply}" replies, but ${where} holds it in session ${sessionId} (the key's session ${generation + 1} of ${family.length})`,
-          message.sentAtMs,
+          copy(),
         ),
       );
       break;

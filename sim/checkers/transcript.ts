@@ -5,21 +5,34 @@
 // - an assistant entry that was once durable (synced) on the active branch never disappears from it. Entries are
 //   known by what they carry (the closing text, or the API-issued tool-call ids), not by their entry ids, so a
 //   rewrite that re-ids an entry does not count as a loss and one that drops it does.
+// The monitor also remembers the check at which each entry was first durable and the check from which a once-durable
+// assistant entry stayed gone: the only times the JSONL format gives the checkers, they place violations
+// (placement.ts).
 import type { Simulation } from '../kernel/simulation.ts';
 import { activeBranch, familyBranch, type JsonlEntry, readFamilies, readFamilyFiles, type Transcript } from './durable.ts';
 import type { Observations } from './observations.ts';
+import type { EntrySightings } from './placement.ts';
 import { classOf, type Violation } from './violation.ts';
 
 function identity(entry: JsonlEntry): string {
   return entry.toolCallIds.length > 0 ? `calls:${entry.toolCallIds.join(',')}` : `text:${entry.text}`;
 }
 
-export class TranscriptMonitor {
+/** An entry as the sightings know it: its id, role and text (a rewrite that keeps all three keeps the sighting). */
+function sightingKey(entry: JsonlEntry): string {
+  return `${entry.id}\u0000${entry.role}\u0000${entry.text}`;
+}
+
+export class TranscriptMonitor implements EntrySightings {
   readonly violations: Violation[] = [];
   /** The files already reported, by the state.db session id they belong to (a key's session id before any rotation). */
   private readonly reportedSessionIds = new Set<string>();
   /** Identities of assistant entries seen durable on an active branch, by session, with the step first seen. */
   private readonly durableAssistants = new Map<string, Map<string, number>>();
+  /** Of those, the ones missing from the durable active branch now, with the step of the check since which they are. */
+  private readonly missingSince = new Map<string, Map<string, number>>();
+  /** Every entry seen durable in a session's files, with the step of the check that first saw it. */
+  private readonly entriesSeen = new Map<string, Map<string, number>>();
 
   constructor(
     private readonly sim: Simulation,
@@ -30,11 +43,35 @@ export class TranscriptMonitor {
   check(step: number, timeMs: number): void {
     const families = readFamilies(this.sim, this.sessions);
     for (const [session, files] of readFamilyFiles(this.sim, families, 'current')) for (const file of files) this.checkFile(session, file, step, timeMs);
-    for (const [session, files] of readFamilyFiles(this.sim, families, 'synced')) {
-      const seen = this.durableAssistants.get(session) ?? new Map<string, number>();
-      for (const file of files) for (const entry of activeBranch(file.entries)) if (entry.role === 'assistant' && !seen.has(identity(entry))) seen.set(identity(entry), step);
-      this.durableAssistants.set(session, seen);
+    for (const [session, files] of readFamilyFiles(this.sim, families, 'synced')) this.sight(session, files, step);
+  }
+
+  /** The step of the first check at which `entry` was durable in one of the session's files. */
+  firstSeenStep(sessionKey: string, entry: JsonlEntry): number | undefined {
+    return this.entriesSeen.get(sessionKey)?.get(sightingKey(entry));
+  }
+
+  /** Record what a check found durable in a session's files: entries first seen, assistant entries gone or back. */
+  private sight(session: string, files: readonly Transcript[], step: number): void {
+    const seen = this.durableAssistants.get(session) ?? new Map<string, number>();
+    const entries = this.entriesSeen.get(session) ?? new Map<string, number>();
+    const onBranch = new Set<string>();
+    for (const file of files) {
+      for (const entry of file.entries) if (!entries.has(sightingKey(entry))) entries.set(sightingKey(entry), step);
+      for (const entry of activeBranch(file.entries)) {
+        if (entry.role !== 'assistant') continue;
+        onBranch.add(identity(entry));
+        if (!seen.has(identity(entry))) seen.set(identity(entry), step);
+      }
     }
+    const missing = this.missingSince.get(session) ?? new Map<string, number>();
+    for (const key of seen.keys()) {
+      if (onBranch.has(key)) missing.delete(key);
+      else if (!missing.has(key)) missing.set(key, step);
+    }
+    this.durableAssistants.set(session, seen);
+    this.entriesSeen.set(session, entries);
+    this.missingSince.set(session, missing);
   }
 
   private checkFile(session: string, transcript: Transcript, step: number, timeMs: number): void {
@@ -50,6 +87,7 @@ export class TranscriptMonitor {
       step,
       timeMs,
       class: classOf('transcript-consistent'),
+      evidence: `${sessionId}.jsonl, read here, has ${off.length} entries off its active branch`,
     });
   }
 
@@ -61,12 +99,16 @@ export class TranscriptMonitor {
       const branch = new Set(familyBranch(o.durable, session).map(identity));
       const lost = [...seen.keys()].filter((key) => !branch.has(key));
       if (lost.length === 0) continue;
+      // Placed at the check since which the first of them has stayed gone (the end, if none was seen gone before).
+      const lastStep = Math.max(0, o.events.length - 1);
+      const step = Math.min(...lost.map((key) => this.missingSince.get(session)?.get(key) ?? lastStep));
       out.push({
         invariant: 'transcript-consistent',
         message: `${session}: ${lost.length} assistant entries that were durable are gone from the active branch (${lost.map((key) => key.slice(0, 50)).join('; ')})`,
-        step: Math.max(0, o.events.length - 1),
-        timeMs: o.endMs,
+        step,
+        timeMs: step === lastStep ? o.endMs : (o.events[step]?.timeMs ?? o.endMs),
         class: classOf('transcript-consistent'),
+        evidence: `the JSONL files of ${session}, read here, no longer hold on their active branch an assistant entry that was durable there`,
       });
     }
     return out;

@@ -31,10 +31,15 @@ export type FailureClass = 'correctness' | 'liveness' | 'crash';
 export interface Violation {
   invariant: InvariantName;
   message: string;
-  /** Index of the trace event closest to where the violation shows (or the final step). */
+  /**
+   * Index of the trace event at which the violation's evidence became true (the second durable copy, the repeat
+   * shown, the record of a reply never shown, a kill), or the final step when only the end proves it.
+   */
   step: number;
   timeMs: number;
   class: FailureClass;
+  /** What happened at `step`, in the ledger's and the durable state's terms (for the report's decisive line). */
+  evidence?: string;
 }
 
 const customClasses = new Map<string, FailureClass>();

@@ -16,7 +16,9 @@ import { traceViewerHtml } from './viewer.ts';
 
 export { formatMs } from './format.ts';
 
+/** Notable events shown before the decisive one (the ones that led to it), and after it (the ones that complete it). */
 const timelineLinesMax = 40;
+const timelineLinesAfterMax = 8;
 const decisiveMark = '>>';
 
 /** The length of a run in trace events: the counter `step` of a violation indexes. */
@@ -43,7 +45,7 @@ export function runText(seed: string, result: RunResult): string {
   lines.push(`${verdict}  ${result.spec.scenario}  bugs: ${result.spec.bugs.join(', ') || 'none'}  ${eventCount(result)} steps (trace events #0-#${eventCount(result) - 1}), ${formatMs(result.simTimeMs)} simulated, traceHash ${result.traceHash}`);
   const first = result.violations[0];
   if (first !== undefined) {
-    for (const violation of result.violations.slice(0, 5)) lines.push(`${pc.red(violation.invariant)} (${violation.class}, step #${violation.step}): ${violation.message}`);
+    for (const violation of result.violations.slice(0, 5)) lines.push(`${pc.red(violation.invariant)} (${violation.class}, step #${violation.step}): ${oneLine(violation.message)}`);
     if (result.violations.length > 5) lines.push(`... and ${result.violations.length - 5} more violations`);
     lines.push('', pc.bold('plan'), ...planText(result.spec.plan));
     lines.push('', pc.bold(`timeline (${decisiveMark} marks step #${first.step}, where ${first.invariant} shows)`), ...timeline(result.sim.trace.events, first));
@@ -51,26 +53,72 @@ export function runText(seed: string, result: RunResult): string {
   return lines.join('\n');
 }
 
-/** The notable events up to the violation, focused on the violation's session when it names one; the decisive step is marked. */
+/**
+ * Text on one line: control characters (newlines, tabs, ...) and backslashes escaped as JSON escapes them, so a
+ * violation message or an event field that holds run text cannot break the one-line layout of a report.
+ */
+export function oneLine(text: string): string {
+  return text.replace(/[\\\u0000-\u001f\u007f-\u009f\u2028\u2029]/g, (character) => jsonEscapes[character] ?? `\\u${character.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
+const jsonEscapes: Readonly<Record<string, string>> = { '\\': '\\\\', '\n': '\\n', '\r': '\\r', '\t': '\\t', '\b': '\\b', '\f': '\\f' };
+
+/**
+ * The notable events that led to the violation, the decisive one (its step) marked, and a few notable events after it
+ * that complete the evidence (what the system did next); focused on the violation's session when it names one.
+ */
 export function timeline(events: readonly TraceEvent[], violation: Violation): string[] {
   const session = /agent:main:chat:\d+/.exec(violation.message)?.[0];
-  const decisive = Math.max(violation.step, 0);
-  const notable = events.filter((event, index) => index < decisive && describeEvent(event) !== undefined && (session === undefined || belongsTo(event, session)));
-  const shown = notable.slice(-timelineLinesMax);
+  const decisive = Math.min(Math.max(violation.step, 0), Math.max(events.length - 1, 0));
+  const notable = (event: TraceEvent): boolean => describeEvent(event) !== undefined && (session === undefined || belongsTo(event, session));
+  const before = events.slice(0, decisive).filter(notable);
+  const shown = before.slice(-timelineLinesMax);
   const lines = shown.map((event) => timelineLine(event, describeEvent(event) ?? '', '  '));
-  if (notable.length > shown.length) lines.unshift(`  ... ${notable.length - shown.length} earlier events`);
-  const at = events[decisive];
-  const what = at === undefined ? '' : (describeEvent(at) ?? genericEvent(at));
-  lines.push(pc.red(at === undefined ? `${decisiveMark}${formatMs(violation.timeMs).padStart(9)}  #${decisive}` : timelineLine(at, what, decisiveMark)) + `  ${pc.red(`<- ${violation.invariant} (${violation.class})`)}`);
+  if (before.length > shown.length) lines.unshift(`  ... ${before.length - shown.length} earlier events`);
+  lines.push(decisiveLine(events[decisive], violation, decisive));
+  const after = events.slice(decisive + 1).filter(notable);
+  lines.push(...after.slice(0, timelineLinesAfterMax).map((event) => timelineLine(event, describeEvent(event) ?? '', '  ')));
+  if (after.length > timelineLinesAfterMax) lines.push(`  ... ${after.length - timelineLinesAfterMax} later events`);
   return lines;
+}
+
+/**
+ * The decisive line: the event at the violation's step and what the checker found there (for a kernel event that is
+ * not notable on its own, such as a commit or an arrival at the platform, the finding comes first and the event after
+ * it in brackets), then the invariant.
+ */
+function decisiveLine(at: TraceEvent | undefined, violation: Violation, step: number): string {
+  const found = violation.evidence === undefined ? undefined : oneLine(violation.evidence);
+  const described = at === undefined ? undefined : describeEvent(at);
+  const text =
+    at === undefined ? (found ?? '') : described !== undefined ? `${described}${found === undefined ? '' : `: ${found}`}` : found === undefined ? kernelEvent(at) : `${found} [${kernelEvent(at)}]`;
+  const line = at === undefined ? `${decisiveMark}${formatMs(violation.timeMs).padStart(9)}  #${String(step).padEnd(6)} ${text}` : timelineLine(at, text, decisiveMark);
+  return pc.red(line) + `  ${pc.red(`<- ${violation.invariant} (${violation.class})`)}`;
 }
 
 function timelineLine(event: TraceEvent, text: string, mark: string): string {
   return `${mark}${formatMs(event.timeMs).padStart(9)}  #${String(event.index).padEnd(6)} ${text}`;
 }
 
+/** A kernel event that is not notable on its own, named for a decisive line (a commit, an arrival at the platform). */
+function kernelEvent(event: TraceEvent): string {
+  const f = event.fields;
+  switch (event.kind) {
+    case 'sql.write':
+      return `${String(f.process)} commits to ${String(f.path)}`;
+    case 'net.deliver':
+      return `message ${String(f.id)} ${String(f.from)} -> ${String(f.to)} arrives`;
+    case 'disk.sync':
+    case 'disk.append':
+    case 'disk.write':
+      return `${event.kind.slice(5)} ${String(f.path)}`;
+    default:
+      return genericEvent(event);
+  }
+}
+
 function genericEvent(event: TraceEvent): string {
-  const fields = Object.entries(event.fields).map(([key, value]) => `${key}=${typeof value === 'string' ? value : JSON.stringify(value)}`);
+  const fields = Object.entries(event.fields).map(([key, value]) => `${key}=${typeof value === 'string' ? oneLine(value) : JSON.stringify(value)}`);
   const text = `${event.kind} ${fields.join(' ')}`;
   return text.length <= 100 ? text : `${text.slice(0, 97)}...`;
 }
@@ -87,6 +135,8 @@ function describeEvent(event: TraceEvent): string | undefined {
       return `user says ${JSON.stringify(f.text)} (${String(f.delivery)})`;
     case 'model.exec-run':
       return `node host runs ${String(f.run)}`;
+    case 'model.system-event':
+      return f.queued === true ? `${String(f.event)} of ${String(f.run)} queued as a system event` : undefined;
     case 'model.exec-ingest':
       return f.row === null ? `exec events drained, all duplicates` : `exec ${String(f.runs)} persisted as prompt ${String(f.row)}`;
     case 'model.exec-duplicate-dropped':
@@ -97,6 +147,10 @@ function describeEvent(event: TraceEvent): string | undefined {
       return `orphaned user entry ${String(f.orphan)} repaired ${f.persisted === true ? 'on disk' : 'in memory only'}`;
     case 'model.merge':
       return `turn ${String(f.merged)} merged into ${String(f.turn)}`;
+    case 'model.prompt-persisted':
+      return `prompt of ${String(f.turn)} persisted`;
+    case 'model.answer':
+      return `LLM answer for ${String(f.turn)} received (${String(f.toolCalls)} tool calls)`;
     case 'model.tool-call':
       return `${String(f.tool)}(${JSON.stringify(f.text)}) in ${String(f.turn)}`;
     case 'model.result':
@@ -111,8 +165,14 @@ function describeEvent(event: TraceEvent): string | undefined {
       return `turn ${String(f.turn)} failed transiently`;
     case 'proc.kill':
       return pc.yellow(`SIGKILL ${String(f.name)}`);
+    case 'proc.exit':
+      return pc.yellow(`${String(f.name)} crashes: ${JSON.stringify(f.error)}`);
     case 'proc.restart':
       return `restart ${String(f.name)}`;
+    case 'fault':
+      return faultEvent(event);
+    case 'disk.crash':
+      return pc.yellow(`unsynced writes of ${String(f.path)} lost${Number(f.tornBytes) > 0 ? ` (${String(f.tornBytes)} bytes torn)` : ''}`);
     case 'net.reset':
     case 'net.partition':
     case 'net.heal':
@@ -124,6 +184,15 @@ function describeEvent(event: TraceEvent): string | undefined {
     default:
       return undefined;
   }
+}
+
+/** Faults the kernel records as such: a supervisor's kill and a power loss (a planned kill shows as its SIGKILL). */
+function faultEvent(event: TraceEvent): string | undefined {
+  const f = event.fields;
+  if (f.kind === 'supervisor-kill') return pc.yellow(`${String(f.by)} (supervisor) kills ${String(f.target)}`);
+  if (f.kind === 'power-loss') return pc.yellow('power loss: every process killed, unsynced writes lost');
+  if (f.kind === 'fault-phase-end') return 'faults stop';
+  return undefined;
 }
 
 export function coverageText(coverage: FaultCoverage): string {
