@@ -83,10 +83,12 @@ ${seed}
 function violationsHtml(result: RunResult, events: readonly TraceEvent[]): string {
   const [first, ...others] = result.violations;
   if (first === undefined) return '<p class="meta">Every invariant held.</p>';
+  // Where the violation's evidence became true: the event at its step, and what the checker found there.
   const at = (violation: Violation): string => {
     const event = events[violation.step];
-    if (event === undefined) return `end of run (${formatTimeMs(violation.timeMs)})`;
-    return `step ${stepLink(violation.step)} at ${formatTimeMs(event.timeMs)}: <code>${clip(describeEvent(event), 300)}</code>`;
+    const found = violation.evidence === undefined ? '' : ` — ${clip(violation.evidence, 400)}`;
+    if (event === undefined) return `end of run (${formatTimeMs(violation.timeMs)})${found}`;
+    return `step ${stepLink(violation.step)} at ${formatTimeMs(event.timeMs)}: <code>${clip(describeEvent(event), 300)}</code>${found}`;
   };
   const show = (violation: Violation): string => `<button class="show-step" data-step="${violation.step}">show on the timeline</button>`;
   const card = `<div class="violation" data-invariant="${escapeHtml(first.invariant)}" data-step="${first.step}">
@@ -204,7 +206,7 @@ function logRowHtml(item: Item, violations: readonly Violation[]): string {
   if (item.fault !== undefined) classes.push('fault');
   if (violations.length > 0) classes.push('violation-step');
   const fault = item.fault === undefined ? '' : `<span class="tag">fault: ${escapeHtml(item.fault)}</span>`;
-  const violated = violations.map((violation) => `<span class="tag">violated: ${escapeHtml(violation.invariant)}</span>`).join('');
+  const violated = violations.map((violation) => `<span class="tag" title="${escapeHtml(violation.evidence ?? violation.message)}">violated: ${escapeHtml(violation.invariant)}</span>`).join('');
   return `<tr id="ev-${event.index}" class="${classes.join(' ')}"><td>${event.index}</td><td>${formatTimeMs(event.timeMs)}</td><td>${item.lane}</td><td>${violated}${fault}${clip(describeEvent(event), 600)}</td></tr>`;
 }
 

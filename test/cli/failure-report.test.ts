@@ -1,15 +1,18 @@
 // The failure report a reviewer reads: the shrunk plan in a few lines, the decisive step of the timeline marked, one
 // step counter everywhere (trace-event indices; a run's length in trace events, the same in text and JSON); colour
-// only on a terminal.
+// only on a terminal. Every variable that decides colour is set or cleared here, whatever the caller's shell exports.
 import { describe, expect, it } from 'vitest';
 import { cli } from './support.ts';
 
 const escape = String.fromCharCode(27);
 
+/** The environment the report is judged in: no colour variable from the caller's shell (NO_COLOR=1 there must not matter). */
+const plain: NodeJS.ProcessEnv = { NO_COLOR: undefined, FORCE_COLOR: undefined, CI: undefined, TERM: undefined };
+
 describe('the failure report', () => {
   const args = ['run', 'send-mid-turn', '--seed', '4', '--bugs', 'send-flag'];
-  const text = cli(args);
-  const json = JSON.parse(cli([...args, '--json']).stdout) as { steps: number; violations: { step: number; invariant: string }[] };
+  const text = cli(args, plain);
+  const json = JSON.parse(cli([...args, '--json'], plain).stdout) as { steps: number; violations: { step: number; invariant: string }[] };
 
   it('prints the plan in a few readable lines', () => {
     expect(text.status).toBe(1);
@@ -43,12 +46,13 @@ describe('the failure report', () => {
 
   it('has no colour codes when piped, even with CI=true, and accepts --no-color', () => {
     expect(text.stdout).not.toContain(escape);
-    const ci = cli(args, { CI: 'true' });
+    const ci = cli(args, { ...plain, CI: 'true' });
     expect(ci.stdout).not.toContain(escape);
     expect(ci.stdout).toBe(text.stdout);
-    const noColor = cli([...args, '--no-color'], { FORCE_COLOR: '1' });
+    const noColor = cli([...args, '--no-color'], { ...plain, FORCE_COLOR: '1' });
     expect(noColor.status).toBe(1);
     expect(noColor.stdout).not.toContain(escape);
-    expect(cli(args, { FORCE_COLOR: '1' }).stdout).toContain(escape);
+    expect(cli(args, { ...plain, FORCE_COLOR: '1' }).stdout).toContain(escape);
+    expect(cli(args, { ...plain, NO_COLOR: '1' }).stdout).not.toContain(escape);
   });
 });

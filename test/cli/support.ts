@@ -11,8 +11,14 @@ export interface CliResult {
   stderr: string;
 }
 
+/**
+ * Run the command line with the caller's environment plus `env`; a variable given as undefined is removed from the
+ * child's environment, so that a test can clear what the user's shell exports (NO_COLOR, FORCE_COLOR, CI, ...).
+ */
 export function cli(args: string[], env: NodeJS.ProcessEnv = {}, timeoutMs = 120_000): CliResult {
-  const result = spawnSync(process.execPath, ['--import', 'tsx', 'sim/cli/main.ts', ...args], { encoding: 'utf8', env: { ...process.env, ...env }, timeout: timeoutMs });
+  const childEnv: NodeJS.ProcessEnv = { ...process.env, ...env };
+  for (const [name, value] of Object.entries(env)) if (value === undefined) delete childEnv[name];
+  const result = spawnSync(process.execPath, ['--import', 'tsx', 'sim/cli/main.ts', ...args], { encoding: 'utf8', env: childEnv, timeout: timeoutMs });
   return { status: result.status ?? -1, stdout: result.stdout, stderr: result.stderr };
 }
 

@@ -1,7 +1,8 @@
 // The trace viewer page as text, without a browser: every artifacts directory gets trace.html; run text is escaped;
 // only the page's own script may run (its hash is in the page's policy); the violation's ledger facts are shown when
 // the run result carries a ledger and the page still works without one; and a run of tens of thousands of events
-// keeps every model note and fault but collapses kernel events into a bounded number of marks and log rows.
+// keeps every model note and fault but collapses kernel events into a bounded number of marks and log rows. The
+// violation is highlighted at its step (a kernel event there, such as a commit, is drawn and listed like a note).
 import { createHash } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -10,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { writeArtifacts } from '../../sim/cli/report.ts';
 import { traceViewerHtml } from '../../sim/cli/viewer.ts';
 import { contentSecurityPolicy, viewerScript, viewerScriptSha256 } from '../../sim/cli/viewer-assets.ts';
+import { escapeHtml } from '../../sim/cli/viewer-durable.ts';
 import { loadSqlJs } from '../../sim/kernel/sqlite.ts';
 import type { TraceEvent } from '../../sim/kernel/trace.ts';
 import type { RunResult } from '../../sim/run/harness.ts';
@@ -90,6 +92,18 @@ describe('trace.html', () => {
     const without = traceViewerHtml(withLedger(failing, undefined));
     expect(without).toContain('carries no ground-truth ledger');
     expect(without).toContain(violation.message.replace(/["']/g, (c) => `&#${c.charCodeAt(0)};`));
+  });
+
+  it('highlights the violation at its step, where its evidence became true, and says what was found there', () => {
+    const violation = failing.violations[0];
+    if (violation === undefined) throw new Error('no violation');
+    expect(violation.evidence).toBeDefined();
+    const html = traceViewerHtml(failing);
+    expect(html).toMatch(new RegExp(`<tr id="ev-${violation.step}" class="[^"]*violation-step`));
+    expect(html).toContain(`<div class="vline" style="left:`);
+    expect(html).toContain(`data-step="${violation.step}"><span`);
+    expect(html).toMatch(new RegExp(`<i class="[^"]*at-violation[^"]*" style="[^"]*" data-i="${violation.step}"`));
+    expect(html).toContain(escapeHtml(violation.evidence ?? ''));
   });
 
   it('keeps every model note and fault of a 60 000-event run and collapses its kernel events', () => {
