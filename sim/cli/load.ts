@@ -1,8 +1,9 @@
 // `--load <module>`: the command line imports a user's module before it parses the command, so the scenarios and
 // invariants that module registers (registerScenario, registerInvariant) are listed, run, fuzzed and replayed from
 // seed strings like the built-in ones. A TypeScript module is loaded through tsx, found in the user's project (or
-// beside gatesim), when Node cannot load it by itself.
-import { createRequire } from 'node:module';
+// beside gatesim), when Node cannot load it by itself. The user's TypeScript files are ES modules even in a package
+// without "type": "module" (the default of `npm init -y`): see esmTypeScriptHooks.
+import { createRequire, register } from 'node:module';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
@@ -64,12 +65,27 @@ async function importWithTypeScript(specifier: string, cwd: string): Promise<voi
   }
 }
 
+/**
+ * Module hooks registered before tsx's, so they answer tsx's resolve: a .ts or .tsx file outside node_modules is an
+ * ES module whatever its package.json says. In a CommonJS package tsx would run the user's setup file as CommonJS,
+ * and its `require('gatesim')` would then load a second copy of gatesim (tsx compiles gatesim's ES modules to
+ * CommonJS) whose registry the command line never reads: the registered scenarios and invariants would vanish.
+ * A .cts file stays CommonJS.
+ */
+const esmTypeScriptHooks = `export async function resolve(specifier, context, nextResolve) {
+  const resolved = await nextResolve(specifier, context);
+  const typeScript = /^file:[^?#]*\\.tsx?(?:[?#]|$)/.test(resolved.url) && !resolved.url.includes('/node_modules/');
+  return typeScript && resolved.format !== 'module' && resolved.format !== 'module-typescript' ? { ...resolved, format: 'module' } : resolved;
+}
+`;
+
 /** Register tsx's ESM loader, from the user's project first, then from beside gatesim. */
 async function registerTsx(cwd: string, specifier: string): Promise<void> {
   for (const base of [resolve(cwd, 'package.json'), fileURLToPath(import.meta.url)]) {
     const entry = tsxEsmApi(base);
     if (entry === undefined) continue;
     const api = (await import(pathToFileURL(entry).href)) as { register: () => unknown };
+    register(`data:text/javascript,${encodeURIComponent(esmTypeScriptHooks)}`);
     api.register();
     tsxRegistered = true;
     return;

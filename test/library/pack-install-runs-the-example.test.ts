@@ -2,9 +2,14 @@
 // a fresh project (offline from the npm cache), then, there, the example suite of examples/gateway-suite under
 // vitest (the import of gatesim and gatesim/vitest), the example type-checked against the shipped declarations, and
 // the `gatesim` binary: help, list (with and without the example's registrations), and a failing seed string found
-// by a fuzz campaign and reproduced (exit 1). The whole file takes about a minute and a half on two busy cores.
+// by a fuzz campaign and reproduced (exit 1). The same tarball goes into a second project made by `npm init -y`
+// (CommonJS, the npm default), where `--load` of the example's TypeScript registers its scenario and invariant, in
+// worker threads too. The pi mode: the tarball ships its module hooks; without pi installed the binary says how to
+// install it (exit 2); with pi in the project's node_modules (linked from this repository's real/ workspace, where
+// `npm install` of the package would put it; skipped when real/ is not installed) a pi run replays the trace of the
+// sources. The whole file takes about two minutes on two busy cores.
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -15,6 +20,10 @@ const example = join(root, 'examples/gateway-suite');
 const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { version: string; devDependencies: Record<string, string> };
 const work = mkdtempSync(join(tmpdir(), 'gatesim-pack-'));
 const project = join(work, 'my-gateway');
+/** A project made by `npm init -y`: no "type", so CommonJS. */
+const commonJsProject = join(work, 'my-commonjs-gateway');
+const piPackage = join(root, 'real/node_modules/@mariozechner/pi-coding-agent');
+const piInstalled = existsSync(join(piPackage, 'package.json'));
 
 interface Ran {
   status: number | null;
@@ -28,7 +37,11 @@ function run(command: string, args: string[], cwd: string): Ran {
 }
 
 function gatesim(...args: string[]): Ran {
-  return run('npx', ['--no', '--', 'gatesim', ...args], project);
+  return gatesimIn(project, ...args);
+}
+
+function gatesimIn(cwd: string, ...args: string[]): Ran {
+  return run('npx', ['--no', '--', 'gatesim', ...args], cwd);
 }
 
 function ok(ran: Ran): Ran {
@@ -53,7 +66,17 @@ beforeAll(() => {
   const dev = manifest.devDependencies;
   const packages = [join(work, tarball as string), `vitest@${dev.vitest}`, `tsx@${dev.tsx}`, `typescript@${dev.typescript}`, `@types/node@${dev['@types/node']}`];
   ok(run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', ...packages], project));
-}, 240_000);
+
+  mkdirSync(commonJsProject);
+  ok(run('npm', ['init', '-y'], commonJsProject));
+  for (const file of readdirSync(example).filter((name) => name.endsWith('.ts') && name !== 'vitest.config.ts')) copyFileSync(join(example, file), join(commonJsProject, file));
+  // An invariant that every run violates: a campaign that loses it passes where it must fail.
+  writeFileSync(
+    join(commonJsProject, 'always-fails.ts'),
+    "import { registerInvariant } from 'gatesim';\n\nregisterInvariant({ name: 'always-fails', class: 'correctness', check: () => [{ message: 'this run was judged' }] });\n",
+  );
+  ok(run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', join(work, tarball as string), `tsx@${dev.tsx}`], commonJsProject));
+}, 300_000);
 
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
@@ -94,5 +117,58 @@ describe('gatesim packed and installed into a fresh project', () => {
     const repro = gatesim('repro', seed);
     expect(repro.status, repro.stderr).toBe(1);
     expect(repro.stdout.split('\n')[0]).toContain(seed);
+  });
+});
+
+describe('gatesim --load in a CommonJS project (npm init -y)', () => {
+  it('is a CommonJS project', () => {
+    const manifest = JSON.parse(readFileSync(join(commonJsProject, 'package.json'), 'utf8')) as { type?: string };
+    expect(manifest.type ?? 'commonjs').toBe('commonjs');
+  });
+
+  it("lists and runs the example's scenario and invariant from its TypeScript setup module", () => {
+    const list = JSON.parse(ok(gatesimIn(commonJsProject, '--load', './gatesim.setup.ts', 'list', '--json')).stdout) as { scenarios: { name: string }[]; invariants: string[] };
+    expect(list.scenarios.map((scenario) => scenario.name)).toContain('tool-server-restarts');
+    expect(list.invariants).toContain('no-unprompted-reply');
+    const ran = JSON.parse(ok(gatesimIn(commonJsProject, '--load', './gatesim.setup.ts', 'run', 'tool-server-restarts', '--seed', '3', '--json')).stdout) as { verdict: string };
+    expect(ran.verdict).toBe('pass');
+  });
+
+  it('judges every run by a loaded invariant, with one worker and with two', () => {
+    for (const workers of ['1', '2']) {
+      const fuzzed = gatesimIn(commonJsProject, '--load', './always-fails.ts', 'fuzz', '--scenario', 'send-mid-turn', '--runs', '3', '--seed', '1', '--workers', workers, '--json');
+      expect(fuzzed.status, `--workers ${workers}: ${fuzzed.stderr}`).toBe(1);
+      const failures = (JSON.parse(fuzzed.stdout) as { failures: { invariant: string; seed: string }[] }).failures;
+      expect(failures.map((failure) => failure.invariant)).toEqual(['always-fails']);
+      expect(failures[0]?.seed).toMatch(/^gs2\.send-mid-turn@load-/);
+    }
+  });
+});
+
+describe('the pi mode of the packed gatesim', () => {
+  const piRun = ['run', 'send-mid-turn', '--seed', '1', '--session-manager', 'pi'];
+
+  it('ships the module hooks that put pi into the simulated world', () => {
+    expect(existsSync(join(project, 'node_modules/gatesim/dist/sim/real/hooks.mjs'))).toBe(true);
+  });
+
+  it('says in one line how to install pi when the project has not (exit 2)', () => {
+    const ran = gatesim(...piRun);
+    expect(ran.status, ran.stdout).toBe(2);
+    expect(ran.stderr.trim().split('\n')).toHaveLength(1);
+    expect(ran.stderr).toContain('npm install --save-dev @mariozechner/pi-coding-agent@0.73.1');
+  });
+
+  it.skipIf(!piInstalled)('runs the real pi SessionManager installed in the project, as the sources do', () => {
+    mkdirSync(join(project, 'node_modules/@mariozechner'), { recursive: true });
+    symlinkSync(piPackage, join(project, 'node_modules/@mariozechner/pi-coding-agent'), 'dir');
+    const packed = JSON.parse(ok(gatesim(...piRun, '--json')).stdout) as { seed: string; verdict: string; traceHash: string };
+    expect(packed.seed).toMatch(/^gs2\.send-mid-turn@pi\./);
+    const sources = run('npx', ['--no', '--', 'tsx', 'sim/cli/main.ts', ...piRun, '--json'], root);
+    expect(sources.status, sources.stderr).toBe(0);
+    const fromSources = JSON.parse(sources.stdout) as { seed: string; verdict: string; traceHash: string };
+    expect(packed).toMatchObject({ seed: fromSources.seed, verdict: fromSources.verdict, traceHash: fromSources.traceHash });
+    const fuzzed = gatesim('fuzz', '--scenario', 'send-mid-turn', '--runs', '4', '--seed', '1', '--workers', '2', '--session-manager', 'pi', '--json');
+    expect(fuzzed.status, fuzzed.stderr).toBe(0);
   });
 });
