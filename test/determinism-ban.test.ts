@@ -15,6 +15,9 @@ const exempt = new Set([
   'sim/cli/real.ts',
   // Module hooks for a real module (issue 8): they must name the fs, crypto, uuid and Date APIs they replace.
   'sim/real/hooks.mjs',
+  // The host side of the OpenClaw loader (issue 22): it reads the pinned releases' chunks and must name the globals
+  // and built-in modules it replaces for them.
+  'sim/real/openclaw-hooks.mjs',
 ]);
 
 const bannedModules = '(?:node:)?(?:fs|timers|net|crypto|perf_hooks)(?:/[\\w/]*)?';
@@ -144,6 +147,8 @@ describe('determinism ban', () => {
     expect(files).toContain('src/ports.ts');
     expect(files).not.toContain('sim/cli/real.ts');
     expect(files).not.toContain('sim/real/hooks.mjs');
+    expect(files).not.toContain('sim/real/openclaw-hooks.mjs');
+    expect(files).toContain('sim/real/openclaw/instance.ts');
     expect(files).toContain('sim/real/bindings.ts');
   });
 

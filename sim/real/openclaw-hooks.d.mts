@@ -1,0 +1,48 @@
+// Types of sim/real/openclaw-hooks.mjs (the host side of the OpenClaw loader) as sim/real/openclaw/ uses them.
+
+/** What one instance (one process incarnation) of a release's chunks is bound to. */
+export interface HooksBinding {
+  /** Date.now: wall-clock milliseconds (the simulated clock from the simulation's epoch). */
+  epochNowMs(): number;
+  /** performance.now, process.hrtime, process.uptime: the simulated clock. */
+  monotonicMs(): number;
+  setTimer(delayMs: number, fn: () => void): { cancel(): void };
+  /** Uniform integer in [min, max]. */
+  randomInt(min: number, max: number): number;
+  uuidV4(): string;
+  /** False once the incarnation is killed: queued microtasks and ticks of the instance do not run. */
+  alive(): boolean;
+  /** Told of every use of something the hooks do not simulate, even when the chunk catches the error. */
+  escaped(what: string): void;
+  log(level: string, text: string): void;
+  pid: number;
+  ppid: number;
+  env: Record<string, string>;
+  cwd: string;
+  home: string;
+  tmpdir: string;
+  hostname: string;
+  /** Where the release's package appears in the simulated world (import.meta.url points under it). */
+  packageRoot: string;
+  /** Where its files are on the real disk. */
+  packageHostDir: string;
+  /** node:fs functions of the simulated disk, on absolute paths (any other fs function throws). */
+  fs?: Record<string, (...args: never[]) => unknown>;
+  fsPromises?: Record<string, (...args: never[]) => Promise<unknown>>;
+}
+
+export interface InstanceWorld {
+  readonly binding: HooksBinding;
+}
+
+export type Namespace = Record<string, unknown>;
+
+export const openclawWorkspaceDir: string;
+export function releasePackageDir(release: string): string | undefined;
+export function listReleaseChunks(release: string): string[] | undefined;
+export function readReleaseChunk(release: string, file: string): string;
+export function virtualPackageRoot(release: string): string;
+export function compileChunk(body: string, registration: string, filename: string): (scope: object) => () => Generator<undefined, void, undefined>;
+export function createInstanceWorld(binding: HooksBinding): InstanceWorld;
+export function chunkScope(world: InstanceWorld, own: object): object;
+export function builtinModule(world: InstanceWorld, specifier: string, importedNames: readonly string[]): Namespace | undefined;

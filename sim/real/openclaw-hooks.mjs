@@ -1,0 +1,740 @@
+// The host side of the OpenClaw loader (sim/real/openclaw/): the one place where a pinned OpenClaw release meets the
+// real world and the globals it was written against. It reads the release's dist/ chunks from the openclaw/ workspace
+// (a real directory listing and real file reads), compiles a chunk once (node:vm compileFunction) and makes the
+// simulated world a chunk instance sees. Exempt from the determinism ban (eslint.config.js,
+// test/determinism-ban.test.ts), as sim/real/hooks.mjs is, because it must name what it replaces:
+//
+// - globals: `Date` (Date.now, `new Date()`, `Date()`; local-time methods answer in UTC), `performance.now`,
+//   `setTimeout`/`setInterval`/`setImmediate` and their clear functions, `queueMicrotask`, `Math.random`,
+//   `crypto.randomUUID`/`crypto.getRandomValues`, `process` (pid, env, cwd, argv, hrtime, uptime, nextTick, signal
+//   handlers, stdout/stderr), `console`, `globalThis`/`global` (a store of the instance's own, so globalThis
+//   singletons are per instance), `AbortSignal.timeout`;
+// - built-in modules: `node:fs` and `node:fs/promises` (the binding's simulated disk, plus a read-only view of the
+//   release's own package files at /gatesim/openclaw-<release>/, where its chunks' import.meta.url points), `node:os`
+//   (a simulated home), `node:crypto` (hashes as they are, randomness from the PRNG), `node:timers`,
+//   `node:timers/promises`, `node:perf_hooks`; the pure ones (`node:path` as posix, `node:url`, `node:util`,
+//   `node:events`, `node:stream`, `node:buffer`, ...) as they are.
+//
+// Everything else through which a chunk could reach the host throws `gatesim: ... is not simulated` when touched, and
+// is reported to the binding (`escaped`) even if the chunk catches the error: a built-in module not listed above
+// (child_process, net, http, worker_threads, sqlite, ...), an unsimulated function of a listed one, a global that is
+// neither a plain ECMAScript built-in nor listed here (fetch, WebAssembly, FinalizationRegistry, ...), an unknown
+// `process` or `console` property, a write to the release's package files. Globals that only some Node versions have
+// (navigator, WebSocket, ...) are absent in every version, so a release behaves alike on Node 20 and 24.
+//
+// A chunk is compiled as `with (scope) { return function* () { "use strict"; <chunk body> } }`: the chunk's own code
+// stays strict, its free identifiers resolve through the scope (a Proxy: the chunk's imports as live bindings, then
+// the simulated globals), and the generator's first step registers the chunk's exports (getters, so a not yet
+// initialised `const` throws as in a module), which lets the loader link a closure, cycles included, before it
+// evaluates it. Compiled once per process; each instance (one per process incarnation) calls the compiled function
+// with a scope of its own, so module state is per instance and is freed with it.
+import { existsSync, lstatSync, readdirSync, readFileSync } from 'node:fs';
+import * as realFs from 'node:fs';
+import * as realFsPromises from 'node:fs/promises';
+import * as realOs from 'node:os';
+import * as realCrypto from 'node:crypto';
+import * as realPath from 'node:path';
+import * as realUrl from 'node:url';
+import * as realUtil from 'node:util';
+import * as realEvents from 'node:events';
+import * as realStream from 'node:stream';
+import * as realStreamPromises from 'node:stream/promises';
+import * as realStringDecoder from 'node:string_decoder';
+import * as realBuffer from 'node:buffer';
+import * as realAssert from 'node:assert';
+import * as realQuerystring from 'node:querystring';
+import { builtinModules } from 'node:module';
+import { fileURLToPath } from 'node:url';
+import { compileFunction } from 'node:vm';
+
+// ---------------------------------------------------------------------------------------------------------------
+// The workspace on the real disk.
+
+export const openclawWorkspaceDir = fileURLToPath(new URL('../../openclaw/', import.meta.url));
+
+/** The package directory of an installed release (with a trailing slash), or undefined when it is not installed. */
+export function releasePackageDir(release) {
+  const dir = `${openclawWorkspaceDir}node_modules/openclaw-${release}/`;
+  return existsSync(`${dir}dist/index.js`) ? dir : undefined;
+}
+
+/** The release's top-level dist/*.js files, sorted; undefined when the release is not installed. */
+export function listReleaseChunks(release) {
+  const dir = releasePackageDir(release);
+  if (dir === undefined) return undefined;
+  return readdirSync(`${dir}dist/`, { withFileTypes: true })
+    .filter((entry) => entry.isFile() && entry.name.endsWith('.js'))
+    .map((entry) => entry.name)
+    .sort();
+}
+
+/** One file of a release's dist/ (a path relative to dist/). */
+export function readReleaseChunk(release, file) {
+  const dir = releasePackageDir(release);
+  if (dir === undefined) throw new Error(`gatesim: openclaw ${release} is not installed (npm ci --prefix openclaw)`);
+  return readFileSync(`${dir}dist/${file}`, 'utf8');
+}
+
+/** Where a release's package appears inside the simulated world (read-only). */
+export function virtualPackageRoot(release) {
+  return `/gatesim/openclaw-${release}`;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Compiling a chunk once.
+
+/**
+ * Compile a chunk's body (its import and export lines blanked by the caller, so line numbers stay) as the outer
+ * function of a chunk instance: called with a scope, it returns the generator that first runs `registration` (one
+ * line, put before the body's first line) and yields, then runs the body.
+ */
+export function compileChunk(body, registration, filename) {
+  const code = `with (__gatesimScope) { return function* () { "use strict"; ${registration} yield; ${body}\n}; }`;
+  return compileFunction(code, ['__gatesimScope'], { filename });
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// The read-only view of a release's package files (its channel catalog, bundled plugin manifests, package.json):
+// files of the pinned release, the same on every machine, read from the workspace once per process.
+
+const viewCache = new Map();
+
+function viewEntry(hostPath) {
+  let entry = viewCache.get(hostPath);
+  if (entry === undefined) {
+    let stat;
+    try {
+      stat = lstatSync(hostPath);
+    } catch {
+      stat = undefined;
+    }
+    if (stat === undefined) entry = { kind: 'missing' };
+    else if (stat.isDirectory()) entry = { kind: 'directory', names: undefined };
+    else if (stat.isFile()) entry = { kind: 'file', size: stat.size, text: undefined };
+    else entry = { kind: 'other' };
+    viewCache.set(hostPath, entry);
+  }
+  return entry;
+}
+
+function enoent(syscall, path) {
+  return Object.assign(new Error(`ENOENT: no such file or directory, ${syscall} '${path}'`), { code: 'ENOENT', errno: -2, syscall, path });
+}
+
+function simulatedStats(kind, size) {
+  return {
+    isFile: () => kind === 'file',
+    isDirectory: () => kind === 'directory',
+    isSymbolicLink: () => false,
+    isFIFO: () => false,
+    isSocket: () => false,
+    isBlockDevice: () => false,
+    isCharacterDevice: () => false,
+    size,
+    mode: kind === 'directory' ? 0o40755 : 0o100644,
+    uid: 1000,
+    gid: 1000,
+    nlink: 1,
+    dev: 1,
+    ino: 0,
+    mtimeMs: 0,
+    ctimeMs: 0,
+    atimeMs: 0,
+    birthtimeMs: 0,
+    mtime: new Date(0),
+    ctime: new Date(0),
+    atime: new Date(0),
+    birthtime: new Date(0),
+  };
+}
+
+function simulatedDirent(name, parentPath, kind) {
+  return {
+    name,
+    parentPath,
+    path: parentPath,
+    isFile: () => kind === 'file',
+    isDirectory: () => kind === 'directory',
+    isSymbolicLink: () => false,
+    isFIFO: () => false,
+    isSocket: () => false,
+    isBlockDevice: () => false,
+    isCharacterDevice: () => false,
+  };
+}
+
+/** The synchronous read-only functions of the package view, on virtual paths under `root`. */
+function packageView(root, hostRoot, loud) {
+  const host = (path) => `${hostRoot}${path.slice(root.length)}`;
+  const view = {
+    existsSync: (path) => viewEntry(host(path)).kind !== 'missing',
+    readFileSync: (path, options) => {
+      const entry = viewEntry(host(path));
+      if (entry.kind !== 'file') throw enoent('open', path);
+      entry.text ??= readFileSync(host(path), 'utf8');
+      const encoding = typeof options === 'string' ? options : options?.encoding;
+      return encoding === undefined || encoding === null ? Buffer.from(entry.text, 'utf8') : entry.text;
+    },
+    readdirSync: (path, options) => {
+      const entry = viewEntry(host(path));
+      if (entry.kind !== 'directory') throw enoent('scandir', path);
+      entry.names ??= readdirSync(host(path)).sort();
+      if (options?.withFileTypes !== true) return [...entry.names];
+      return entry.names.map((name) => simulatedDirent(name, path, viewEntry(`${host(path)}/${name}`).kind));
+    },
+    statSync: (path, options) => {
+      const entry = viewEntry(host(path));
+      if (entry.kind === 'missing') {
+        if (options?.throwIfNoEntry === false) return undefined;
+        throw enoent('stat', path);
+      }
+      return simulatedStats(entry.kind, entry.kind === 'file' ? entry.size : 4096);
+    },
+    realpathSync: (path) => {
+      if (viewEntry(host(path)).kind === 'missing') throw enoent('realpath', path);
+      return path;
+    },
+    accessSync: (path) => {
+      if (viewEntry(host(path)).kind === 'missing') throw enoent('access', path);
+    },
+  };
+  view.lstatSync = view.statSync;
+  view.realpathSync.native = view.realpathSync;
+  return new Proxy(view, {
+    get(target, key) {
+      if (key in target) return target[key];
+      return () => {
+        throw loud(`fs.${String(key)} on the release's package files (${root}, read-only)`);
+      };
+    },
+  });
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// The simulated globals of one instance (one process incarnation).
+
+const unscopables = Symbol.unscopables;
+
+/** ECMAScript built-ins and deterministic host built-ins a chunk may use as they are. */
+const plainGlobals = new Set([
+  'Object', 'Function', 'Array', 'Number', 'parseFloat', 'parseInt', 'Infinity', 'NaN', 'undefined', 'Boolean',
+  'String', 'Symbol', 'Error', 'AggregateError', 'EvalError', 'RangeError', 'ReferenceError', 'SyntaxError',
+  'TypeError', 'URIError', 'BigInt', 'JSON', 'Reflect', 'Proxy', 'Promise', 'Map', 'Set', 'WeakMap', 'WeakSet',
+  'WeakRef', 'ArrayBuffer', 'SharedArrayBuffer', 'DataView', 'Int8Array', 'Uint8Array', 'Uint8ClampedArray',
+  'Int16Array', 'Uint16Array', 'Int32Array', 'Uint32Array', 'Float32Array', 'Float64Array', 'BigInt64Array',
+  'BigUint64Array', 'Atomics', 'RegExp', 'isNaN', 'isFinite', 'decodeURI', 'decodeURIComponent', 'encodeURI',
+  'encodeURIComponent', 'escape', 'unescape', 'Intl', 'TextEncoder', 'TextDecoder', 'URL', 'URLSearchParams',
+  'Buffer', 'AbortController', 'Event', 'EventTarget', 'DOMException', 'structuredClone', 'atob', 'btoa', 'Blob',
+  'Headers', 'Request', 'Response', 'FormData', 'TextEncoderStream', 'TextDecoderStream', 'ReadableStream',
+  'WritableStream', 'TransformStream', 'Iterator',
+]);
+
+/** Globals that only some Node versions have: absent in every version, so a release runs alike on Node 20 and 24. */
+const absentGlobals = new Set(['navigator', 'Navigator', 'WebSocket', 'EventSource', 'CustomEvent', 'localStorage', 'sessionStorage', 'CloseEvent']);
+
+const realGlobal = globalThis;
+const RealDate = Date;
+const realMath = Math;
+const realNextTick = process.nextTick;
+const realQueueMicrotask = queueMicrotask;
+const RealAbortSignal = AbortSignal;
+
+/** Date on the simulated clock, in UTC whatever the host's time zone. */
+function simulatedDate(binding) {
+  class SimulatedDate extends RealDate {
+    constructor(...args) {
+      if (args.length === 0) super(binding.epochNowMs());
+      else super(...args);
+    }
+    static now() {
+      return binding.epochNowMs();
+    }
+    getTimezoneOffset() {
+      return 0;
+    }
+    toString() {
+      return Number.isNaN(this.getTime()) ? 'Invalid Date' : `${this.toUTCString()} (Coordinated Universal Time)`;
+    }
+  }
+  for (const part of ['Date', 'Day', 'FullYear', 'Hours', 'Milliseconds', 'Minutes', 'Month', 'Seconds']) {
+    SimulatedDate.prototype[`get${part}`] = RealDate.prototype[`getUTC${part}`];
+    if (part !== 'Day') SimulatedDate.prototype[`set${part}`] = RealDate.prototype[`setUTC${part}`];
+  }
+  // `Date()` called as a function answers the current time as a string, as the real one does.
+  return new Proxy(SimulatedDate, { apply: () => new SimulatedDate().toString() });
+}
+
+/** Math with Math.random drawn from the instance's PRNG (53 bits from two draws). */
+function simulatedMath(binding) {
+  const math = Object.create(Object.prototype);
+  for (const key of Object.getOwnPropertyNames(realMath)) math[key] = realMath[key];
+  Object.defineProperty(math, Symbol.toStringTag, { value: 'Math' });
+  math.random = () => (binding.randomInt(0, 2 ** 26 - 1) * 2 ** 27 + binding.randomInt(0, 2 ** 27 - 1)) / 2 ** 53;
+  return Object.freeze(math);
+}
+
+function fillRandom(binding, view) {
+  const bytes = new Uint8Array(view.buffer, view.byteOffset, view.byteLength);
+  for (let i = 0; i < bytes.length; i++) bytes[i] = binding.randomInt(0, 255);
+  return view;
+}
+
+/** Node's Timeout as far as callers use it: ref/unref/hasRef/refresh/close, and its id when coerced to a number. */
+class SimulatedTimeout {
+  constructor(timers, id) {
+    this.timers = timers;
+    this.id = id;
+    this.arm = () => undefined;
+    this.handle = undefined;
+    this.referenced = true;
+  }
+  ref() {
+    this.referenced = true;
+    return this;
+  }
+  unref() {
+    this.referenced = false;
+    return this;
+  }
+  hasRef() {
+    return this.referenced;
+  }
+  refresh() {
+    if (this.handle !== undefined) {
+      this.handle.cancel();
+      this.handle = this.arm();
+    }
+    return this;
+  }
+  close() {
+    this.timers.clear(this);
+    return this;
+  }
+  [Symbol.toPrimitive]() {
+    return this.id;
+  }
+}
+
+/** Node's delay rule: anything but a number in [1, 2^31 - 1] means 1 ms; a fraction waits for the next whole ms. */
+function delayOf(value) {
+  const after = Number(value);
+  return after >= 1 && after <= 2 ** 31 - 1 ? Math.ceil(after) : 1;
+}
+
+function simulatedTimers(binding, loud) {
+  const live = new Map();
+  let nextId = 1;
+  const timers = {
+    start(fn, delayMs, args, repeat, what) {
+      if (typeof fn !== 'function') throw new TypeError(`gatesim: ${what} needs a function callback`);
+      const id = nextId++;
+      const timeout = new SimulatedTimeout(timers, id);
+      timeout.arm = () =>
+        binding.setTimer(delayMs, () => {
+          if (repeat) timeout.handle = timeout.arm();
+          else {
+            timeout.handle = undefined;
+            live.delete(id);
+          }
+          fn(...args);
+        });
+      timeout.handle = timeout.arm();
+      live.set(id, timeout);
+      return timeout;
+    },
+    clear(timeout) {
+      const found = timeout instanceof SimulatedTimeout ? timeout : typeof timeout === 'number' || typeof timeout === 'string' ? live.get(Number(timeout)) : undefined;
+      if (found === undefined) return;
+      found.handle?.cancel();
+      found.handle = undefined;
+      live.delete(found.id);
+    },
+  };
+  // A continuation queued by an incarnation that was killed since never runs (the kernel's fence).
+  const fenced = (fn) => (...args) => {
+    if (binding.alive()) fn(...args);
+  };
+  return {
+    setTimeout: (fn, delay, ...args) => timers.start(fn, delayOf(delay), args, false, 'setTimeout'),
+    setInterval: (fn, delay, ...args) => timers.start(fn, delayOf(delay), args, true, 'setInterval'),
+    setImmediate: (fn, ...args) => timers.start(fn, 0, args, false, 'setImmediate'),
+    clearTimeout: (timeout) => timers.clear(timeout),
+    clearInterval: (timeout) => timers.clear(timeout),
+    clearImmediate: (timeout) => timers.clear(timeout),
+    queueMicrotask: (fn) => realQueueMicrotask(fenced(fn)),
+    nextTick: (fn, ...args) => realNextTick(fenced(fn), ...args),
+    /** node:timers/promises */
+    promises: {
+      setTimeout: (delay, value) => new Promise((resolve) => timers.start(resolve, delayOf(delay), [value], false, 'timers/promises.setTimeout')),
+      setImmediate: (value) => new Promise((resolve) => timers.start(resolve, 0, [value], false, 'timers/promises.setImmediate')),
+      setInterval: loud.fn('timers/promises.setInterval'),
+    },
+  };
+}
+
+function simulatedProcess(binding, timers, loud) {
+  const emitter = new realEvents.EventEmitter();
+  const hrtimeNs = () => BigInt(binding.monotonicMs()) * 1_000_000n;
+  const hrtime = (previous) => {
+    let ns = hrtimeNs();
+    if (Array.isArray(previous)) ns -= BigInt(previous[0]) * 1_000_000_000n + BigInt(previous[1]);
+    return [Number(ns / 1_000_000_000n), Number(ns % 1_000_000_000n)];
+  };
+  hrtime.bigint = hrtimeNs;
+  const stream = (name) =>
+    loud.strict(`process.${name}`, {
+      write: (chunk) => {
+        binding.log(name, String(chunk));
+        return true;
+      },
+      isTTY: false,
+      columns: 80,
+      rows: 24,
+      fd: name === 'stdout' ? 1 : 2,
+    });
+  let proxy;
+  const listen = (method) => (...args) => {
+    emitter[method](...args);
+    return proxy;
+  };
+  proxy = loud.strict('process', {
+    env: binding.env,
+    platform: 'linux',
+    arch: 'x64',
+    pid: binding.pid,
+    ppid: binding.ppid,
+    argv: ['/usr/bin/node', `${binding.packageRoot}/openclaw.mjs`],
+    argv0: 'node',
+    execArgv: [],
+    execPath: '/usr/bin/node',
+    title: 'openclaw',
+    version: process.version,
+    versions: process.versions,
+    release: process.release,
+    exitCode: undefined,
+    cwd: () => binding.cwd,
+    chdir: loud.fn('process.chdir'),
+    umask: () => 0o022,
+    getuid: () => 1000,
+    geteuid: () => 1000,
+    getgid: () => 1000,
+    getegid: () => 1000,
+    hrtime,
+    uptime: () => binding.monotonicMs() / 1000,
+    nextTick: timers.nextTick,
+    emitWarning: (warning) => binding.log('warning', String(warning?.message ?? warning)),
+    on: listen('on'),
+    once: listen('once'),
+    off: listen('off'),
+    addListener: listen('addListener'),
+    prependListener: listen('prependListener'),
+    removeListener: listen('removeListener'),
+    removeAllListeners: listen('removeAllListeners'),
+    listeners: (name) => emitter.listeners(name),
+    listenerCount: (name) => emitter.listenerCount(name),
+    emit: (...args) => emitter.emit(...args),
+    stdout: stream('stdout'),
+    stderr: stream('stderr'),
+    kill: loud.fn('process.kill'),
+    exit: loud.fn('process.exit'),
+    abort: loud.fn('process.abort'),
+    memoryUsage: loud.fn('process.memoryUsage'),
+    cpuUsage: loud.fn('process.cpuUsage'),
+    resourceUsage: loud.fn('process.resourceUsage'),
+  });
+  return proxy;
+}
+
+function simulatedAbortSignal(timers) {
+  return new Proxy(RealAbortSignal, {
+    get(target, key, receiver) {
+      if (key !== 'timeout') return Reflect.get(target, key, receiver);
+      return (delay) => {
+        const controller = new AbortController();
+        timers.setTimeout(() => controller.abort(new DOMException('The operation was aborted due to timeout', 'TimeoutError')), delay);
+        return controller.signal;
+      };
+    },
+  });
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Built-in modules.
+
+/** A module namespace from a real module: every export as it is (pure modules). */
+function passThrough(module) {
+  return { ...module, default: module.default ?? module };
+}
+
+/**
+ * A module namespace where `simulated` names are the simulation's, `pure` names and primitive constants are the real
+ * ones, and every other export throws when used.
+ */
+function partialModule(loud, name, real, simulated, pure = []) {
+  const namespace = {};
+  for (const key of Object.keys(real)) {
+    if (key === 'default') continue;
+    const value = real[key];
+    if (typeof value === 'function') namespace[key] = loud.fn(`${name}.${key}`);
+    else if (value === null || typeof value !== 'object') namespace[key] = value;
+    else namespace[key] = loud.object(`${name}.${key}`);
+  }
+  for (const key of pure) namespace[key] = real[key];
+  Object.assign(namespace, simulated);
+  return { ...namespace, default: loud.strict(name, namespace) };
+}
+
+/** A path as the fs functions take it (string, Buffer or file URL), made absolute from the simulated cwd. */
+function pathOf(binding, value) {
+  const text = value instanceof URL ? fileURLToPath(value) : typeof value === 'string' ? value : Buffer.isBuffer(value) ? value.toString('utf8') : undefined;
+  if (text === undefined) throw new TypeError(`gatesim: a path must be a string, Buffer or URL, not ${typeof value}`);
+  return realPath.posix.resolve(binding.cwd, text);
+}
+
+const syncFsNames = ['existsSync', 'readFileSync', 'readdirSync', 'statSync', 'lstatSync', 'realpathSync', 'accessSync', 'writeFileSync', 'appendFileSync', 'mkdirSync', 'renameSync', 'unlinkSync', 'rmSync', 'openSync', 'closeSync', 'fsyncSync', 'copyFileSync'];
+const promiseFsNames = ['readFile', 'readdir', 'stat', 'lstat', 'realpath', 'access', 'writeFile', 'appendFile', 'mkdir', 'rename', 'unlink', 'rm', 'open', 'copyFile'];
+
+/**
+ * fs and fs/promises: a path under the release's package root goes to the read-only package view, any other path to
+ * the binding's simulated disk (binding.fs, binding.fsPromises); what neither has throws.
+ */
+function simulatedFs(binding, loud) {
+  const view = packageView(binding.packageRoot, binding.packageHostDir, loud);
+  const inView = (path) => path === binding.packageRoot || path.startsWith(`${binding.packageRoot}/`);
+  const route = (name, disk, viewFn) => (first, ...rest) => {
+    const path = pathOf(binding, first);
+    if (inView(path)) {
+      if (viewFn === undefined) throw loud(`fs.${name} on the release's package files (${binding.packageRoot}, read-only)`);
+      return viewFn(path, ...rest);
+    }
+    const fn = disk?.[name];
+    if (typeof fn !== 'function') throw loud(`fs.${name} on the simulated disk (${path})`);
+    return fn(path, ...rest);
+  };
+  const sync = {};
+  for (const name of syncFsNames) sync[name] = route(name, binding.fs, name in view ? view[name] : undefined);
+  sync.realpathSync.native = sync.realpathSync;
+  const promised = {};
+  for (const name of promiseFsNames) {
+    const viewSync = view[`${name}Sync`];
+    const viewFn = name in { readFile: 1, readdir: 1, stat: 1, lstat: 1, realpath: 1, access: 1 } ? (...args) => Promise.resolve().then(() => viewSync(...args)) : undefined;
+    promised[name] = route(name, binding.fsPromises, viewFn);
+  }
+  const promises = partialModule(loud, 'fs/promises', realFsPromises, promised, ['constants']);
+  const fs = partialModule(loud, 'fs', realFs, { ...sync, promises: promises.default }, ['constants']);
+  return { fs, promises };
+}
+
+function simulatedOs(binding, loud) {
+  return partialModule(
+    loud,
+    'os',
+    realOs,
+    {
+      homedir: () => binding.home,
+      tmpdir: () => binding.tmpdir,
+      hostname: () => binding.hostname,
+      platform: () => 'linux',
+      type: () => 'Linux',
+      arch: () => 'x64',
+      release: () => '6.0.0-gatesim',
+      endianness: () => 'LE',
+      EOL: '\n',
+      devNull: '/dev/null',
+      userInfo: () => ({ username: 'gatesim', uid: 1000, gid: 1000, shell: '/bin/sh', homedir: binding.home }),
+    },
+    ['constants'],
+  );
+}
+
+function simulatedWebCrypto(binding, loud) {
+  return loud.strict('crypto', {
+    randomUUID: () => binding.uuidV4(),
+    getRandomValues: (view) => fillRandom(binding, view),
+  });
+}
+
+function simulatedNodeCrypto(binding, loud) {
+  return partialModule(
+    loud,
+    'crypto',
+    realCrypto,
+    {
+      randomUUID: () => binding.uuidV4(),
+      getRandomValues: (view) => fillRandom(binding, view),
+      randomBytes: (size) => fillRandom(binding, Buffer.alloc(size)),
+      randomInt: (min, max) => (max === undefined ? binding.randomInt(0, min - 1) : binding.randomInt(min, max - 1)),
+      webcrypto: simulatedWebCrypto(binding, loud),
+    },
+    ['createHash', 'createHmac', 'timingSafeEqual', 'getHashes', 'constants', 'hash'],
+  );
+}
+
+const pureModules = {
+  url: realUrl,
+  events: realEvents,
+  stream: realStream,
+  'stream/promises': realStreamPromises,
+  string_decoder: realStringDecoder,
+  buffer: realBuffer,
+  assert: realAssert,
+  querystring: realQuerystring,
+};
+
+const builtins = new Set(builtinModules);
+
+/**
+ * The namespace an import of a built-in module gets in this instance, or undefined when the specifier is not a
+ * built-in module. A built-in module nothing simulates gets functions that throw for the names imported from it.
+ */
+export function builtinModule(world, specifier, importedNames) {
+  const name = specifier.startsWith('node:') ? specifier.slice(5) : specifier;
+  if (!builtins.has(name)) return undefined;
+  const cached = world.modules.get(name);
+  if (cached !== undefined) return cached;
+  const { binding, loud } = world;
+  let namespace;
+  if (name === 'path' || name === 'path/posix') namespace = { ...realPath.posix, default: realPath.posix };
+  else if (name === 'util') namespace = { ...passThrough(realUtil), debuglog: () => () => {}, debug: () => () => {} };
+  else if (name in pureModules) namespace = passThrough(pureModules[name]);
+  else if (name === 'fs') namespace = world.fs.fs;
+  else if (name === 'fs/promises') namespace = world.fs.promises;
+  else if (name === 'os') namespace = simulatedOs(binding, loud);
+  else if (name === 'crypto') namespace = simulatedNodeCrypto(binding, loud);
+  else if (name === 'timers') {
+    const timers = Object.fromEntries(Object.entries(world.timers).filter(([key]) => key !== 'promises' && key !== 'nextTick'));
+    namespace = { ...timers, default: timers };
+  } else if (name === 'timers/promises') namespace = { ...world.timers.promises, default: world.timers.promises };
+  else if (name === 'perf_hooks') namespace = { performance: world.globals.performance, default: { performance: world.globals.performance } };
+  else {
+    namespace = { default: loud.object(`the module ${name}`) };
+    for (const imported of importedNames) namespace[imported] = loud.fn(`${name}.${imported}`);
+    return namespace;
+  }
+  world.modules.set(name, namespace);
+  return namespace;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// One instance's world, and the scope of each chunk instance.
+
+/** The loud failures of one instance: each throws and is reported to binding.escaped, caught or not. */
+function loudness(binding) {
+  const loud = (what) => {
+    binding.escaped(what);
+    return new Error(`gatesim: ${what} is not simulated (a real OpenClaw component reached for the host)`);
+  };
+  /** A function that throws when called or constructed: typeof says "function", any use is loud. */
+  loud.fn = (what) => {
+    const fn = function () {
+      throw loud(what);
+    };
+    Object.defineProperty(fn, 'name', { value: what });
+    return fn;
+  };
+  /** An object whose every property read throws. */
+  loud.object = (what) =>
+    new Proxy(
+      {},
+      {
+        get(_target, key) {
+          if (typeof key === 'symbol' || key === 'then') return undefined;
+          throw loud(`${what}.${key}`);
+        },
+        set(_target, key) {
+          throw loud(`${what}.${String(key)}`);
+        },
+      },
+    );
+  /** An object of the given properties; reading any other string property throws. */
+  loud.strict = (what, properties) =>
+    new Proxy(properties, {
+      get(target, key, receiver) {
+        if (typeof key === 'symbol' || key in target) return Reflect.get(target, key, receiver);
+        // Read when an object is awaited, resolved or serialised: absent, as on the real object.
+        if (key === 'then' || key === 'toJSON') return undefined;
+        throw loud(`${what}.${key}`);
+      },
+    });
+  return loud;
+}
+
+/**
+ * The simulated world of one instance. `binding` supplies epochNowMs(), monotonicMs(), setTimer(delayMs, fn) ->
+ * { cancel() }, randomInt(min, max), uuidV4(), alive(), escaped(what), log(level, text), pid, ppid, env, cwd, home,
+ * tmpdir, hostname, packageRoot (the virtual package root), packageHostDir (where its files are on the real disk),
+ * and optionally fs / fsPromises (the simulated disk's functions of node:fs and node:fs/promises, on absolute paths).
+ */
+export function createInstanceWorld(binding) {
+  const loud = loudness(binding);
+  const timers = simulatedTimers(binding, loud);
+  const store = Object.create(null);
+  const globals = {
+    Date: simulatedDate(binding),
+    Math: simulatedMath(binding),
+    performance: loud.strict('performance', { now: () => binding.monotonicMs(), timeOrigin: binding.epochNowMs() - binding.monotonicMs() }),
+    crypto: simulatedWebCrypto(binding, loud),
+    console: loud.strict(
+      'console',
+      Object.fromEntries(['log', 'info', 'warn', 'error', 'debug', 'trace', 'dir'].map((level) => [level, (...args) => binding.log(level, realUtil.format(...args))])),
+    ),
+    process: simulatedProcess(binding, timers, loud),
+    setTimeout: timers.setTimeout,
+    setInterval: timers.setInterval,
+    setImmediate: timers.setImmediate,
+    clearTimeout: timers.clearTimeout,
+    clearInterval: timers.clearInterval,
+    clearImmediate: timers.clearImmediate,
+    queueMicrotask: timers.queueMicrotask,
+    AbortSignal: simulatedAbortSignal(timers),
+  };
+  const world = { binding, loud, timers, globals, store, modules: new Map(), fs: simulatedFs(binding, loud) };
+
+  /** Whether a free identifier (or a property of globalThis) resolves in this instance. */
+  world.has = (key) =>
+    typeof key === 'string' && (key in store || key in globals || key === 'globalThis' || key === 'global' || (!absentGlobals.has(key) && key in realGlobal));
+  /** Its value: the instance's own, a simulated global, a plain built-in; any other host global is loud. */
+  world.get = (key) => {
+    if (typeof key === 'symbol') return undefined;
+    if (key in store) return store[key];
+    if (key in globals) return globals[key];
+    if (key === 'globalThis' || key === 'global') return world.global;
+    if (plainGlobals.has(key)) return realGlobal[key];
+    if (absentGlobals.has(key) || !(key in realGlobal)) return undefined;
+    throw loud(`the global ${key}`);
+  };
+  world.global = new Proxy(store, {
+    get: (_target, key) => world.get(key),
+    has: (_target, key) => world.has(key),
+    set: (target, key, value) => {
+      target[key] = value;
+      return true;
+    },
+    getOwnPropertyDescriptor: (target, key) => {
+      if (key in target) return Reflect.getOwnPropertyDescriptor(target, key);
+      if (!world.has(key)) return undefined;
+      return { value: world.get(key), writable: true, enumerable: false, configurable: true };
+    },
+  });
+  return world;
+}
+
+/**
+ * The scope of one chunk instance: `own` holds its imports (a getter each, so bindings are live) and the names the
+ * loader passes (exports registration, import.meta, dynamic import); then the instance's globals.
+ */
+export function chunkScope(world, own) {
+  return new Proxy(own, {
+    has: (target, key) => key !== unscopables && (key in target || world.has(key)),
+    get: (target, key) => {
+      if (key === unscopables) return undefined;
+      if (key in target) return target[key];
+      return world.get(key);
+    },
+    set: (target, key, value) => {
+      if (key in target) throw new TypeError(`gatesim: assignment to the import ${String(key)}`);
+      world.store[key] = value;
+      return true;
+    },
+  });
+}

@@ -1,0 +1,168 @@
+// The real OpenClaw components gatesim can run in place of the model's (DESIGN.md section 8, issue 22 step 3), and
+// where each lives in each pinned release: a source file and the real names of its functions, read in the releases'
+// dist/ chunks (`//#region <file>` and the closing export line; the chunk and letter are the resolver's business).
+// Where the two releases differ, the table says so: 2026.7.1 renamed `requestHeartbeatNow` to `requestHeartbeat` and
+// moved the run attempt from `src/agents/pi-embedded-runner/` to `src/agents/embedded-agent-runner/`; its
+// session-file repair shares a chunk with OpenClaw's own SessionManager (`src/agents/sessions/session-manager.ts`),
+// where 2026.4.24 imports pi's from `@mariozechner/pi-coding-agent`.
+//
+// Loadable so far: the system-event queue (loadOpenclawComponent(release, 'system-events', binding)). The others
+// resolve (test/real/openclaw-resolver.test.ts) but are not loaded yet.
+import type { HooksBinding } from '../openclaw-hooks.mjs';
+import { type ResolvedExport, resolveOpenclawExport } from './chunks.ts';
+import { OpenclawInstance } from './instance.ts';
+import type { OpenclawRelease } from './releases.ts';
+
+export const openclawComponentNames = [
+  'system-events',
+  'heartbeat-wake',
+  'session-file-repair',
+  'session-write-lock',
+  'mirror-append',
+  'node-events',
+  'orphan-merge',
+] as const;
+export type OpenclawComponentName = (typeof openclawComponentNames)[number];
+
+export interface ComponentSource {
+  sourceFile: string;
+  /** Real names of the functions gatesim calls, in the release's source file. */
+  functions: readonly string[];
+}
+
+export interface OpenclawComponent {
+  name: OpenclawComponentName;
+  /** What it replaces in the model (src/). */
+  replaces: string;
+  sources: Readonly<Record<OpenclawRelease, ComponentSource>>;
+}
+
+const systemEventFunctions = ['enqueueSystemEvent', 'drainSystemEvents', 'drainSystemEventEntries', 'peekSystemEvents', 'peekSystemEventEntries'];
+
+function same(sourceFile: string, functions: readonly string[]): Record<OpenclawRelease, ComponentSource> {
+  return { '2026.4.24': { sourceFile, functions }, '2026.7.1': { sourceFile, functions } };
+}
+
+export const openclawComponents: Readonly<Record<OpenclawComponentName, OpenclawComponent>> = {
+  'system-events': {
+    name: 'system-events',
+    replaces: 'src/system-events.ts SystemEventQueue (enqueue, drain, peek)',
+    sources: same('src/infra/system-events.ts', systemEventFunctions),
+  },
+  'heartbeat-wake': {
+    name: 'heartbeat-wake',
+    replaces: "src/heartbeat-wake.ts HeartbeatWakes (the model's heartbeat runner as its handler)",
+    sources: {
+      '2026.4.24': { sourceFile: 'src/infra/heartbeat-wake.ts', functions: ['requestHeartbeatNow', 'setHeartbeatWakeHandler', 'setHeartbeatsEnabled'] },
+      '2026.7.1': { sourceFile: 'src/infra/heartbeat-wake.ts', functions: ['requestHeartbeat', 'setHeartbeatWakeHandler', 'setHeartbeatsEnabled'] },
+    },
+  },
+  'session-file-repair': {
+    name: 'session-file-repair',
+    replaces: 'src/session-file-repair.ts repairSessionFileIfNeeded (at open, under the write lock)',
+    sources: same('src/agents/session-file-repair.ts', ['repairSessionFileIfNeeded']),
+  },
+  'session-write-lock': {
+    name: 'session-write-lock',
+    replaces: 'src/session-write-lock.ts (the lock file around a transcript write)',
+    sources: same('src/agents/session-write-lock.ts', ['acquireSessionWriteLock']),
+  },
+  'mirror-append': {
+    name: 'mirror-append',
+    replaces: 'src/delivery-mirror.ts (the mirror append of a delivered reply, with its own nested SessionManager)',
+    sources: same('src/config/sessions/transcript.ts', ['appendAssistantMessageToSessionTranscript']),
+  },
+  'node-events': {
+    name: 'node-events',
+    replaces: "src/gateway.ts onNodeEvent (exec events, with OpenClaw's config loader and session store)",
+    sources: same('src/gateway/server-node-events.ts', ['handleNodeEvent']),
+  },
+  'orphan-merge': {
+    name: 'orphan-merge',
+    replaces: 'src/turn.ts the orphaned-user merge policy (mergesQueuedText); the repair around it stays the model',
+    sources: {
+      '2026.4.24': { sourceFile: 'src/agents/pi-embedded-runner/run/attempt.prompt-helpers.ts', functions: ['mergeOrphanedTrailingUserPrompt'] },
+      '2026.7.1': { sourceFile: 'src/agents/embedded-agent-runner/run/attempt.prompt-helpers.ts', functions: ['mergeOrphanedTrailingUserPrompt'] },
+    },
+  },
+};
+
+/** Where each function of a component lives in a release (chunk, export letter); throws if the release lacks one. */
+export function resolveOpenclawComponent(release: OpenclawRelease, name: OpenclawComponentName): ResolvedExport[] {
+  const { sourceFile, functions } = openclawComponents[name].sources[release];
+  return functions.map((fn) => resolveOpenclawExport(release, sourceFile, fn));
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// The system-event queue.
+
+/** An event as the real queue holds it. 2026.7.1 has no `trusted` field (its text is sanitised instead). */
+export interface RealSystemEvent {
+  text: string;
+  /** Date.now() at enqueue: simulated wall-clock ms (simEpochMs + simulated ms). */
+  ts: number;
+  contextKey?: string | null;
+  deliveryContext?: unknown;
+  trusted?: boolean;
+}
+
+export interface RealEnqueueOptions {
+  sessionKey: string;
+  contextKey?: string | null;
+  trusted?: boolean;
+  deliveryContext?: unknown;
+}
+
+/** The real queue's functions, bound to one instance (one incarnation's module state). */
+export interface OpenclawSystemEvents {
+  readonly release: OpenclawRelease;
+  readonly instance: OpenclawInstance;
+  /** True when queued; false when refused (empty text, or a duplicate by the release's own rule). */
+  enqueueSystemEvent(text: string, options: RealEnqueueOptions): boolean;
+  drainSystemEvents(sessionKey: string): string[];
+  drainSystemEventEntries(sessionKey: string): RealSystemEvent[];
+  peekSystemEvents(sessionKey: string): string[];
+  peekSystemEventEntries(sessionKey: string): RealSystemEvent[];
+}
+
+export interface OpenclawComponentApis {
+  'system-events': OpenclawSystemEvents;
+}
+
+export type LoadableOpenclawComponent = keyof OpenclawComponentApis;
+
+function systemEvents(instance: OpenclawInstance): OpenclawSystemEvents {
+  const { sourceFile } = openclawComponents['system-events'].sources[instance.release];
+  const fn = <F extends (...args: never[]) => unknown>(name: string) => instance.function<F>(sourceFile, name);
+  return {
+    release: instance.release,
+    instance,
+    enqueueSystemEvent: fn('enqueueSystemEvent'),
+    drainSystemEvents: fn('drainSystemEvents'),
+    drainSystemEventEntries: fn('drainSystemEventEntries'),
+    peekSystemEvents: fn('peekSystemEvents'),
+    peekSystemEventEntries: fn('peekSystemEventEntries'),
+  };
+}
+
+const loaders: { [K in LoadableOpenclawComponent]: (instance: OpenclawInstance) => OpenclawComponentApis[K] } = {
+  'system-events': systemEvents,
+};
+
+export function isLoadableOpenclawComponent(name: string): name is LoadableOpenclawComponent {
+  return name in loaders;
+}
+
+/** A component of an existing instance (components of one incarnation share its module state). */
+export function openclawComponentOf<K extends LoadableOpenclawComponent>(instance: OpenclawInstance, name: K): OpenclawComponentApis[K] {
+  return loaders[name](instance);
+}
+
+/**
+ * A real component of a release in a fresh instance bound to one incarnation (`binding`: openclawIncarnationBinding
+ * or openclawBinding). Call it once per process incarnation: the instance's module state starts empty, as a real
+ * process's does after a restart, and is freed with the returned object.
+ */
+export function loadOpenclawComponent<K extends LoadableOpenclawComponent>(release: OpenclawRelease, name: K, binding: HooksBinding): OpenclawComponentApis[K] {
+  return openclawComponentOf(new OpenclawInstance(release, binding), name);
+}

@@ -1,0 +1,121 @@
+// The resolver of sim/real/openclaw: every function of every component gatesim uses is found in both pinned
+// releases by (release, source file, real name), in the chunk whose `//#region <file>` declares it and whose closing
+// export line exports it; a name or file a release lacks, or a release gatesim does not pin, is a clear error naming
+// them. Without the openclaw/ workspace the suite skips, naming `npm ci --prefix openclaw`.
+import { describe, expect, it } from 'vitest';
+import {
+  findSourceFiles,
+  openclawComponentNames,
+  openclawComponents,
+  openclawInstalled,
+  OpenclawLookupError,
+  openclawMissingMessage,
+  openclawReleases,
+  OpenclawWorkspaceMissingError,
+  parseChunk,
+  resolveOpenclawComponent,
+  resolveOpenclawExport,
+} from '../../sim/real/openclaw/index.ts';
+import { readReleaseChunk } from '../../sim/real/openclaw-hooks.mjs';
+
+const missing = !openclawReleases.every((release) => openclawInstalled(release));
+// CI installs openclaw/ (.ci/run), so there a missing workspace is a broken install, not a reason to skip.
+if (missing && process.env.CI === 'true') throw new Error(openclawMissingMessage);
+if (missing) process.stderr.write(`skipping the real OpenClaw tests: ${openclawMissingMessage}\n`);
+
+describe('the missing-workspace error', () => {
+  it('names the install command', () => {
+    expect(new OpenclawWorkspaceMissingError('2026.4.24').message).toContain('npm ci --prefix openclaw');
+    expect(openclawMissingMessage).toContain('npm ci --prefix openclaw');
+  });
+});
+
+describe('parsing a chunk', () => {
+  it('reads the import header, the regions and the closing export line', () => {
+    const source = [
+      'import { a as helper, b } from "./other-X1.js";',
+      'import "./side-Y2.js";',
+      'import fs, { constants } from "node:fs";',
+      '//#region src/one.ts',
+      'function first() { return helper(); }',
+      'const LIMIT = 20;',
+      '//#endregion',
+      '//#region src/two.ts',
+      'function first$1() {}',
+      '//#endregion',
+      'export { first as n, LIMIT as t, first$1 as x };',
+    ].join('\n');
+    const parsed = parseChunk(source);
+    expect(parsed.imports).toEqual([
+      { specifier: './other-X1.js', defaultLocal: undefined, namespaceLocal: undefined, named: [{ imported: 'a', local: 'helper' }, { imported: 'b', local: 'b' }] },
+      { specifier: './side-Y2.js', defaultLocal: undefined, namespaceLocal: undefined, named: [] },
+      { specifier: 'node:fs', defaultLocal: 'fs', namespaceLocal: undefined, named: [{ imported: 'constants', local: 'constants' }] },
+    ]);
+    expect(parsed.regions).toEqual([
+      { sourceFile: 'src/one.ts', startLine: 3, endLine: 6 },
+      { sourceFile: 'src/two.ts', startLine: 7, endLine: 9 },
+    ]);
+    expect(parsed.exports).toEqual([
+      { local: 'first', exported: 'n' },
+      { local: 'LIMIT', exported: 't' },
+      { local: 'first$1', exported: 'x' },
+    ]);
+    expect(parsed.headerLines).toBe(3);
+    expect(parsed.exportLine).toBe(10);
+    expect(parsed.unsupported).toBeUndefined();
+  });
+
+  it('marks a chunk that ends in another shape as one the loader cannot instantiate', () => {
+    expect(parseChunk('//#region src/a.ts\nconst x = 1;\n//#endregion\nexport default require_x();\nexport { x as t };').unsupported).toContain('export default');
+  });
+});
+
+describe.skipIf(missing)('resolving real OpenClaw functions', () => {
+  for (const release of openclawReleases) {
+    for (const name of openclawComponentNames) {
+      const { sourceFile, functions } = openclawComponents[name].sources[release];
+      it(`${release} ${name}: ${functions.join(', ')} in ${sourceFile}`, () => {
+        const resolved = resolveOpenclawComponent(release, name);
+        expect(resolved.map((entry) => entry.name)).toEqual(functions);
+        for (const entry of resolved) {
+          expect(entry).toMatchObject({ release, sourceFile });
+          // The chunk really declares it in that file's region and exports it under that letter.
+          const parsed = parseChunk(readReleaseChunk(release, entry.chunk));
+          expect(parsed.exports).toContainEqual({ local: entry.localName, exported: entry.exportName });
+          expect(parsed.regions.map((region) => region.sourceFile)).toContain(sourceFile);
+        }
+      });
+    }
+  }
+
+  it('finds the system-event queue in its own chunk in both releases, under different letters', () => {
+    const older = resolveOpenclawExport('2026.4.24', 'src/infra/system-events.ts', 'enqueueSystemEvent');
+    const newer = resolveOpenclawExport('2026.7.1', 'src/infra/system-events.ts', 'enqueueSystemEvent');
+    expect(older.chunk).toMatch(/^system-events-[\w-]+\.js$/);
+    expect(newer.chunk).toMatch(/^system-events-[\w-]+\.js$/);
+    expect(older.chunk).not.toBe(newer.chunk);
+  });
+
+  it('says which release lacks a function, in which file, and what that file has', () => {
+    const lookup = () => resolveOpenclawExport('2026.7.1', 'src/infra/heartbeat-wake.ts', 'requestHeartbeatNow');
+    expect(lookup).toThrow(OpenclawLookupError);
+    expect(lookup).toThrow(/openclaw 2026\.7\.1 has no function requestHeartbeatNow in src\/infra\/heartbeat-wake\.ts \(that file exports .*requestHeartbeat\b/);
+    expect(() => resolveOpenclawExport('2026.4.24', 'src/infra/heartbeat-wake.ts', 'requestHeartbeat')).toThrow(
+      /openclaw 2026\.4\.24 has no function requestHeartbeat in src\/infra\/heartbeat-wake\.ts/,
+    );
+    expect(() => resolveOpenclawExport('2026.4.24', 'src/infra/system-events.ts', 'noSuchFunction')).toThrow(
+      /openclaw 2026\.4\.24 has no function noSuchFunction in src\/infra\/system-events\.ts/,
+    );
+  });
+
+  it('says which release lacks a source file (2026.7.1 moved the run attempt out of pi-embedded-runner)', () => {
+    expect(() => resolveOpenclawExport('2026.7.1', 'src/agents/pi-embedded-runner/run/attempt.prompt-helpers.ts', 'mergeOrphanedTrailingUserPrompt')).toThrow(
+      /openclaw 2026\.7\.1 has no source file src\/agents\/pi-embedded-runner\/run\/attempt\.prompt-helpers\.ts in its dist\/ chunks \(looking for mergeOrphanedTrailingUserPrompt\)/,
+    );
+    expect(findSourceFiles('2026.7.1', 'run/attempt.prompt-helpers')).toEqual(['src/agents/embedded-agent-runner/run/attempt.prompt-helpers.ts']);
+  });
+
+  it('refuses a release gatesim does not pin', () => {
+    expect(() => resolveOpenclawExport('2026.8.1' as never, 'src/infra/system-events.ts', 'enqueueSystemEvent')).toThrow(/openclaw 2026\.8\.1 is not a pinned release \(gatesim pins 2026\.4\.24 and 2026\.7\.1\)/);
+  });
+});
