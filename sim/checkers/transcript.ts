@@ -29,10 +29,17 @@ export class TranscriptMonitor implements EntrySightings {
   private readonly reportedSessionIds = new Set<string>();
   /** Identities of assistant entries seen durable on an active branch, by session, with the step first seen. */
   private readonly durableAssistants = new Map<string, Map<string, number>>();
-  /** Of those, the ones missing from the durable active branch now, with the step of the check since which they are. */
-  private readonly missingSince = new Map<string, Map<string, number>>();
+  /** Of those, the step of the last check that saw each on the durable active branch. */
+  private readonly lastOnBranch = new Map<string, Map<string, number>>();
   /** Every entry seen durable in a session's files, with the step of the check that first saw it. */
   private readonly entriesSeen = new Map<string, Map<string, number>>();
+  /**
+   * Entry objects already sighted, by session: the reader hands out one frozen object per distinct line (durable.ts),
+   * so a check skips the entries an earlier one saw without building their keys.
+   */
+  private readonly sighted = new Map<string, WeakSet<JsonlEntry>>();
+  /** The steps of every check so far, in order. */
+  private readonly checkSteps: number[] = [];
 
   constructor(
     private readonly sim: Simulation,
@@ -41,6 +48,7 @@ export class TranscriptMonitor implements EntrySightings {
 
   /** Check every session's files (each session of its family has its own) now; `step` and `timeMs` place a violation. */
   check(step: number, timeMs: number): void {
+    if (this.checkSteps.at(-1) !== step) this.checkSteps.push(step);
     const families = readFamilies(this.sim, this.sessions);
     for (const [session, files] of readFamilyFiles(this.sim, families, 'current')) for (const file of files) this.checkFile(session, file, step, timeMs);
     for (const [session, files] of readFamilyFiles(this.sim, families, 'synced')) this.sight(session, files, step);
@@ -51,27 +59,36 @@ export class TranscriptMonitor implements EntrySightings {
     return this.entriesSeen.get(sessionKey)?.get(sightingKey(entry));
   }
 
-  /** Record what a check found durable in a session's files: entries first seen, assistant entries gone or back. */
+  /** Record what a check found durable in a session's files: entries first seen, assistant entries on the branch. */
   private sight(session: string, files: readonly Transcript[], step: number): void {
     const seen = this.durableAssistants.get(session) ?? new Map<string, number>();
+    const lastOnBranch = this.lastOnBranch.get(session) ?? new Map<string, number>();
     const entries = this.entriesSeen.get(session) ?? new Map<string, number>();
-    const onBranch = new Set<string>();
+    const sighted = this.sighted.get(session) ?? new WeakSet<JsonlEntry>();
     for (const file of files) {
-      for (const entry of file.entries) if (!entries.has(sightingKey(entry))) entries.set(sightingKey(entry), step);
+      for (const entry of file.entries) {
+        if (sighted.has(entry)) continue;
+        sighted.add(entry);
+        if (!entries.has(sightingKey(entry))) entries.set(sightingKey(entry), step);
+      }
       for (const entry of activeBranch(file.entries)) {
         if (entry.role !== 'assistant') continue;
-        onBranch.add(identity(entry));
-        if (!seen.has(identity(entry))) seen.set(identity(entry), step);
+        const key = identity(entry);
+        if (!seen.has(key)) seen.set(key, step);
+        lastOnBranch.set(key, step);
       }
     }
-    const missing = this.missingSince.get(session) ?? new Map<string, number>();
-    for (const key of seen.keys()) {
-      if (onBranch.has(key)) missing.delete(key);
-      else if (!missing.has(key)) missing.set(key, step);
-    }
     this.durableAssistants.set(session, seen);
+    this.lastOnBranch.set(session, lastOnBranch);
     this.entriesSeen.set(session, entries);
-    this.missingSince.set(session, missing);
+    this.sighted.set(session, sighted);
+  }
+
+  /** The first check after the last one that saw an assistant entry on the durable active branch: since then it was gone. */
+  private goneSince(session: string, key: string, lastStep: number): number {
+    const last = this.lastOnBranch.get(session)?.get(key);
+    if (last === undefined) return lastStep;
+    return this.checkSteps.find((step) => step > last) ?? lastStep;
   }
 
   private checkFile(session: string, transcript: Transcript, step: number, timeMs: number): void {
@@ -101,7 +118,7 @@ export class TranscriptMonitor implements EntrySightings {
       if (lost.length === 0) continue;
       // Placed at the check since which the first of them has stayed gone (the end, if none was seen gone before).
       const lastStep = Math.max(0, o.events.length - 1);
-      const step = Math.min(...lost.map((key) => this.missingSince.get(session)?.get(key) ?? lastStep));
+      const step = Math.min(...lost.map((key) => this.goneSince(session, key, lastStep)));
       out.push({
         invariant: 'transcript-consistent',
         message: `${session}: ${lost.length} assistant entries that were durable are gone from the active branch (${lost.map((key) => key.slice(0, 50)).join('; ')})`,
