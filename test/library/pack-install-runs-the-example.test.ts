@@ -5,9 +5,9 @@
 // by a fuzz campaign and reproduced (exit 1). The same tarball goes into a second project made by `npm init -y`
 // (CommonJS, the npm default), where `--load` of the example's TypeScript registers its scenario and invariant, in
 // worker threads too. The pi mode: the tarball ships its module hooks; without pi installed the binary says how to
-// install it (exit 2); with pi in the project's node_modules (linked from this repository's real/ workspace, where
-// `npm install` of the package would put it; skipped when real/ is not installed) a pi run replays the trace of the
-// sources. The whole file takes about two minutes on two busy cores.
+// install it (exit 2), and it refuses another version of pi (exit 2); with pi in the project's node_modules (linked
+// from this repository's real/ workspace, where `npm install` of the package would put it; skipped when real/ is not
+// installed) a pi run replays the trace of the sources. The whole file takes about two minutes on two busy cores.
 import { spawnSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -156,6 +156,16 @@ describe('the pi mode of the packed gatesim', () => {
     const ran = gatesim(...piRun);
     expect(ran.status, ran.stdout).toBe(2);
     expect(ran.stderr.trim().split('\n')).toHaveLength(1);
+    expect(ran.stderr).toContain('npm install --save-dev @mariozechner/pi-coding-agent@0.73.1');
+  });
+
+  it('refuses another version of pi than the one its hooks are made for (exit 2)', () => {
+    const other = join(commonJsProject, 'node_modules/@mariozechner/pi-coding-agent');
+    mkdirSync(other, { recursive: true });
+    writeFileSync(join(other, 'package.json'), JSON.stringify({ name: '@mariozechner/pi-coding-agent', version: '0.74.0', type: 'module' }));
+    const ran = gatesimIn(commonJsProject, ...piRun);
+    expect(ran.status, ran.stdout).toBe(2);
+    expect(ran.stderr).toContain('@mariozechner/pi-coding-agent@0.74.0 is installed');
     expect(ran.stderr).toContain('npm install --save-dev @mariozechner/pi-coding-agent@0.73.1');
   });
 
