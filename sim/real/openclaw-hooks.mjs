@@ -692,11 +692,11 @@ export function createInstanceWorld(binding) {
 
   /** Whether a free identifier (or a property of globalThis) resolves in this instance. */
   world.has = (key) =>
-    typeof key === 'string' && (key in store || key in globals || key === 'globalThis' || key === 'global' || (!absentGlobals.has(key) && key in realGlobal));
+    key in store || (typeof key === 'string' && (key in globals || key === 'globalThis' || key === 'global' || (!absentGlobals.has(key) && key in realGlobal)));
   /** Its value: the instance's own, a simulated global, a plain built-in; any other host global is loud. */
   world.get = (key) => {
-    if (typeof key === 'symbol') return undefined;
     if (key in store) return store[key];
+    if (typeof key === 'symbol') return undefined;
     if (key in globals) return globals[key];
     if (key === 'globalThis' || key === 'global') return world.global;
     if (plainGlobals.has(key)) return realGlobal[key];

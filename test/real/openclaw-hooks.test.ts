@@ -1,0 +1,167 @@
+// The hooks a real OpenClaw chunk runs under (sim/real/openclaw-hooks.mjs), tried on small chunk bodies compiled the
+// way the loader compiles a release's chunks: the clock, timers, randomness and process are the simulation's; a
+// globalThis singleton belongs to its instance; and whatever is not simulated throws and is reported, even when the
+// chunk swallows the error. These need no openclaw/ workspace.
+import { describe, expect, it } from 'vitest';
+import { simEpochMs } from '../../src/pi-format.ts';
+import { builtinModule, chunkScope, compileChunk, createInstanceWorld, type HooksBinding, type InstanceWorld } from '../../sim/real/openclaw-hooks.mjs';
+
+interface Harness {
+  binding: HooksBinding;
+  world: InstanceWorld;
+  escapes: string[];
+  logs: string[];
+  timers: { delayMs: number; fn: () => void; cancelled: boolean }[];
+  clock: { now: number };
+  /** Run a chunk body in this instance; `imports` maps local names to built-in modules' exports. */
+  run(body: string, imports?: Record<string, { module: string; name: string }>): Record<string, unknown>;
+}
+
+function harness(): Harness {
+  const escapes: string[] = [];
+  const logs: string[] = [];
+  const timers: Harness['timers'] = [];
+  const clock = { now: 0 };
+  let draws = 0;
+  const binding: HooksBinding = {
+    epochNowMs: () => simEpochMs + clock.now,
+    monotonicMs: () => clock.now,
+    setTimer: (delayMs, fn) => {
+      const timer = { delayMs, fn, cancelled: false };
+      timers.push(timer);
+      return { cancel: () => (timer.cancelled = true) };
+    },
+    randomInt: (min, max) => min + (draws++ % (max - min + 1)),
+    uuidV4: () => `00000000-0000-4000-8000-${String(draws++).padStart(12, '0')}`,
+    alive: () => true,
+    escaped: (what) => escapes.push(what),
+    log: (level, text) => logs.push(`${level}: ${text}`),
+    pid: 4242,
+    ppid: 1,
+    env: { HOME: '/home/openclaw' },
+    cwd: '/home/openclaw',
+    home: '/home/openclaw',
+    tmpdir: '/tmp',
+    hostname: 'gatesim',
+    packageRoot: '/gatesim/openclaw-test',
+    packageHostDir: '/nonexistent/openclaw-test',
+  };
+  const world = createInstanceWorld(binding);
+  let chunks = 0;
+  return {
+    binding,
+    world,
+    escapes,
+    logs,
+    timers,
+    clock,
+    run(body, imports = {}) {
+      let exported: Record<string, unknown> = {};
+      const own: Record<string, unknown> = { __gatesimExports: (namespace: Record<string, unknown>) => (exported = namespace) };
+      for (const [local, { module, name }] of Object.entries(imports)) {
+        const namespace = builtinModule(world, module, [name]);
+        if (namespace === undefined) throw new Error(`not a built-in module: ${module}`);
+        Object.defineProperty(own, local, { get: () => namespace[name] });
+      }
+      const registration = '__gatesimExports({ get result() { return result; } });';
+      const generator = compileChunk(`let result;\n${body}`, registration, `/gatesim/openclaw-test/dist/chunk-${chunks++}.js`)(chunkScope(world, own))();
+      generator.next();
+      generator.next();
+      return exported;
+    },
+  };
+}
+
+describe('the hooks of a real OpenClaw chunk', () => {
+  it('Date, performance and process.hrtime read the simulated clock; local time is UTC', () => {
+    const h = harness();
+    h.clock.now = 90_061_001;
+    const { result } = h.run(`result = { now: Date.now(), made: new Date().toISOString(), called: typeof Date(), hours: new Date().getHours(), offset: new Date().getTimezoneOffset(), perf: performance.now(), hr: process.hrtime.bigint().toString(), isDate: new Date() instanceof Date, parsed: new Date(0).getTime() };`);
+    expect(result).toEqual({ now: simEpochMs + 90_061_001, made: '2026-01-02T01:01:01.001Z', called: 'string', hours: 1, offset: 0, perf: 90_061_001, hr: '90061001000000', isDate: true, parsed: 0 });
+  });
+
+  it('timers are simulated timers: setTimeout arms one, clearTimeout cancels it, unref is accepted', () => {
+    const h = harness();
+    const { result } = h.run(`const fired = []; const t = setTimeout((x) => fired.push(x), 250, 'a'); t.unref(); const u = setTimeout(() => fired.push('b'), 0); clearTimeout(u); setImmediate(() => fired.push('c')); result = fired;`);
+    expect(h.timers.map(({ delayMs, cancelled }) => ({ delayMs, cancelled }))).toEqual([
+      { delayMs: 250, cancelled: false },
+      { delayMs: 1, cancelled: true },
+      { delayMs: 0, cancelled: false },
+    ]);
+    for (const timer of h.timers) if (!timer.cancelled) timer.fn();
+    expect(result).toEqual(['a', 'c']);
+  });
+
+  it('Math.random and crypto.randomUUID draw from the binding', () => {
+    const h = harness();
+    const { result } = h.run(
+      `result = { uuid: crypto.randomUUID(), random: Math.random(), nodeUuid: nodeRandomUUID(), floor: Math.floor(2.5) };`,
+      { nodeRandomUUID: { module: 'node:crypto', name: 'randomUUID' } },
+    );
+    expect(result).toMatchObject({ uuid: '00000000-0000-4000-8000-000000000000', nodeUuid: '00000000-0000-4000-8000-000000000003', floor: 2 });
+    expect(h.escapes).toEqual([]);
+  });
+
+  it('process is the simulated one: pid, env, cwd, argv; os.homedir is the simulated home', () => {
+    const h = harness();
+    const { result } = h.run(`result = { pid: process.pid, home: process.env.HOME, cwd: process.cwd(), platform: process.platform, homedir: homedir() };`, {
+      homedir: { module: 'node:os', name: 'homedir' },
+    });
+    expect(result).toEqual({ pid: 4242, home: '/home/openclaw', cwd: '/home/openclaw', platform: 'linux', homedir: '/home/openclaw' });
+  });
+
+  it('a globalThis singleton belongs to its instance, not to the host or another instance', () => {
+    const key = 'Symbol.for("gatesim.test.singleton")';
+    const body = `const store = globalThis; if (!Object.prototype.hasOwnProperty.call(store, ${key})) store[${key}] = new Map(); const map = store[${key}]; map.set('n', (map.get('n') ?? 0) + 1); result = map.get('n');`;
+    const one = harness();
+    const two = harness();
+    expect(one.run(body).result).toBe(1);
+    expect(one.run(body).result).toBe(2);
+    expect(two.run(body).result).toBe(1);
+    expect(Object.getOwnPropertySymbols(globalThis).map(String)).not.toContain('Symbol(gatesim.test.singleton)');
+  });
+
+  it('what is not simulated throws and is reported, even when the chunk catches it', () => {
+    const h = harness();
+    const { result } = h.run(
+      `const caught = []; for (const f of [() => fetch('http://example.com'), () => process.kill(1), () => spawn('ls'), () => process.memoryUsage(), () => WebAssembly.Module, () => writeFileSync('/gatesim/openclaw-test/x', 'y'), () => readFileSync('/etc/passwd')]) { try { f(); caught.push('no error'); } catch (error) { caught.push(String(error.message).split(' is not simulated')[0]); } } result = caught;`,
+      {
+        spawn: { module: 'node:child_process', name: 'spawn' },
+        writeFileSync: { module: 'node:fs', name: 'writeFileSync' },
+        readFileSync: { module: 'node:fs', name: 'readFileSync' },
+      },
+    );
+    expect(result).toEqual([
+      'gatesim: the global fetch',
+      'gatesim: process.kill',
+      'gatesim: child_process.spawn',
+      'gatesim: process.memoryUsage',
+      'gatesim: the global WebAssembly',
+      "gatesim: fs.writeFileSync on the release's package files (/gatesim/openclaw-test, read-only)",
+      'gatesim: fs.readFileSync on the simulated disk (/etc/passwd)',
+    ]);
+    expect(h.escapes).toEqual([
+      'the global fetch',
+      'process.kill',
+      'child_process.spawn',
+      'process.memoryUsage',
+      'the global WebAssembly',
+      "fs.writeFileSync on the release's package files (/gatesim/openclaw-test, read-only)",
+      'fs.readFileSync on the simulated disk (/etc/passwd)',
+    ]);
+  });
+
+  it('globals only newer Node versions have are absent on every version; console goes to the binding', () => {
+    const h = harness();
+    const { result } = h.run(`console.warn('careful', 3); result = [typeof navigator, typeof WebSocket, typeof Bun, typeof structuredClone];`);
+    expect(result).toEqual(['undefined', 'undefined', 'undefined', 'function']);
+    expect(h.logs).toEqual(['warn: careful 3']);
+    expect(h.escapes).toEqual([]);
+  });
+
+  it('chunk code stays strict', () => {
+    const h = harness();
+    expect(() => h.run(`undeclared = 1;`)).toThrow(ReferenceError);
+    expect(h.run(`result = (function () { return this; })();`).result).toBeUndefined();
+  });
+});
