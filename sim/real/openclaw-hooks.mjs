@@ -8,7 +8,7 @@
 //   `setTimeout`/`setInterval`/`setImmediate` and their clear functions, `queueMicrotask`, `Math.random`,
 //   `crypto.randomUUID`/`crypto.getRandomValues`, `process` (pid, env, cwd, argv, hrtime, uptime, nextTick, signal
 //   handlers, stdout/stderr), `console`, `globalThis`/`global` (a store of the instance's own, so globalThis
-//   singletons are per instance), `AbortSignal.timeout`;
+//   singletons are per instance), `AbortSignal.timeout`, `Intl` (UTC and en-US unless the code names others);
 // - built-in modules: `node:fs` and `node:fs/promises` (the binding's simulated disk, plus a read-only view of the
 //   release's own package files at /gatesim/openclaw-<release>/, where its chunks' import.meta.url points), `node:os`
 //   (a simulated home), `node:crypto` (hashes as they are, randomness from the PRNG), `node:timers`,
@@ -18,7 +18,8 @@
 // Everything else through which a chunk could reach the host throws `gatesim: ... is not simulated` when touched, and
 // is reported to the binding (`escaped`) even if the chunk catches the error: a built-in module not listed above
 // (child_process, net, http, worker_threads, sqlite, ...), an unsimulated function of a listed one, a global that is
-// neither a plain ECMAScript built-in nor listed here (fetch, WebAssembly, FinalizationRegistry, ...), an unknown
+// neither a plain ECMAScript built-in nor listed here (fetch, eval, WebAssembly, WeakRef and FinalizationRegistry,
+// whose answers depend on the host's garbage collector, ...), code compiled at run time (`new Function`), an unknown
 // `process` or `console` property, a write to the release's package files. Globals that only some Node versions have
 // (navigator, WebSocket, ...) are absent in every version, so a release behaves alike on Node 20 and 24.
 //
@@ -217,13 +218,13 @@ const unscopables = Symbol.unscopables;
 
 /** ECMAScript built-ins and deterministic host built-ins a chunk may use as they are. */
 const plainGlobals = new Set([
-  'Object', 'Function', 'Array', 'Number', 'parseFloat', 'parseInt', 'Infinity', 'NaN', 'undefined', 'Boolean',
+  'Object', 'Array', 'Number', 'parseFloat', 'parseInt', 'Infinity', 'NaN', 'undefined', 'Boolean',
   'String', 'Symbol', 'Error', 'AggregateError', 'EvalError', 'RangeError', 'ReferenceError', 'SyntaxError',
   'TypeError', 'URIError', 'BigInt', 'JSON', 'Reflect', 'Proxy', 'Promise', 'Map', 'Set', 'WeakMap', 'WeakSet',
-  'WeakRef', 'ArrayBuffer', 'SharedArrayBuffer', 'DataView', 'Int8Array', 'Uint8Array', 'Uint8ClampedArray',
+  'ArrayBuffer', 'SharedArrayBuffer', 'DataView', 'Int8Array', 'Uint8Array', 'Uint8ClampedArray',
   'Int16Array', 'Uint16Array', 'Int32Array', 'Uint32Array', 'Float32Array', 'Float64Array', 'BigInt64Array',
   'BigUint64Array', 'Atomics', 'RegExp', 'isNaN', 'isFinite', 'decodeURI', 'decodeURIComponent', 'encodeURI',
-  'encodeURIComponent', 'escape', 'unescape', 'Intl', 'TextEncoder', 'TextDecoder', 'URL', 'URLSearchParams',
+  'encodeURIComponent', 'escape', 'unescape', 'TextEncoder', 'TextDecoder', 'URL', 'URLSearchParams',
   'Buffer', 'AbortController', 'Event', 'EventTarget', 'DOMException', 'structuredClone', 'atob', 'btoa', 'Blob',
   'Headers', 'Request', 'Response', 'FormData', 'TextEncoderStream', 'TextDecoderStream', 'ReadableStream',
   'WritableStream', 'TransformStream', 'Iterator',
@@ -254,6 +255,15 @@ function simulatedDate(binding) {
     }
     toString() {
       return Number.isNaN(this.getTime()) ? 'Invalid Date' : `${this.toUTCString()} (Coordinated Universal Time)`;
+    }
+    toLocaleString(locales, options) {
+      return super.toLocaleString(locales ?? 'en-US', { timeZone: 'UTC', ...options });
+    }
+    toLocaleDateString(locales, options) {
+      return super.toLocaleDateString(locales ?? 'en-US', { timeZone: 'UTC', ...options });
+    }
+    toLocaleTimeString(locales, options) {
+      return super.toLocaleTimeString(locales ?? 'en-US', { timeZone: 'UTC', ...options });
     }
   }
   for (const part of ['Date', 'Day', 'FullYear', 'Hours', 'Milliseconds', 'Minutes', 'Month', 'Seconds']) {
@@ -443,6 +453,40 @@ function simulatedProcess(binding, timers, loud) {
     resourceUsage: loud.fn('process.resourceUsage'),
   });
   return proxy;
+}
+
+/**
+ * Intl with the simulated world's defaults: a date format with no time zone formats in UTC and one with no locale
+ * in en-US, whatever the host's TZ and LANG (other Intl services get en-US when no locale is given).
+ */
+function simulatedIntl() {
+  const withDefaults = (Service, zoned) =>
+    new Proxy(Service, {
+      construct: (target, [locales, options]) => new target(locales ?? 'en-US', zoned ? { timeZone: 'UTC', ...options } : options),
+      apply: (target, _this, [locales, options]) => new target(locales ?? 'en-US', zoned ? { timeZone: 'UTC', ...options } : options),
+    });
+  const intl = Object.create(null);
+  for (const key of Reflect.ownKeys(Intl)) intl[key] = Intl[key];
+  for (const key of ['Collator', 'NumberFormat', 'PluralRules', 'RelativeTimeFormat', 'ListFormat', 'Segmenter', 'DisplayNames']) {
+    if (typeof Intl[key] === 'function') intl[key] = withDefaults(Intl[key], false);
+  }
+  intl.DateTimeFormat = withDefaults(Intl.DateTimeFormat, true);
+  return Object.freeze(intl);
+}
+
+/**
+ * Function as a value (instanceof, Function.prototype) but never as a compiler: code made by `new Function` would run
+ * in the host's global scope, outside these hooks.
+ */
+function simulatedFunction(loud) {
+  return new Proxy(Function, {
+    apply: () => {
+      throw loud('Function() (code compiled at run time)');
+    },
+    construct: () => {
+      throw loud('new Function() (code compiled at run time)');
+    },
+  });
 }
 
 function simulatedAbortSignal(timers) {
@@ -687,6 +731,8 @@ export function createInstanceWorld(binding) {
     clearImmediate: timers.clearImmediate,
     queueMicrotask: timers.queueMicrotask,
     AbortSignal: simulatedAbortSignal(timers),
+    Intl: simulatedIntl(),
+    Function: simulatedFunction(loud),
   };
   const world = { binding, loud, timers, globals, store, modules: new Map(), fs: simulatedFs(binding, loud) };
 

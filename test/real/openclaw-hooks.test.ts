@@ -159,6 +159,27 @@ describe('the hooks of a real OpenClaw chunk', () => {
     expect(h.escapes).toEqual([]);
   });
 
+  it('code compiled at run time would run outside the hooks: Function and eval are refused; Function is still a type', () => {
+    const h = harness();
+    const { result } = h.run(
+      `const caught = []; for (const f of [() => new Function('return globalThis')(), () => Function('return 1')(), () => eval('1'), () => new WeakRef({})]) { try { f(); caught.push('no error'); } catch (error) { caught.push(String(error.message).split(' is not simulated')[0]); } } result = { caught, isFunction: (() => 1) instanceof Function };`,
+    );
+    expect(result).toEqual({
+      caught: ['gatesim: new Function() (code compiled at run time)', 'gatesim: Function() (code compiled at run time)', 'gatesim: the global eval', 'gatesim: the global WeakRef'],
+      isFunction: true,
+    });
+    expect(h.escapes).toHaveLength(4);
+  });
+
+  it('Intl formats in UTC and en-US unless the code names a zone or locale', () => {
+    const h = harness();
+    h.clock.now = 90_061_001;
+    const { result } = h.run(
+      `const at = new Date(); result = { zone: new Intl.DateTimeFormat().resolvedOptions().timeZone, locale: new Intl.DateTimeFormat().resolvedOptions().locale, hour: new Intl.DateTimeFormat(undefined, { hour: 'numeric', hourCycle: 'h23' }).format(at), tokyo: new Intl.DateTimeFormat('en-US', { hour: 'numeric', hourCycle: 'h23', timeZone: 'Asia/Tokyo' }).format(at), local: at.toLocaleTimeString(), isFormat: new Intl.DateTimeFormat() instanceof Intl.DateTimeFormat };`,
+    );
+    expect(result).toEqual({ zone: 'UTC', locale: 'en-US', hour: '01', tokyo: '10', local: '1:01:01 AM', isFormat: true });
+  });
+
   it('chunk code stays strict', () => {
     const h = harness();
     expect(() => h.run(`undeclared = 1;`)).toThrow(ReferenceError);
