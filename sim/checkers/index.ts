@@ -55,7 +55,6 @@ export function checkRun(input: CheckInput): Violation[] {
       step: o.kernel.find((fact) => fact.kind === 'crash' && fact.incarnation === crash.incarnation)?.step ?? 0,
       timeMs: crash.timeMs,
       class: classOf('no-process-crash'),
-      evidence: `${crash.name} crashes`,
     });
   }
   // The monitor's last check comes first: the placement of a violation in a JSONL file reads what its checks saw.
