@@ -4,6 +4,7 @@
 import junit, { type Builder } from 'junit-report-builder';
 import type { BugId } from '../../src/index.ts';
 import type { ScenarioOutcome } from './fuzz.ts';
+import { oneLine } from './report.ts';
 import { reproduceHint } from './seed-string.ts';
 
 export interface JunitCampaign {
@@ -33,7 +34,7 @@ export function junitXml(campaign: JunitCampaign): string {
       [
         `seed string: ${failure.seed}`,
         `reproduce: ${reproduceHint(failure.seed)}`,
-        ...failure.violations.slice(0, 5).map((violation) => `${violation.invariant} (${violation.class}, step #${violation.step}): ${violation.message}`),
+        ...failure.violations.slice(0, 5).map((violation) => `${violation.invariant} (${violation.class}, step #${violation.step}): ${oneLine(violation.message)}`),
       ].join('\n'),
     );
   }
