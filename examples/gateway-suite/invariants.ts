@@ -7,6 +7,7 @@ import type { CustomInvariant } from 'gatesim';
 export const noUnpromptedReply: CustomInvariant = {
   name: 'no-unprompted-reply',
   class: 'correctness',
+  description: 'the assistant never speaks first: every message shown follows something that asked for it',
   check(observations) {
     const { ledger } = observations;
     return ledger.shown.flatMap((shown) => {

@@ -20,6 +20,8 @@ export interface CustomInvariant {
   name: string;
   /** What a violation of it means: wrong state, no progress, or a crash. */
   class: FailureClass;
+  /** What it checks, in one line (`gatesim list` prints it beside the name). */
+  description?: string;
   /** Judge one run. Return nothing (or an empty list) when the invariant held. */
   check(observations: Observations): readonly CustomViolation[] | undefined;
 }
@@ -37,6 +39,11 @@ export function registerInvariant(invariant: CustomInvariant): void {
   if (!['correctness', 'liveness', 'crash'].includes(invariant.class)) throw new Error(`invariant "${invariant.name}": class must be correctness, liveness or crash`);
   registered.push(invariant);
   addInvariantName(invariant.name, invariant.class);
+}
+
+/** The one-line description of a registered invariant, if it gave one. */
+export function customDescription(name: string): string | undefined {
+  return registered.find((invariant) => invariant.name === name)?.description;
 }
 
 /** The registered invariants, in registration order. */

@@ -6,7 +6,8 @@ import packageJson from '../../package.json' with { type: 'json' };
 import { type BugId, bugDescriptions, bugIds, parseBugList, UnknownBugError } from '../../src/index.ts';
 import { findScenario, type Scenario, scenarioNames, scenarios } from '../../scenarios/index.ts';
 import { invariantNames } from '../checkers/index.ts';
-import { classOf } from '../checkers/violation.ts';
+import { builtinInvariantNames, classOf } from '../checkers/violation.ts';
+import { customDescription } from '../checkers/custom.ts';
 import { invariantMeanings } from '../checkers/meanings.ts';
 import { generateSpec } from '../run/generate.ts';
 import { runSpec } from '../run/harness.ts';
@@ -74,7 +75,9 @@ function print(text: string): void {
 /** Every invariant a run checks, built-in (no-process-crash included) then registered, with its class and meaning. */
 function invariantList(): { name: string; class: string; meaning: string }[] {
   const meanings: Readonly<Record<string, string>> = invariantMeanings;
-  return [...invariantNames, 'no-process-crash'].map((name) => ({ name, class: classOf(name), meaning: meanings[name] ?? 'registered by a loaded module' }));
+  const builtin: readonly string[] = builtinInvariantNames;
+  const names = [...builtin, 'no-process-crash', ...invariantNames.filter((name) => !builtin.includes(name))];
+  return names.map((name) => ({ name, class: classOf(name), meaning: meanings[name] ?? customDescription(name) ?? `(registered, ${classOf(name)}; no description given)` }));
 }
 
 function list(options: { json?: boolean }): number {
