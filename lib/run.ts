@@ -11,7 +11,7 @@ import { type RunResult, runSpec } from '../sim/run/harness.ts';
 import { fuzzScenario } from '../sim/cli/fuzz.ts';
 import { freshSeed } from '../sim/cli/real.ts';
 import { runText } from '../sim/cli/report.ts';
-import { decodeSeedString, encodeSeedString, SeedStringError, tagsOf, verifySeedString } from '../sim/cli/seed-string.ts';
+import { decodeSeedString, encodeSeedString, runOptionsOf, SeedStringError, tagsOf, verifySeedString } from '../sim/cli/seed-string.ts';
 
 /** Options of {@link runScenario}. */
 export interface RunScenarioOptions {
@@ -82,9 +82,9 @@ export async function reproduce(seedString: string, options: ReproduceOptions = 
   const spec = generateSpec(scenario, decoded.bugs, decoded.seed, decoded.path);
   verifySeedString(decoded, spec);
   const bugs = options.bugs === undefined ? decoded.bugs : [...options.bugs];
-  const sessionManager = decoded.sessionManager === 'pi' ? { sessionManager: 'pi' as const } : {};
+  const realParts = runOptionsOf(decoded);
   const seed = options.bugs === undefined ? seedString.trim() : encodeSeedString({ ...tagsOf(decoded), scenario: scenario.name, bugs, seed: decoded.seed, path: decoded.path }, { ...spec, bugs });
-  return finish(seed, await runSpec({ ...spec, bugs }, { sql: await loadSqlJs(), ...sessionManager, ...components(options) }));
+  return finish(seed, await runSpec({ ...spec, bugs }, { sql: await loadSqlJs(), ...realParts, ...components(options) }));
 }
 
 /** Options of {@link fuzz}. */

@@ -12,6 +12,8 @@ import { type FuzzFailure, fuzzScenario, type ScenarioOutcome } from './fuzz.ts'
 import { shrinkRunsMax } from './fuzz-task.ts';
 import { junitXml } from './junit.ts';
 import { loadSpecifier } from './load.ts';
+import type { OpenclawChoice } from '../real/openclaw/choice.ts';
+import { openclawInstalled, OpenclawWorkspaceMissingError } from '../real/openclaw/releases.ts';
 import { type Executor, inlineExecutor, poolExecutor } from './pool.ts';
 import { startProgress } from './progress.ts';
 import { artifactFolderName, checkPathText, checkWritableFile, claimArtifactDir, freshSeed, isDirectory, prepareArtifactDir, recordArtifacts, removeIfEmpty, samePath, wallNowMs, writeArtifact, writeFolderWhole } from './real.ts';
@@ -25,6 +27,7 @@ export class UsageError extends Error {}
 export interface FuzzOptions {
   invariant?: string;
   sessionManager?: 'model' | 'pi';
+  openclaw?: OpenclawChoice;
   scenario?: string;
   all?: boolean;
   bugs?: BugId[];
@@ -62,6 +65,7 @@ function checkOptions(options: FuzzOptions, runs: number | undefined): boolean {
   if (shard !== undefined && runs !== undefined && shardRunCount(runs, shard) === 0) {
     throw new UsageError(`shard ${shard.index + 1}/${shard.count} has no runs to do: --runs ${runs} gives fewer runs per scenario than ${shard.index + 1}`);
   }
+  if (options.openclaw !== undefined && !openclawInstalled(options.openclaw.release)) throw new UsageError(new OpenclawWorkspaceMissingError(options.openclaw.release).message);
   if (options.workers !== undefined && options.workers > workersMax) throw new UsageError(`--workers must be at most ${workersMax}, got ${options.workers}`);
   for (const [flag, path] of [['--junit', options.junit], ['--artifacts', options.artifacts]] as const) {
     const problem = path === undefined ? undefined : checkPathText(path, flag);
@@ -105,7 +109,7 @@ export async function fuzzCommand(options: FuzzOptions): Promise<number> {
     for (const [position, scenario] of chosen.entries()) {
       const scenarioStarted = wallNowMs();
       const deadline = options.seconds === undefined ? undefined : () => wallNowMs() - scenarioStarted > (options.seconds as number) * 1_000;
-      const limits = { ...(runs === undefined ? {} : { runs }), ...(deadline === undefined ? {} : { deadline }), ...(options.invariant === undefined ? {} : { invariant: options.invariant }), ...(options.sessionManager === 'pi' ? { sessionManager: 'pi' as const } : {}), loads, shard };
+      const limits = { ...(runs === undefined ? {} : { runs }), ...(deadline === undefined ? {} : { deadline }), ...(options.invariant === undefined ? {} : { invariant: options.invariant }), ...(options.sessionManager === 'pi' ? { sessionManager: 'pi' as const } : {}), ...(options.openclaw === undefined ? {} : { openclaw: options.openclaw }), loads, shard };
       const outcome = await fuzzScenario(scenario, scenarios.indexOf(scenario), bugs, campaignSeed, limits, sql, (done) => progress.update(scenario.name, position, done), {
         executor,
         onShrinkStarted: (run) => progress.note(`fuzz: ${scenario.name} failed at run ${run}; shrinking it (at most ${shrinkRunsMax} runs)`),

@@ -12,7 +12,7 @@ import type { FaultCoverage } from '../run/coverage.ts';
 import { generateSpec, runArbitrary, toSpec } from '../run/generate.ts';
 import { type RunOptions, type RunResult, runSpec } from '../run/harness.ts';
 import type { Plan } from '../run/plan.ts';
-import { encodeSeedString, type RunTags } from './seed-string.ts';
+import { encodeSeedString, runOptionsOf, type RunTags } from './seed-string.ts';
 
 export const shrinkRunsMax = 300;
 
@@ -45,8 +45,8 @@ export function failsFor(invariant: string | undefined): (result: RunResult) => 
   return (result) => (invariant === undefined ? result.verdict === 'fail' : result.violations.some((violation) => violation.invariant === invariant));
 }
 
-function sessionManagerOf(task: FuzzTask): { sessionManager?: 'pi' } {
-  return task.tags?.sessionManager === 'pi' ? { sessionManager: 'pi' } : {};
+function realPartsOf(task: FuzzTask): ReturnType<typeof runOptionsOf> {
+  return runOptionsOf(task.tags ?? {});
 }
 
 /** A task naming custom components must be done where they are (the in-process executor with those components). */
@@ -68,7 +68,7 @@ export type TaskRunOptions = Omit<RunOptions, 'sql'>;
 export async function runTask(task: FuzzTask, sql: SqlJsStatic, runOptions: TaskRunOptions = {}): Promise<RunReport> {
   assert(task.kind === 'run', 'runTask is given a run task');
   checkComponents(task, runOptions);
-  const result = await runSpec(generateSpec(scenarioOf(task), task.bugs, task.seed, undefined), { ...runOptions, ...sessionManagerOf(task), sql });
+  const result = await runSpec(generateSpec(scenarioOf(task), task.bugs, task.seed, undefined), { ...runOptions, ...realPartsOf(task), sql });
   result.sim.dispose();
   return { fails: failsFor(task.invariant)(result), coverage: result.coverage };
 }
@@ -84,7 +84,7 @@ export async function shrinkTask(task: FuzzTask, sql: SqlJsStatic, runOptions: T
     // candidate counts as passing.
     if (shrinkRuns >= shrinkRunsMax) return true;
     shrinkRuns++;
-    const result = await runSpec(toSpec(scenario, task.bugs, value), { ...runOptions, ...sessionManagerOf(task), sql });
+    const result = await runSpec(toSpec(scenario, task.bugs, value), { ...runOptions, ...realPartsOf(task), sql });
     result.sim.dispose();
     return !fails(result);
   });

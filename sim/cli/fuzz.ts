@@ -15,7 +15,8 @@ import { type RunResult, runSpec } from '../run/harness.ts';
 import { runSeed, type Shard, shardRuns } from './campaign.ts';
 import { failsFor, type RunReport, type TaskRunOptions } from './fuzz-task.ts';
 import { type Executor, inlineExecutor } from './pool.ts';
-import { decodeSeedString, type RunTags, tagsOf, verifySeedString } from './seed-string.ts';
+import type { OpenclawChoice } from '../real/openclaw/choice.ts';
+import { decodeSeedString, runOptionsOf, type RunTags, tagsOf, verifySeedString } from './seed-string.ts';
 
 /** How much of a campaign to run for one scenario, and what counts as a failure. */
 export interface FuzzLimits {
@@ -23,6 +24,8 @@ export interface FuzzLimits {
   invariant?: string;
   /** The runner's SessionManager: the model's own (default) or the real pi one (sim/real). */
   sessionManager?: 'model' | 'pi';
+  /** Gateway parts run as a pinned OpenClaw release's (sim/real/openclaw), recorded in every seed string. */
+  openclaw?: OpenclawChoice;
   /** The modules the command line loaded (--load), recorded in every seed string (a worker pool loads them too). */
   loads?: readonly string[];
   /** Called when the first failing run is known, before shrinking starts (the benchmark times detection apart from it). */
@@ -137,7 +140,7 @@ function invariantOf(limits: FuzzLimits): { invariant?: string } {
 /** What every run of the campaign needs besides its plan, as its seed strings record it. */
 function campaignTags(limits: FuzzLimits, runOptions: TaskRunOptions | undefined): RunTags {
   const custom = Object.keys(runOptions?.components ?? {}) as NonNullable<RunTags['custom']>[number][];
-  return tagsOf({ ...(limits.sessionManager === undefined ? {} : { sessionManager: limits.sessionManager }), custom, ...(limits.loads === undefined ? {} : { loads: limits.loads }) });
+  return tagsOf({ ...(limits.sessionManager === undefined ? {} : { sessionManager: limits.sessionManager }), ...(limits.openclaw === undefined ? {} : { openclaw: limits.openclaw }), custom, ...(limits.loads === undefined ? {} : { loads: limits.loads }) });
 }
 
 async function shrinkFailure(
@@ -172,5 +175,5 @@ async function replay(scenario: Scenario, seedString: string, sql: SqlJsStatic, 
   const decoded = decodeSeedString(seedString);
   const spec = generateSpec(scenario, decoded.bugs, decoded.seed, decoded.path);
   verifySeedString(decoded, spec);
-  return runSpec(spec, { ...runOptions, ...(decoded.sessionManager === 'pi' ? { sessionManager: 'pi' as const } : {}), sql });
+  return runSpec(spec, { ...runOptions, ...runOptionsOf(decoded), sql });
 }

@@ -18,7 +18,9 @@ import { exitCodeFor, exitCodes } from './exit-codes.ts';
 import { fuzzCommand, type FuzzOptions, UsageError, workersMax } from './fuzz-command.ts';
 import { checkPathText, claimArtifactDir, freshSeed, isDirectory, prepareArtifactDir, recordArtifacts, removeIfEmpty } from './real.ts';
 import { formatMs, runJson, runText, writeArtifacts } from './report.ts';
-import { clip, decodeSeedString, encodeSeedString, parseSeedNumber, SeedStringError, tagsOf, verifySeedString } from './seed-string.ts';
+import { clip, decodeSeedString, encodeSeedString, parseSeedNumber, type RunTags, runOptionsOf, SeedStringError, tagsOf, verifySeedString } from './seed-string.ts';
+import { type OpenclawChoice, OpenclawChoiceError, openclawGatewayParts, parseOpenclawChoice } from '../real/openclaw/choice.ts';
+import { openclawInstalled, openclawReleases } from '../real/openclaw/releases.ts';
 import { LoadError, loadModules, loadSpecifier, splitLoadOptions } from './load.ts';
 
 const errorLineLengthMax = 300;
@@ -52,6 +54,15 @@ function parseInvariant(value: string): string {
   const known: readonly string[] = [...invariantNames, 'no-process-crash'];
   if (!known.includes(value)) throw new InvalidArgumentError(`unknown invariant "${clip(value)}" (known: ${known.join(', ')})`);
   return value;
+}
+
+function parseOpenclaw(value: string): OpenclawChoice {
+  try {
+    return parseOpenclawChoice(value);
+  } catch (error) {
+    if (error instanceof OpenclawChoiceError) throw new InvalidArgumentError(error.message);
+    throw error;
+  }
 }
 
 function parseShard(value: string): { index: number; count: number } {
@@ -88,6 +99,7 @@ function list(options: { json?: boolean }): number {
         bugs: bugIds.map((id) => ({ id, description: bugDescriptions[id] })),
         invariants: invariantNames,
         invariantDetails: invariantList(),
+        openclaw: openclawReleases.map((release) => ({ release, parts: openclawGatewayParts, installed: openclawInstalled(release) })),
       }),
     );
     return 0;
@@ -100,6 +112,8 @@ function list(options: { json?: boolean }): number {
   const invariants = invariantList();
   const width = Math.max(...invariants.map((invariant) => invariant.name.length)) + 2;
   for (const invariant of invariants) print(`  ${invariant.name.padEnd(width)}${invariant.meaning}`);
+  print(pc.bold('real OpenClaw releases (--openclaw <release>[:<part>,...])'));
+  for (const release of openclawReleases) print(`  ${release.padEnd(14)} parts: ${openclawGatewayParts.join(', ')}${openclawInstalled(release) ? '' : ' (not installed: npm ci --prefix openclaw)'}`);
   return 0;
 }
 
@@ -107,6 +121,7 @@ interface RunOptions {
   seed?: number;
   bugs?: BugId[];
   sessionManager?: 'model' | 'pi';
+  openclaw?: OpenclawChoice;
   json?: boolean;
   artifacts?: string;
 }
@@ -129,9 +144,9 @@ async function runCommand(scenarioName: string, options: RunOptions): Promise<nu
   const seed = options.seed ?? freshSeed();
   const bugs = options.bugs ?? [];
   const spec = generateSpec(scenario, bugs, seed, undefined);
-  const sessionManager = options.sessionManager ?? 'model';
-  const seedString = encodeSeedString({ scenario: scenario.name, sessionManager, loads: loadedModules, bugs, seed, path: undefined }, spec);
-  return report(seedString, await runWith(spec, sessionManager), options);
+  const tags = tagsOf({ ...(options.sessionManager === undefined ? {} : { sessionManager: options.sessionManager }), ...(options.openclaw === undefined ? {} : { openclaw: options.openclaw }), loads: loadedModules });
+  const seedString = encodeSeedString({ scenario: scenario.name, ...tags, bugs, seed, path: undefined }, spec);
+  return report(seedString, await runWith(spec, tags), options);
 }
 
 /**
@@ -154,13 +169,19 @@ function checkReplayable(decoded: ReturnType<typeof decodeSeedString>): void {
 }
 
 /** Run a spec with the model's or the real pi SessionManager; a missing real/ package is bad usage (exit 2). */
-async function runWith(spec: Parameters<typeof runSpec>[0], sessionManager: 'model' | 'pi'): Promise<Awaited<ReturnType<typeof runSpec>>> {
+async function runWith(spec: Parameters<typeof runSpec>[0], tags: RunTags): Promise<Awaited<ReturnType<typeof runSpec>>> {
   try {
-    return await runSpec(spec, { sql: await loadSqlJs(), sessionManager });
+    return await runSpec(spec, { sql: await loadSqlJs(), ...runOptionsOf(tags) });
   } catch (error) {
-    if (sessionManager === 'pi' && error instanceof Error && /npm ci --prefix real/.test(error.message)) throw new UsageError(error.message);
-    throw error;
+    throw usageIfMissingWorkspace(error);
   }
+}
+
+/** A real module's workspace that is not installed is bad usage (exit 2, the line says how to install it). */
+export function usageIfMissingWorkspace(error: unknown): unknown {
+  if (!(error instanceof Error)) return error;
+  if (error.name === 'OpenclawWorkspaceMissingError' || /npm ci --prefix real/.test(error.message)) return new UsageError(error.message);
+  return error;
 }
 
 /** Replay a seed string; with --bugs, the same plan with the model switched differently (a fix checked on the failing plan). */
@@ -177,13 +198,12 @@ async function reproCommand(text: string, options: Omit<RunOptions, 'seed'>): Pr
   }
   verifySeedString(decoded, spec);
   checkArtifactDir(options.artifacts);
-  const sessionManager = decoded.sessionManager ?? 'model';
-  if (options.bugs === undefined) return report(text.trim(), await runWith(spec, sessionManager), options);
+  if (options.bugs === undefined) return report(text.trim(), await runWith(spec, decoded), options);
   // The plan of the seed string under another bug set has a seed string of its own, which replays it in turn.
   const switched = { ...spec, bugs: options.bugs };
   const seedString = encodeSeedString({ scenario: scenario.name, ...tagsOf(decoded), bugs: options.bugs, seed: decoded.seed, path: decoded.path }, switched);
   if (options.json !== true) print(`replaying the plan of ${text.trim()} with bugs: ${options.bugs.join(', ') || 'none'}`);
-  return report(seedString, await runWith(switched, sessionManager), options);
+  return report(seedString, await runWith(switched, decoded), options);
 }
 
 async function report(seedString: string, result: Awaited<ReturnType<typeof runSpec>>, options: { json?: boolean; artifacts?: string }): Promise<number> {
@@ -219,6 +239,8 @@ function program(setExit: (code: number) => void): Command {
     .option('--load <module>', 'import a module that registers scenarios or invariants first (repeatable)');
   const sessionManagerOption = () =>
     new Option('--session-manager <model|pi>', "the runner's SessionManager: the model's own, or the real pi one (needs npm ci --prefix real); recorded in the seed string").choices(['model', 'pi']);
+  const openclawOption = () =>
+    new Option('--openclaw <release[:parts]>', `run a pinned OpenClaw release's gateway parts in place of the model's (${openclawReleases.join(', ')}; parts ${openclawGatewayParts.join(', ')}, all by default; needs npm ci --prefix openclaw); recorded in the seed string`).argParser(parseOpenclaw);
   const bugsOption = () => new Option('--bugs <ids>', `bug ids to switch on, comma-separated (${bugIds.join(', ')})`).argParser(parseBugs);
   root.command('list').description('list scenarios, bug ids and invariants').option('--json', 'print one JSON object').action((options: { json?: boolean }) => setExit(list(options)));
   root
@@ -228,6 +250,7 @@ function program(setExit: (code: number) => void): Command {
     .option('--seed <n>', 'plan seed (default: a fresh one, printed in the seed string)', parseSeed)
     .addOption(bugsOption())
     .addOption(sessionManagerOption())
+    .addOption(openclawOption())
     .option('--json', 'print one JSON object')
     .option('--artifacts <dir>', 'write the trace, databases and transcripts under <dir>')
     .action(async (scenario: string, options: RunOptions) => setExit(await runCommand(scenario, options)));
@@ -252,6 +275,7 @@ function program(setExit: (code: number) => void): Command {
     .option('--workers <n>', `worker threads (1 to ${workersMax}; default 1); the same failures and seed strings as one`, parsePositive('--workers'))
     .option('--invariant <name>', 'count a run as failing only if it violates this invariant', parseInvariant)
     .addOption(sessionManagerOption())
+    .addOption(openclawOption())
     .option('--junit <file>', 'write a JUnit XML report: one test case per scenario and bug set')
     .option('--artifacts <dir>', 'write the artifacts of each failure under <dir>/<seed string>/')
     .option('--json', 'print one JSON object (the fault coverage included)')

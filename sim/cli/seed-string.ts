@@ -1,9 +1,10 @@
 // Seed strings: one copyable token that reproduces a run exactly, in a fresh process or on another machine.
 //
-//   gs2.<scenario>[@pi][@custom-<process>...][@load-<module>...].<bugs>.<seed>.<path>.<build>.<check>
+//   gs2.<scenario>[@pi][@oc-<release>~<parts>][@custom-<process>...][@load-<module>...].<bugs>.<seed>.<path>.<build>.<check>
 //
 // Tags after the scenario name what else changed the run: `@pi`, the runner used the real pi SessionManager
-// (--session-manager pi); `@custom-<process>`, a component of the caller's own ran in place of that process (a
+// (--session-manager pi); `@oc-2026_4_24~se+hw`, parts of a pinned OpenClaw release ran in place of the model's
+// (--openclaw; sim/real/openclaw/choice.ts); `@custom-<process>`, a component of the caller's own ran in place of that process (a
 // function, which no token can carry: a replay must be handed it again); `@load-<module>`, the command line loaded
 // that module first (--load; base64url of the path as given), so a replay without it is refused, naming it.
 // `gs2` is the format version; <bugs> is `none` or bug ids joined by `+`; <seed> is the fast-check seed the plan
@@ -19,6 +20,7 @@ import { contentHash } from '../../src/index.ts';
 import { replaceableProcesses, type ReplaceableProcess } from '../../src/index.ts';
 import { builtinScenarioCount, findScenario, type Scenario, scenarioNames, scenarios } from '../../scenarios/index.ts';
 import { generateSpec } from '../run/generate.ts';
+import { type OpenclawChoice, openclawChoiceOfTag, openclawTag } from '../real/openclaw/choice.ts';
 import type { RunSpec } from '../run/plan.ts';
 
 export const seedFormatVersion = 'gs2';
@@ -39,6 +41,8 @@ export interface SeedHeader {
   scenario: string;
   /** Which SessionManager the runner used: the model's own unless 'pi' (the real module, sim/real). */
   sessionManager?: 'model' | 'pi';
+  /** Gateway parts that ran as a pinned OpenClaw release's (--openclaw). */
+  openclaw?: OpenclawChoice;
   /** Processes that ran a component of the caller's own (a function: a replay must be given it again). */
   custom?: readonly ReplaceableProcess[];
   /** Modules the command line loaded first (--load), as given. */
@@ -49,12 +53,18 @@ export interface SeedHeader {
 }
 
 /** What a run needs besides its plan and bugs, as a seed string's scenario tags record it. */
-export type RunTags = Pick<SeedHeader, 'sessionManager' | 'custom' | 'loads'>;
+export type RunTags = Pick<SeedHeader, 'sessionManager' | 'openclaw' | 'custom' | 'loads'>;
+
+/** The run options the tags of a seed string ask for: the real pi SessionManager, a real OpenClaw release's parts. */
+export function runOptionsOf(tags: RunTags): { sessionManager?: 'pi'; openclaw?: OpenclawChoice } {
+  return { ...(tags.sessionManager === 'pi' ? { sessionManager: 'pi' as const } : {}), ...(tags.openclaw === undefined ? {} : { openclaw: tags.openclaw }) };
+}
 
 /** The tags of a header, without undefined or empty entries (so equal runs give equal objects). */
 export function tagsOf(header: RunTags): RunTags {
   return {
     ...(header.sessionManager === 'pi' ? { sessionManager: 'pi' as const } : {}),
+    ...(header.openclaw === undefined ? {} : { openclaw: { release: header.openclaw.release, parts: [...header.openclaw.parts] } }),
     ...(header.custom !== undefined && header.custom.length > 0 ? { custom: [...header.custom].sort() } : {}),
     ...(header.loads !== undefined && header.loads.length > 0 ? { loads: [...header.loads] } : {}),
   };
@@ -149,6 +159,7 @@ function scenarioTags(header: RunTags): string[] {
   const tags = tagsOf(header);
   return [
     ...(tags.sessionManager === 'pi' ? ['pi'] : []),
+    ...(tags.openclaw === undefined ? [] : [openclawTag(tags.openclaw)]),
     ...(tags.custom ?? []).map((process) => `custom-${process}`),
     ...(tags.loads ?? []).map((module) => `load-${Buffer.from(module, 'utf8').toString('base64url')}`),
   ];
@@ -158,10 +169,15 @@ function parseTags(texts: readonly string[], field: string): RunTags {
   const custom: ReplaceableProcess[] = [];
   const loads: string[] = [];
   let sessionManager: 'pi' | undefined;
+  let openclaw: OpenclawChoice | undefined;
   const malformed = (): SeedStringError =>
-    new SeedStringError(`malformed scenario field "${clip(field)}" (a scenario, then optionally @pi, @custom-<process> (${replaceableProcesses.join(', ')}) and @load-<module>)`);
+    new SeedStringError(`malformed scenario field "${clip(field)}" (a scenario, then optionally @pi, @oc-<release>~<parts>, @custom-<process> (${replaceableProcesses.join(', ')}) and @load-<module>)`);
   for (const text of texts) {
-    if (text === 'pi' && sessionManager === undefined && custom.length === 0 && loads.length === 0) sessionManager = 'pi';
+    if (text === 'pi' && sessionManager === undefined && openclaw === undefined && custom.length === 0 && loads.length === 0) sessionManager = 'pi';
+    else if (text.startsWith('oc-') && openclaw === undefined && custom.length === 0 && loads.length === 0) {
+      openclaw = openclawChoiceOfTag(text);
+      if (openclaw === undefined) throw malformed();
+    }
     else if (text.startsWith('custom-') && loads.length === 0) {
       const process = text.slice('custom-'.length);
       if (!(replaceableProcesses as readonly string[]).includes(process) || custom.includes(process as ReplaceableProcess)) throw malformed();
@@ -173,7 +189,7 @@ function parseTags(texts: readonly string[], field: string): RunTags {
       loads.push(module);
     } else throw malformed();
   }
-  return tagsOf({ ...(sessionManager === undefined ? {} : { sessionManager }), custom, loads });
+  return tagsOf({ ...(sessionManager === undefined ? {} : { sessionManager }), ...(openclaw === undefined ? {} : { openclaw }), custom, loads });
 }
 
 function unknownScenarioMessage(scenario: string, loads: readonly string[] | undefined): string {

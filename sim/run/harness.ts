@@ -6,7 +6,8 @@
 // the model's processes with components of its own, written against the same ports.
 import type { SqlJsStatic } from 'sql.js';
 import { buildModel, type BuiltModel, gatewayName, type ModelComponents, modelConfig, nodeHostName, platformName, type Random, runnerName } from '../../src/index.ts';
-import type { SessionManagerFactory } from '../../src/index.ts';
+import type { GatewayParts, SessionManagerFactory } from '../../src/index.ts';
+import type { OpenclawChoice } from '../real/openclaw/gateway-parts.ts';
 import { buildWorld, type Ledger, type World } from '../world/index.ts';
 import { poisonInput } from '../world/fake-model.ts';
 import { assert } from '../kernel/assert.ts';
@@ -57,6 +58,11 @@ export interface RunOptions {
   prepare?: (sim: Simulation, model: BuiltModel, world: World) => void;
   /** Processes to run with a component of one's own; these win over the scenario's own `components`. */
   components?: ModelComponents;
+  /**
+   * Gateway parts run as a pinned OpenClaw release's (sim/real/openclaw; needs the optional openclaw/ workspace, and a
+   * missing one is an Error saying how to install it). What the real code reaches that is not simulated fails the run.
+   */
+  openclaw?: OpenclawChoice;
 }
 
 /** Run one plan of the model in a fresh simulation and check every invariant (built-in, then registered ones). */
@@ -83,6 +89,7 @@ export async function runSpec(spec: RunSpec, options: RunOptions): Promise<RunRe
     keylessPlatform: plan.keylessPlatform === true,
   });
   const sessionManagerFactory = options.sessionManager === 'pi' ? await piFactory(sim) : undefined;
+  const gatewayParts = options.openclaw === undefined ? undefined : await openclawParts(sim, options.openclaw);
   const components = { ...findScenario(spec.scenario)?.components, ...options.components };
   const model = buildModel(
     config,
@@ -90,6 +97,7 @@ export async function runSpec(spec: RunSpec, options: RunOptions): Promise<RunRe
       llm: world.modelApi,
       configGeneration: () => world.deployed.configGeneration,
       ...(sessionManagerFactory === undefined ? {} : { sessionManagerFactory }),
+      ...(gatewayParts === undefined ? {} : { gatewayParts }),
     },
     components,
   );
@@ -111,6 +119,9 @@ export async function runSpec(spec: RunSpec, options: RunOptions): Promise<RunRe
     endFaultPhase(sim, world);
   });
   const summary = await sim.run();
+  if (gatewayParts !== undefined && gatewayParts.escapes.length > 0) {
+    throw new Error(`openclaw ${options.openclaw?.release}: the real code reached what the simulation does not cover: ${gatewayParts.escapes.slice(0, 3).join('; ')}${gatewayParts.escapes.length > 3 ? ` (and ${gatewayParts.escapes.length - 3} more)` : ''}`);
+  }
   const violations = checkRun({ sim, ledger: world.ledger, sessions, faultPhaseMs: plan.faultPhaseMs, quiescenceGraceMs, endMs, monitor });
   return {
     spec,
@@ -125,6 +136,14 @@ export async function runSpec(spec: RunSpec, options: RunOptions): Promise<RunRe
     world,
     ledger: world.ledger,
   };
+}
+
+/** A pinned OpenClaw release's gateway parts; sim/real/openclaw is loaded only when a run asks for it. */
+async function openclawParts(sim: Simulation, choice: OpenclawChoice): Promise<GatewayParts & { escapes: string[] }> {
+  const { openclawInstalled, OpenclawWorkspaceMissingError } = await import('../real/openclaw/releases.ts');
+  if (!openclawInstalled(choice.release)) throw new OpenclawWorkspaceMissingError(choice.release);
+  const { openclawGatewayPartsFor } = await import('../real/openclaw/gateway-parts.ts');
+  return openclawGatewayPartsFor(sim, choice);
 }
 
 /** The real pi SessionManager on this simulation's disk; sim/real is loaded only when a run asks for it. */

@@ -1,0 +1,55 @@
+// Which real OpenClaw parts a run puts in place of the model's (`--openclaw <release>[:<part>,...]`), and how a seed
+// string records the choice: `@oc-<release>~<codes>`, the release with its dots written `_` and the parts by short
+// codes joined by `+` (`@oc-2026_4_24~se+hw`), always listed, so a string keeps its meaning when later builds run
+// more of a release's parts by default.
+import { isOpenclawRelease, type OpenclawRelease, openclawReleases } from './releases.ts';
+
+/** The gateway parts a run can take from a release (the rest of the gateway stays the model's). */
+export const openclawGatewayParts = ['system-events', 'heartbeat-wake'] as const;
+export type OpenclawGatewayPart = (typeof openclawGatewayParts)[number];
+
+const codes: Readonly<Record<OpenclawGatewayPart, string>> = { 'system-events': 'se', 'heartbeat-wake': 'hw' };
+
+/** Which release, and which of its parts, a run puts in place of the model's. */
+export interface OpenclawChoice {
+  release: OpenclawRelease;
+  parts: readonly OpenclawGatewayPart[];
+}
+
+/** A bad `--openclaw` value or seed-string tag: the message says what is accepted. */
+export class OpenclawChoiceError extends Error {
+  override name = 'OpenclawChoiceError';
+}
+
+/** Parse `<release>` (every part) or `<release>:<part>,<part>` as the command line takes it. */
+export function parseOpenclawChoice(text: string): OpenclawChoice {
+  const [release = '', partsText, ...extra] = text.trim().split(':');
+  if (!isOpenclawRelease(release) || extra.length > 0) throw new OpenclawChoiceError(`--openclaw takes a pinned release (${openclawReleases.join(', ')}), optionally followed by :<part>,<part> (${openclawGatewayParts.join(', ')}); got "${text.slice(0, 60)}"`);
+  if (partsText === undefined) return { release, parts: [...openclawGatewayParts] };
+  const named = partsText.split(',').map((part) => part.trim());
+  const unknown = named.find((part) => !(openclawGatewayParts as readonly string[]).includes(part));
+  if (unknown !== undefined || named.length === 0) throw new OpenclawChoiceError(`unknown OpenClaw part "${(unknown ?? '').slice(0, 40)}" (parts: ${openclawGatewayParts.join(', ')})`);
+  return { release, parts: openclawGatewayParts.filter((part) => named.includes(part)) };
+}
+
+/** The seed-string tag of a choice (without the `@`). */
+export function openclawTag(choice: OpenclawChoice): string {
+  return `oc-${choice.release.replace(/\./g, '_')}~${openclawGatewayParts.filter((part) => choice.parts.includes(part)).map((part) => codes[part]).join('+')}`;
+}
+
+/** The choice a seed-string tag names, or undefined when the tag is not a well-formed OpenClaw tag. */
+export function openclawChoiceOfTag(tag: string): OpenclawChoice | undefined {
+  const match = /^oc-([0-9_]+)~([a-z]{2}(?:\+[a-z]{2})*)$/.exec(tag);
+  const release = match?.[1]?.replace(/_/g, '.') ?? '';
+  if (match === null || !isOpenclawRelease(release)) return undefined;
+  const wanted = (match[2] ?? '').split('+');
+  const parts = openclawGatewayParts.filter((part) => wanted.includes(codes[part]));
+  if (parts.length !== wanted.length) return undefined;
+  const choice = { release, parts };
+  return openclawTag(choice) === tag ? choice : undefined;
+}
+
+/** How the choice reads in a report: `openclaw 2026.4.24 (system-events, heartbeat-wake)`. */
+export function describeOpenclawChoice(choice: OpenclawChoice): string {
+  return `openclaw ${choice.release} (${choice.parts.join(', ')})`;
+}

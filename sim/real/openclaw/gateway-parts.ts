@@ -1,0 +1,163 @@
+// Real OpenClaw components in place of the model's gateway parts (`--openclaw <release>`): the system-event queue and
+// the heartbeat wakes of a pinned release, loaded afresh for each gateway incarnation (one OpenclawInstance shared by
+// the parts of that incarnation, as one process shares its module state), and adapted to the ports the model's
+// gateway calls (src/system-events.ts SystemEventQueuePort, src/heartbeat-wake.ts HeartbeatWakesPort).
+//
+// What the adapters keep beside the real code, and why:
+// - The system-event queue: the model hangs acknowledgement hooks (`onDurable`) and its durable exec key on each event;
+//   the real queue holds text, timestamp and context key only. The adapter keeps the model's event objects in a list
+//   parallel to the real queue and checks after every call that the two agree (same length, same texts), so the real
+//   queue decides what is accepted, refused, dropped past the cap and drained. Neither release can put drained
+//   events back (the model's `requeue` after a heartbeat prompt that was not persisted): the adapter drains what was
+//   queued since and enqueues the requeued events, then those, through the real queue, which applies its own
+//   dedupe to them again (docs/MODEL.md names this departure).
+// - The heartbeat wakes: the real module keeps the pending wakes, the coalesce and retry timers (simulated timers of
+//   the gateway's incarnation) and the batch loop; the model's heartbeat runner is its handler. 2026.4.24 exports
+//   requestHeartbeatNow({ reason, agentId, sessionKey }); 2026.7.1 renamed it requestHeartbeat and added `source` and
+//   `intent` (an exec event is source and reason `exec-event`, intent `event`, as its handleNodeEvent asks).
+import type { GatewayParts, HeartbeatWakesPort, ProcessContext, Random, SystemEvent, SystemEventQueuePort, Wake, WakeHandler, WakeReason, WakeTarget } from '../../../src/index.ts';
+import type { EnqueueResult } from '../../../src/index.ts';
+import { assert } from '../../kernel/assert.ts';
+import type { Simulation } from '../../kernel/simulation.ts';
+import { openclawIncarnationBinding, simulatedDiskFs } from './binding.ts';
+import { openclawComponentOf, type OpenclawSystemEvents } from './components.ts';
+import { OpenclawInstance } from './instance.ts';
+import type { OpenclawChoice } from './choice.ts';
+
+export { type OpenclawChoice, type OpenclawGatewayPart, openclawGatewayParts } from './choice.ts';
+
+/** What the real code reached that the hooks do not simulate, across the run (a run with any fails loudly). */
+export interface OpenclawEscapes {
+  readonly escapes: string[];
+}
+
+/**
+ * The gateway parts of `choice`, each gateway incarnation with a fresh instance of the release's chunks bound to it:
+ * its clock, timers (fenced by the incarnation), a PRNG stream of its own, and the simulated disk as it sees it.
+ */
+export function openclawGatewayPartsFor(sim: Simulation, choice: OpenclawChoice): GatewayParts & OpenclawEscapes {
+  const escapes: string[] = [];
+  let current: { incarnation: number; instance: OpenclawInstance } | undefined;
+  const instanceOf = (ctx: ProcessContext): OpenclawInstance => {
+    if (current?.incarnation === ctx.incarnation) return current.instance;
+    const owner = sim.processes.incarnation(ctx.incarnation);
+    assert(owner !== undefined, `no incarnation ${ctx.incarnation} for ${ctx.name}`);
+    const random = sim.prng.fork(`openclaw/${ctx.name}/${ctx.incarnation}`) as Random;
+    const binding = openclawIncarnationBinding(choice.release, owner, { clock: ctx.clock, timers: ctx.timers, random }, { fs: simulatedDiskFs(sim.disk, owner), onEscape: (what) => escapes.push(`${ctx.name}#${ctx.incarnation}: ${what}`) });
+    current = { incarnation: ctx.incarnation, instance: new OpenclawInstance(choice.release, binding) };
+    return current.instance;
+  };
+  const parts: GatewayParts & OpenclawEscapes = { escapes };
+  if (choice.parts.includes('system-events')) parts.systemEvents = (ctx) => new RealSystemEventQueue(openclawComponentOf(instanceOf(ctx), 'system-events'), ctx);
+  if (choice.parts.includes('heartbeat-wake')) parts.heartbeatWakes = (ctx, _timers, handler) => new RealHeartbeatWakes(instanceOf(ctx), ctx, handler);
+  return parts;
+}
+
+/** The real queue of one gateway incarnation, with the model's event objects kept beside it. */
+class RealSystemEventQueue implements SystemEventQueuePort {
+  private readonly beside = new Map<string, SystemEvent[]>();
+
+  constructor(
+    private readonly real: OpenclawSystemEvents,
+    private readonly ctx: ProcessContext,
+  ) {}
+
+  enqueueSystemEvent(sessionKey: string, text: string, options: { contextKey: string | null; trusted?: boolean; execKey: string | null }): EnqueueResult {
+    const queued = this.real.enqueueSystemEvent(text, { sessionKey, contextKey: options.contextKey, trusted: options.trusted ?? true });
+    const events = this.eventsOf(sessionKey);
+    if (!queued) {
+      const cleaned = text.trim();
+      const duplicateOf = cleaned.length === 0 ? null : ([...events].reverse().find((event) => event.text === cleaned) ?? null);
+      this.check(sessionKey);
+      return { queued: false, duplicateOf };
+    }
+    const entries = this.real.peekSystemEventEntries(sessionKey);
+    const last = entries.at(-1);
+    assert(last !== undefined, `the real queue of ${sessionKey} holds the event it accepted`);
+    const event: SystemEvent = { text: last.text, ts: this.ctx.clock.nowMs(), contextKey: last.contextKey ?? null, trusted: options.trusted ?? true, onDurable: [], execKey: options.execKey };
+    events.push(event);
+    // Past its cap the real queue dropped its oldest events: so are their model objects.
+    events.splice(0, Math.max(0, events.length - entries.length));
+    this.check(sessionKey);
+    return { queued: true, event };
+  }
+
+  peek(sessionKey: string): readonly SystemEvent[] {
+    this.check(sessionKey);
+    return this.eventsOf(sessionKey);
+  }
+
+  drainSystemEvents(sessionKey: string): SystemEvent[] {
+    const drained = this.real.drainSystemEventEntries(sessionKey);
+    const events = this.eventsOf(sessionKey);
+    this.beside.set(sessionKey, []);
+    assert(drained.length === events.length && drained.every((entry, index) => entry.text === events[index]?.text), `the real queue of ${sessionKey} drained ${drained.length} events, the model's objects are ${events.length}`);
+    return events;
+  }
+
+  /** No release can put drained events back: enqueue them again, before what was queued since (the real dedupe applies). */
+  requeue(sessionKey: string, events: SystemEvent[]): void {
+    const since = this.drainSystemEvents(sessionKey);
+    for (const event of [...events, ...since]) {
+      const result = this.enqueueSystemEvent(sessionKey, event.text, { contextKey: event.contextKey, trusted: event.trusted, execKey: event.execKey });
+      const kept = result.queued ? result.event : result.duplicateOf;
+      // The acknowledgements wait for whichever event now stands for this one (or are sent when none does).
+      if (kept !== null) kept.onDurable.push(...event.onDurable);
+      else for (const ack of event.onDurable) ack();
+    }
+  }
+
+  private eventsOf(sessionKey: string): SystemEvent[] {
+    let events = this.beside.get(sessionKey);
+    if (events === undefined) {
+      events = [];
+      this.beside.set(sessionKey, events);
+    }
+    return events;
+  }
+
+  /** The model's objects and the real queue agree: the same texts in the same order. */
+  private check(sessionKey: string): void {
+    const entries = this.real.peekSystemEventEntries(sessionKey);
+    const events = this.eventsOf(sessionKey);
+    assert(entries.length === events.length && entries.every((entry, index) => entry.text === events[index]?.text), `the real queue of ${sessionKey} holds ${entries.length} events, the model's objects are ${events.length}`);
+  }
+}
+
+interface RealWakeRequest {
+  reason?: string;
+  agentId?: string;
+  sessionKey?: string;
+}
+
+/** The real heartbeat wakes of one gateway incarnation, running the model's heartbeat runner as their handler. */
+class RealHeartbeatWakes implements HeartbeatWakesPort {
+  private readonly request: (options: Record<string, unknown>) => void;
+  private readonly renamed: boolean;
+
+  constructor(
+    instance: OpenclawInstance,
+    private readonly ctx: ProcessContext,
+    handler: WakeHandler,
+  ) {
+    const sourceFile = 'src/infra/heartbeat-wake.ts';
+    this.renamed = instance.release !== '2026.4.24';
+    this.request = instance.function(sourceFile, this.renamed ? 'requestHeartbeat' : 'requestHeartbeatNow');
+    const setHandler = instance.function<(next: (wake: RealWakeRequest) => Promise<{ status: string; reason?: string }>) => unknown>(sourceFile, 'setHeartbeatWakeHandler');
+    setHandler(async (wake) => {
+      const outcome = await handler(this.wakeOf(wake));
+      return outcome === 'ran' ? { status: 'ran' } : { status: 'skipped', reason: 'requests-in-flight' };
+    });
+  }
+
+  requestHeartbeatNow(reason: WakeReason, target: WakeTarget = {}): void {
+    const scope = { ...(target.agentId === undefined ? {} : { agentId: target.agentId }), ...(target.sessionKey === undefined ? {} : { sessionKey: target.sessionKey }) };
+    this.request(this.renamed ? { source: reason, intent: 'event', reason, ...scope } : { reason, ...scope });
+  }
+
+  private wakeOf(wake: RealWakeRequest): Wake {
+    const reasons: readonly string[] = ['retry', 'interval', 'default', 'exec-event'];
+    const reason = (reasons.includes(wake.reason ?? '') ? wake.reason : 'default') as WakeReason;
+    return { agentId: wake.agentId, sessionKey: wake.sessionKey, reason, requestedAtMs: this.ctx.clock.nowMs() };
+  }
+}
