@@ -12,6 +12,7 @@ import { scenarios } from '../scenarios/index.ts';
 import { loadSqlJs } from '../sim/kernel/index.ts';
 import { huntAll } from './hunt.ts';
 import { measureKernel } from './kernel.ts';
+import { measureOpenclaw } from './openclaw.ts';
 import type { MemoryFigures } from './memory.ts';
 import { peerHunt } from './peer/hunt.ts';
 import { fixedSpecs, timeSpecs } from './scenarios.ts';
@@ -19,7 +20,7 @@ import { round } from './stats.ts';
 import { printTable } from './table.ts';
 import { measureWorkers } from './workers.ts';
 
-export const sections = ['kernel', 'scenarios', 'workers', 'hunt', 'peer', 'memory'] as const;
+export const sections = ['kernel', 'scenarios', 'workers', 'hunt', 'peer', 'memory', 'openclaw'] as const;
 type Section = (typeof sections)[number];
 
 export interface Budget {
@@ -190,6 +191,10 @@ async function measure(options: Options): Promise<Record<string, unknown>> {
   }
   if (chosen.has('peer')) out.peer = await peerFigures(budget, seeds);
   if (chosen.has('memory')) out.memory = await memoryFigures(budget);
+  if (chosen.has('openclaw')) {
+    out.openclaw = await measureOpenclaw(sql, budget.scenarioRuns);
+    progress(`openclaw: ${JSON.stringify(out.openclaw)}`);
+  }
   (out.machine as Record<string, unknown>).loadAverageAtEnd = loadavg().map((value) => round(value, 2));
   return out;
 }

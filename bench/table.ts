@@ -82,6 +82,19 @@ function memoryLines(memory: Figures, targets: Record<string, number>): string[]
   ];
 }
 
+function openclawLines(figures: Figures): string[] {
+  if (figures.installed === false) return [pc.bold('openclaw'), '  not installed (npm ci --prefix openclaw)'];
+  const lines = [pc.bold(`openclaw (CPU ms per chaos run, median of ${String(figures.runs)}; parts ${(figures.parts as string[]).join(', ')})`)];
+  lines.push(`  ${'model'.padEnd(12)}${cell((figures.model as Figures).cpuMsPerRun, 9)}`);
+  for (const [release, value] of Object.entries(figures)) {
+    if (!/^\d{4}\./.test(release)) continue;
+    const row = value as Figures;
+    const ratio = row.ratioToModel as number;
+    lines.push(`  ${release.padEnd(12)}${cell(row.cpuMsPerRun, 9)}  ${ratio}x the model's  ${verdict(ratio <= 3, '<= 3x')}`);
+  }
+  return lines;
+}
+
 export function printTable(figures: Figures): void {
   const targets = targetsOf(figures);
   const machine = figures.machine as Figures;
@@ -98,5 +111,6 @@ export function printTable(figures: Figures): void {
   if (figures.hunt !== undefined) add(huntLines(figures.hunt as Figures, figures.peer as Figures | undefined, targets));
   else if (figures.peer !== undefined) add([pc.bold('peer'), ...Object.entries(figures.peer as Figures).map(([bug, value]) => `  ${bug.padEnd(13)} ${String((value as Figures).verdict)}`)]);
   if (figures.memory !== undefined) add(memoryLines(figures.memory as Figures, targets));
+  if (figures.openclaw !== undefined) add(openclawLines(figures.openclaw as Figures));
   process.stdout.write(`${out.join('\n')}\n`);
 }

@@ -1,0 +1,42 @@
+// The cost of real OpenClaw parts (`--openclaw`): CPU per chaos run with a release's system-event queue and heartbeat
+// wakes against the model's own, on the same plans. The sides alternate run by run in this one process, so both see
+// the same load; the ratio is of medians. A release that is not installed is reported as such, not measured.
+import type { SqlJsStatic } from 'sql.js';
+import { findScenario } from '../scenarios/index.ts';
+import { openclawGatewayParts, type OpenclawChoice } from '../sim/real/openclaw/choice.ts';
+import { openclawInstalled, type OpenclawRelease, openclawReleases } from '../sim/real/openclaw/releases.ts';
+import { generateSpec } from '../sim/run/generate.ts';
+import { runSpec } from '../sim/run/harness.ts';
+import { median, round } from './stats.ts';
+
+async function cpuMsOfRun(sql: SqlJsStatic, seed: number, openclaw: OpenclawChoice | undefined): Promise<number> {
+  const chaos = findScenario('chaos');
+  if (chaos === undefined) throw new Error('chaos is built in');
+  const spec = generateSpec(chaos, [], seed, undefined);
+  const start = process.cpuUsage();
+  const result = await runSpec(spec, { sql, ...(openclaw === undefined ? {} : { openclaw }) });
+  result.sim.dispose();
+  const cpu = process.cpuUsage(start);
+  return (cpu.user + cpu.system) / 1_000;
+}
+
+/** `openclaw`: per release, CPU ms per chaos run (median) with every part it can run, and its ratio to the model's. */
+export async function measureOpenclaw(sql: SqlJsStatic, runs: number): Promise<Record<string, unknown>> {
+  const installed = openclawReleases.filter((release) => openclawInstalled(release));
+  const out: Record<string, unknown> = { runs, parts: openclawGatewayParts };
+  if (installed.length === 0) return { ...out, installed: false };
+  const choices = installed.map((release): OpenclawChoice => ({ release, parts: [...openclawGatewayParts] }));
+  // Warm-up: the first instance of a release indexes and compiles its chunks (once per process).
+  for (const choice of choices) await cpuMsOfRun(sql, 1_000_000, choice);
+  await cpuMsOfRun(sql, 1_000_000, undefined);
+  const model: number[] = [];
+  const real = new Map<OpenclawRelease, number[]>(installed.map((release) => [release, []]));
+  for (let seed = 1; seed <= runs; seed++) {
+    model.push(await cpuMsOfRun(sql, seed, undefined));
+    for (const choice of choices) real.get(choice.release)?.push(await cpuMsOfRun(sql, seed, choice));
+  }
+  const modelMs = median(model);
+  out.model = { cpuMsPerRun: round(modelMs, 1) };
+  for (const [release, times] of real) out[release] = { cpuMsPerRun: round(median(times), 1), ratioToModel: round(median(times) / modelMs, 2) };
+  return out;
+}
