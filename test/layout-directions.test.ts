@@ -1,7 +1,7 @@
 // The layout shows the architecture (DESIGN.md section 1), and this tidy test holds its dependency directions: the
 // kernel knows only the ports (src/ports.ts), never the model, a checker or the command line; the world uses the
 // kernel and the protocol the model speaks; the checkers read the ledger and the durable state and import no part of
-// the command line or of one run's harness; scenarios import only the plan types; src/ never imports sim/ or
+// the command line, of one run's harness or of src/; scenarios import only the plan types; src/ never imports sim/ or
 // scenarios/; the library (lib/) re-exports the parts and never the command line; an example imports gatesim only
 // as a package. Only relative imports are followed (npm packages are free).
 import { readdirSync, readFileSync, statSync } from 'node:fs';
@@ -28,7 +28,8 @@ export function importsOf(file: string, source: string): string[] {
 const rules: { from: string; allowed: string[] }[] = [
   { from: 'sim/kernel/', allowed: ['sim/kernel/', 'src/ports.ts'] },
   { from: 'sim/world/', allowed: ['sim/world/', 'sim/kernel/', 'src/ports.ts', 'src/protocol.ts', 'src/config.ts', 'src/text.ts'] },
-  { from: 'sim/checkers/', allowed: ['sim/checkers/', 'sim/kernel/', 'sim/world/', 'src/'] },
+  // The judge shares no code with the accused: no import from src/ at all (DESIGN.md sections 1 and 5).
+  { from: 'sim/checkers/', allowed: ['sim/checkers/', 'sim/kernel/', 'sim/world/'] },
   { from: 'sim/run/', allowed: ['sim/run/', 'sim/kernel/', 'sim/world/', 'sim/checkers/', 'sim/real/', 'src/index.ts', 'scenarios/index.ts'] },
   { from: 'scenarios/', allowed: ['scenarios/', 'sim/run/plan.ts', 'src/index.ts'] },
   { from: 'src/', allowed: ['src/'] },
@@ -64,6 +65,7 @@ describe('dependency directions', () => {
   it('catches a breach (the rule can fail)', () => {
     expect(breaches('sim/kernel/network.ts', importsOf('sim/kernel/network.ts', "import type { Delivery } from '../../src/index.ts';"))).toEqual(['src/index.ts']);
     expect(breaches('sim/checkers/replies.ts', importsOf('sim/checkers/replies.ts', "import { x } from '../cli/report.ts';"))).toEqual(['sim/cli/report.ts']);
+    expect(breaches('sim/checkers/attribution.ts', importsOf('sim/checkers/attribution.ts', "import type { LlmToolCall } from '../../src/ports.ts';"))).toEqual(['src/ports.ts']);
     expect(breaches('src/turn.ts', importsOf('src/turn.ts', "import { y } from '../sim/world/ledger.ts';"))).toEqual(['sim/world/ledger.ts']);
     expect(breaches('examples/gateway-suite/scenarios.ts', importsOf('examples/gateway-suite/scenarios.ts', "import { fc } from '../../lib/index.ts';"))).toEqual(['lib/index.ts']);
     expect(breaches('lib/index.ts', importsOf('lib/index.ts', "export { main } from '../sim/cli/main.ts';"))).toEqual(['sim/cli/main.ts']);

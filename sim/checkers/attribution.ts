@@ -17,19 +17,26 @@
 // the first had landed (at-least-once.ts) is optional: it is no duplicate, and it fills a slot (or answers a message)
 // only where that leaves every later showing that is no such repeat one of its own, only a slot of an answer still
 // standing that state.db shows as surely sent, and only a message the system shows signs of having given up on.
-import { parseMessageBlocks } from '../../src/index.ts';
-import type { LlmToolCall } from '../../src/ports.ts';
 import type { LlmAnswerFact, LlmRequestFact, ShownFact } from '../world/ledger.ts';
 import { atLeastOnceRepeats, type RepeatExcuse } from './at-least-once.ts';
 import { familyRows } from './durable.ts';
-import { answersIn, cannedReplies, carries, commandStartsOf, commandsOf, normalized, type Observations, shownIn, type Subject, subjectAtMs, subjectKey, takenUp } from './observations.ts';
+import { readResultBlocks } from './formats.ts';
+import { answersIn, cannedRepliesIn, carries, commandStartsOf, commandsOf, normalized, type Observations, shownIn, type Subject, subjectAtMs, subjectKey, takenUp } from './observations.ts';
+
+/** A tool call of an LLM answer, as the ledger records it (the API-issued id, the tool's name, the payload). */
+export interface ToolCall {
+  id: string;
+  name: string;
+  /** The payload the user sees: message text, file caption, or the reaction emoji. */
+  text: string;
+}
 
 export interface Slot {
   answer: LogicalAnswer;
   /** Normalised payload text. */
   text: string;
   /** The tool calls that carry this payload (empty for a block of the closing text only). */
-  toolCalls: LlmToolCall[];
+  toolCalls: ToolCall[];
   shownBy: ShownFact | null;
 }
 
@@ -37,7 +44,7 @@ export interface LogicalAnswer {
   sessionKey: string;
   prompt: string;
   result: string;
-  toolCalls: LlmToolCall[];
+  toolCalls: ToolCall[];
   first: LlmAnswerFact;
   /** Keys of the user messages, commands and command starts the prompt carries. */
   subjects: string[];
@@ -84,7 +91,7 @@ function attribute(o: Observations, session: string, excused: RepeatExcuse): Att
   const slotOf = new Map<ShownFact, Slot>();
   const cannedShown: ShownFact[] = [];
   const unexplained: Unexplained[] = [];
-  const cannedTexts = cannedReplies.map(normalized);
+  const cannedTexts = cannedRepliesIn(o).map(normalized);
   // What state.db says the system did with an answer: a tool call whose result row is durable was made (the result
   // comes back from the tool server after the send); one whose carrier row alone is durable may have been cut off
   // before the send (a kill, a power loss, an interrupt); a closing text whose final row is durable was dispatched.
@@ -237,7 +244,7 @@ function assignCanned(
     endedBy.set(key, facts);
   };
   for (const fact of shown) {
-    const clear = normalized(fact.text) === normalized(cannedReplies[1]);
+    const clear = normalized(fact.text) === normalized(cannedRepliesIn(o)[1]);
     const candidates = subjects.filter((subject) => isClear(subject) === clear && subjectAtMs(subject) <= fact.atMs && !primary.has(subjectKey(subject)));
     const open = candidates.filter((subject) => !covered.has(subjectKey(subject)));
     const unanswered = open.filter((subject) => !mates.has(subjectKey(subject)));
@@ -357,8 +364,9 @@ function slotsOf(answer: LogicalAnswer): Slot[] {
     slot.toolCalls.push(call);
     slots.set(text, slot);
   }
-  for (const block of parseMessageBlocks(answer.result)) {
-    if (block.to !== 'user') continue;
+  for (const block of readResultBlocks(answer.result)) {
+    // A block to anyone else is seen by nobody; an empty one shows the user nothing.
+    if (block.to !== 'user' || block.body.length === 0) continue;
     const text = normalized(block.body);
     if (!slots.has(text)) slots.set(text, { answer, text, toolCalls: [], shownBy: null });
   }
@@ -376,7 +384,7 @@ function markGivenUp(o: Observations, answers: LogicalAnswer[], endedBy: Readonl
     answer.gaveUp =
       owed.length > 0 &&
       owed.every((subject) =>
-        (endedBy.get(subject) ?? []).some((reply) => normalized(reply.text) === normalized(cannedReplies[0]) && reply.atMs >= answer.first.returnedAtMs && reply.atMs >= lastAskedMs),
+        (endedBy.get(subject) ?? []).some((reply) => normalized(reply.text) === normalized(cannedRepliesIn(o)[0]) && reply.atMs >= answer.first.returnedAtMs && reply.atMs >= lastAskedMs),
       );
   }
 }

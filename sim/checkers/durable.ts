@@ -6,8 +6,9 @@
 // (`sessions.ended_at`, `end_reason`) and starts the next with `parent_session_id` naming it. The key's first session
 // has the key as its id; its family is that session and its successors, in chain order, each with its state.db rows
 // and its own JSONL file (`<sessionId>.jsonl`).
-import { stateDbPath, transcriptPath } from '../../src/index.ts';
+// Where the files are comes from the description of the system under test (system.ts), never from src/.
 import type { Simulation } from '../kernel/simulation.ts';
+import { referenceSystem, type SystemDescription } from './system.ts';
 
 /** A row of state.db's `messages` table, as Hermes writes it. */
 export interface DbRow {
@@ -67,10 +68,14 @@ export interface DurableState {
   transcripts: Map<string, Transcript>;
 }
 
-/** Read the durable state of a simulation (what a crash now would leave, by default). */
-export function readDurableState(sim: Simulation, sessions: readonly string[], view: 'synced' | 'current' = 'synced'): DurableState {
+/**
+ * Read the durable state of a simulation (what a crash now would leave, by default), at the locations the system's
+ * description gives (the documented model's when none is handed in).
+ */
+export function readDurableState(sim: Simulation, sessions: readonly string[], view: 'synced' | 'current' = 'synced', system: SystemDescription = referenceSystem): DurableState {
+  const { stateDbPath } = system;
   const hasDb = sim.sqlite.paths().includes(stateDbPath);
-  const families = readFamilies(sim, sessions, hasDb);
+  const families = readFamilies(sim, sessions, hasDb, system);
   const keyOf = new Map([...families].flatMap(([key, family]) => family.map((span) => [span.sessionId, key] as const)));
   const rows = hasDb
     ? sim.sqlite
@@ -86,7 +91,7 @@ export function readDurableState(sim: Simulation, sessions: readonly string[], v
           toolCallId: row.tool_call_id === null || row.tool_call_id === undefined ? null : String(row.tool_call_id),
         }))
     : [];
-  const files = readFamilyFiles(sim, families, view);
+  const files = readFamilyFiles(sim, families, view, system);
   const transcripts = new Map([...files].flatMap(([key, list]) => (list.length === 0 ? [] : [[key, list.at(-1) as Transcript] as const])));
   return { rows, families, files, transcripts };
 }
@@ -96,8 +101,14 @@ export function readDurableState(sim: Simulation, sessions: readonly string[], v
  * key with no sessions row yet (or no state.db) has its first session alone. A session with two successors (a
  * rotation done twice) follows the one that started first; the other is nobody's, so its rows count for no key.
  */
-export function readFamilies(sim: Simulation, sessions: readonly string[], hasDb = sim.sqlite.paths().includes(stateDbPath)): Map<string, SessionSpan[]> {
-  const spans = hasDb
+export function readFamilies(
+  sim: Simulation,
+  sessions: readonly string[],
+  hasDb: boolean | undefined = undefined,
+  system: SystemDescription = referenceSystem,
+): Map<string, SessionSpan[]> {
+  const { stateDbPath } = system;
+  const spans = (hasDb ?? sim.sqlite.paths().includes(stateDbPath))
     ? sim.sqlite.inspect(stateDbPath, 'SELECT id, parent_session_id, started_at, ended_at, end_reason FROM sessions ORDER BY started_at, id').map((row) => ({
         span: {
           sessionId: String(row.id),
@@ -122,7 +133,13 @@ export function readFamilies(sim: Simulation, sessions: readonly string[], hasDb
 }
 
 /** The families' JSONL files as pi would reload them: what is synced (a crash's view) or what is written now. */
-export function readFamilyFiles(sim: Simulation, families: ReadonlyMap<string, readonly SessionSpan[]>, view: 'synced' | 'current'): Map<string, Transcript[]> {
+export function readFamilyFiles(
+  sim: Simulation,
+  families: ReadonlyMap<string, readonly SessionSpan[]>,
+  view: 'synced' | 'current',
+  system: SystemDescription = referenceSystem,
+): Map<string, Transcript[]> {
+  const { transcriptPath } = system;
   const files = new Map<string, Transcript[]>();
   for (const [key, family] of families) {
     const list: Transcript[] = [];

@@ -11,6 +11,7 @@ import { checkLiveness } from './liveness.ts';
 import { checkCustom } from './custom.ts';
 import { kernelFacts, type Observations, stepAt } from './observations.ts';
 import { Placement } from './placement.ts';
+import type { SystemDescription } from './system.ts';
 import { checkReplies } from './replies.ts';
 import { checkRotations } from './rotation.ts';
 import type { TranscriptMonitor } from './transcript.ts';
@@ -20,9 +21,14 @@ export { TranscriptMonitor } from './transcript.ts';
 export { type BuiltinInvariantName, builtinInvariantNames, type FailureClass, type InvariantName, invariantNames, type Violation } from './violation.ts';
 export { checkCustom, type CustomInvariant, customInvariants, type CustomViolation, registerInvariant } from './custom.ts';
 export type { KernelFact, Observations } from './observations.ts';
+export { type SystemDescription, referenceSystem } from './system.ts';
 export { activeBranch, type DbRow, type DurableState, type JsonlEntry, parsePiTranscript, readDurableState, type Transcript } from './durable.ts';
 
-/** What a run hands the checkers: the simulation's durable state, the world's ledger and the run's timing. */
+/**
+ * What a run hands the checkers: the simulation's durable state, the world's ledger, the run's timing, and the
+ * description of the system under test (its canned replies, file locations and limits: the model's, or a real
+ * component's; the checkers import nothing from src/).
+ */
 export interface CheckInput {
   sim: Simulation;
   ledger: Ledger;
@@ -32,6 +38,7 @@ export interface CheckInput {
   quiescenceGraceMs: number;
   endMs: number;
   monitor: TranscriptMonitor;
+  system: SystemDescription;
 }
 
 export function checkRun(input: CheckInput): Violation[] {
@@ -40,12 +47,13 @@ export function checkRun(input: CheckInput): Violation[] {
   const o: Observations = {
     sessions,
     ledger: input.ledger,
-    durable: readDurableState(input.sim, sessions),
+    durable: readDurableState(input.sim, sessions, 'synced', input.system),
     kernel: kernelFacts(events),
     events,
     faultPhaseMs: input.faultPhaseMs,
     quiescenceGraceMs: input.quiescenceGraceMs,
     endMs: input.endMs,
+    system: input.system,
   };
   const out: Violation[] = [];
   for (const crash of input.sim.processes.crashes) {

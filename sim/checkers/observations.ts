@@ -2,13 +2,19 @@
 // the user typed and was shown, what the LLM was asked and answered, which commands ran), the durable state read in
 // the real systems' formats, and the kernel's own facts (kills and crashes, with their times). Trace events serve
 // only to place a violation on the timeline (its step).
-import { clearedReply, errorReply, maxMessagesPerPrompt, normalizeWhitespace } from '../../src/index.ts';
+// The system's canned texts, file locations and limits come from the description of the system under test that the
+// run hands in (system.ts); nothing here is imported from src/.
 import type { TraceEvent } from '../kernel/trace.ts';
 import type { CommandFact, Ledger, LlmAnswerFact, ShownFact, UserMessageFact } from '../world/ledger.ts';
 import type { DurableState } from './durable.ts';
+import { collapseWhitespace } from './formats.ts';
+import { cannedRepliesOf, referenceSystem, type SystemDescription } from './system.ts';
 
-/** Replies the system under test produces itself, without the LLM (a give-up after repeated errors, /clear). */
-export const cannedReplies = [errorReply, clearedReply] as const;
+/**
+ * Replies the documented model produces itself, without the LLM (a give-up after repeated errors, /clear), error
+ * reply first. Kept for tests that build histories by hand; the checkers read a run's own with `cannedRepliesIn(o)`.
+ */
+export const cannedReplies = cannedRepliesOf(referenceSystem);
 
 /**
  * A start, kill or crash of a process incarnation, as the kernel recorded it. A kill says what caused it: a fault of
@@ -39,6 +45,22 @@ export interface Observations {
   faultPhaseMs: number;
   quiescenceGraceMs: number;
   endMs: number;
+  /**
+   * The system under test as it describes itself (canned replies, file locations, limits), handed in by the run.
+   * A run's observations always carry one; hand-built observations without it are judged by the documented model's
+   * (system.ts referenceSystem).
+   */
+  system?: SystemDescription;
+}
+
+/** The description of the system under test the observations were made of. */
+export function systemOf(o: Observations): SystemDescription {
+  return o.system ?? referenceSystem;
+}
+
+/** The system's canned replies (error reply first), as its description gives them. */
+export function cannedRepliesIn(o: Observations): readonly [string, string] {
+  return cannedRepliesOf(systemOf(o));
 }
 
 export function kernelFacts(events: readonly TraceEvent[]): KernelFact[] {
@@ -86,8 +108,9 @@ export function stepAt(o: Observations, timeMs: number): number {
   return Math.min(low, Math.max(0, o.events.length - 1));
 }
 
+/** Text as nanoclaw compares it: whitespace runs collapsed, trimmed, case kept (the checkers' own reader, formats.ts). */
 export function normalized(text: string): string {
-  return normalizeWhitespace(text);
+  return collapseWhitespace(text);
 }
 
 /** The user messages the system accepted: the gateway acknowledged them to the platform. */
@@ -119,7 +142,7 @@ export function contextDue(o: Observations, context: UserMessageFact): boolean {
     const between =
       o.ledger.userMessages.filter((other) => other !== context && other.sessionKey === context.sessionKey && other.sentAtMs >= context.sentAtMs - 30_000 && other.sentAtMs <= first.atMs).length +
       commandsOf(o, context.sessionKey).filter((command) => command.requestedAtMs <= first.atMs).length;
-    return between < maxMessagesPerPrompt;
+    return between < systemOf(o).maxMessagesPerPrompt;
   });
 }
 

@@ -8,10 +8,9 @@
 // - a JSONL entry: the transcript monitor's check at which it was first durable (the check after each completed turn);
 // - an acknowledgement: its arrival at the platform; a kill or a crash: the kernel's own event.
 // Each placement also says in words what happened there (`evidence`), for the report's decisive line.
-import { stateDbPath } from '../../src/index.ts';
 import type { ShownFact, UserMessageFact } from '../world/ledger.ts';
 import type { DbRow, JsonlEntry } from './durable.ts';
-import { type KernelFact, type Observations, stepAt } from './observations.ts';
+import { type KernelFact, type Observations, stepAt, systemOf } from './observations.ts';
 
 /** Where the transcript monitor first saw each JSONL entry durable (transcript.ts). */
 export interface EntrySightings {
@@ -107,6 +106,7 @@ export class Placement {
   }
 
   private commits(): Arrival[] {
+    const stateDbPath = systemOf(this.o).stateDbPath;
     this.stateDbCommits ??= this.o.events.flatMap((event, step) => (event.kind === 'sql.write' && event.fields.path === stateDbPath ? [{ step, timeMs: event.timeMs }] : []));
     return this.stateDbCommits;
   }

@@ -15,7 +15,7 @@
 // durable record of it (the row or entry holding it: the system had it, and then never showed it).
 import { type DbRow, familyBranch, familyEntries, familyRows, type JsonlEntry } from './durable.ts';
 import type { Attribution, LogicalAnswer, Slot } from './attribution.ts';
-import { cannedReplies, normalized, type Observations } from './observations.ts';
+import { cannedRepliesIn, normalized, type Observations } from './observations.ts';
 import { later, type Place, Placement } from './placement.ts';
 import { classOf, type InvariantName, type Violation } from './violation.ts';
 
@@ -91,7 +91,7 @@ function checkProducedRows(o: Observations, a: Attribution, out: Violation[], pl
   const durable = durableOf(o, a.session);
   const results = new Set(a.answers.map((answer) => answer.result));
   const callIds = new Set(a.answers.flatMap((answer) => answer.toolCalls.map((call) => call.id)));
-  const canned = cannedReplies.map(normalized);
+  const canned = cannedRepliesIn(o).map(normalized);
   const origin = (text: string, toolCallIds: readonly string[]): string | undefined => {
     const unknown = toolCallIds.filter((id) => !callIds.has(id));
     if (unknown.length > 0) return `a tool call the LLM never made (${unknown.join(', ')})`;

@@ -8,11 +8,10 @@
 //   shows as a later message landing in the old session. On a key-less platform the user may see one
 //   `Session cleared.` twice (its acknowledgement was lost and the gateway sent it again, or the network replayed it):
 //   such a repeat (at-least-once.ts) tells of no new rotation, so it is not paired with a later /clear.
-import { clearedReply } from '../../src/index.ts';
 import type { ShownFact, UserMessageFact } from '../world/ledger.ts';
 import { atLeastOnceRepeats } from './at-least-once.ts';
 import { familyRows } from './durable.ts';
-import { carries, normalized, type Observations, shownIn } from './observations.ts';
+import { carries, normalized, type Observations, shownIn, systemOf } from './observations.ts';
 import { type Place, Placement } from './placement.ts';
 import { classOf, type Violation } from './violation.ts';
 
@@ -53,6 +52,7 @@ export function clearsSeen(o: Observations, session: string): number[] {
   const repeats = atLeastOnceRepeats(o);
   const seen: number[] = [];
   let next = 0;
+  const clearedReply = systemOf(o).clearedReply;
   for (const shown of shownIn(o, session).filter((fact: ShownFact) => normalized(fact.text) === normalized(clearedReply))) {
     const clear = clears[next];
     // Asked of every showing in order, so that each excused repeat claims the send it repeats (at-least-once.ts).
@@ -84,7 +84,7 @@ function checkGenerations(o: Observations, session: string, out: Violation[], pl
       if (generation >= owed) continue;
       out.push(
         violation(
-          `${session}: message ${message.marker} was typed after the user saw ${owed} "${clearedReply}" replies, but ${where} holds it in session ${sessionId} (the key's session ${generation + 1} of ${family.length})`,
+          `${session}: message ${message.marker} was typed after the user saw ${owed} "${systemOf(o).clearedReply}" replies, but ${where} holds it in session ${sessionId} (the key's session ${generation + 1} of ${family.length})`,
           copy(),
         ),
       );

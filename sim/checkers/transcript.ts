@@ -12,6 +12,7 @@ import type { Simulation } from '../kernel/simulation.ts';
 import { activeBranch, familyBranch, type JsonlEntry, readFamilies, readFamilyFiles, type Transcript } from './durable.ts';
 import type { Observations } from './observations.ts';
 import type { EntrySightings } from './placement.ts';
+import type { SystemDescription } from './system.ts';
 import { classOf, type Violation } from './violation.ts';
 
 function identity(entry: JsonlEntry): string {
@@ -44,14 +45,16 @@ export class TranscriptMonitor implements EntrySightings {
   constructor(
     private readonly sim: Simulation,
     private readonly sessions: readonly string[],
+    /** The system under test's description: where its state.db and its JSONL files are. */
+    private readonly system: SystemDescription,
   ) {}
 
   /** Check every session's files (each session of its family has its own) now; `step` and `timeMs` place a violation. */
   check(step: number, timeMs: number): void {
     if (this.checkSteps.at(-1) !== step) this.checkSteps.push(step);
-    const families = readFamilies(this.sim, this.sessions);
-    for (const [session, files] of readFamilyFiles(this.sim, families, 'current')) for (const file of files) this.checkFile(session, file, step, timeMs);
-    for (const [session, files] of readFamilyFiles(this.sim, families, 'synced')) this.sight(session, files, step);
+    const families = readFamilies(this.sim, this.sessions, undefined, this.system);
+    for (const [session, files] of readFamilyFiles(this.sim, families, 'current', this.system)) for (const file of files) this.checkFile(session, file, step, timeMs);
+    for (const [session, files] of readFamilyFiles(this.sim, families, 'synced', this.system)) this.sight(session, files, step);
   }
 
   /** The step of the first check at which `entry` was durable in one of the session's files. */

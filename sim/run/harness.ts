@@ -5,18 +5,46 @@
 // keeps the ground-truth ledger; the model sees it only through its ports. A scenario (or the caller) may run some of
 // the model's processes with components of its own, written against the same ports.
 import type { SqlJsStatic } from 'sql.js';
-import { buildModel, type BuiltModel, gatewayName, type ModelComponents, modelConfig, nodeHostName, platformName, type Random, runnerName } from '../../src/index.ts';
+import {
+  buildModel,
+  type BuiltModel,
+  clearedReply,
+  errorReply,
+  gatewayName,
+  maxMessagesPerPrompt,
+  type ModelComponents,
+  modelConfig,
+  nodeHostName,
+  platformName,
+  type Random,
+  runnerName,
+  stateDbPath,
+  transcriptPath,
+} from '../../src/index.ts';
 import type { GatewayParts, SessionManagerFactory } from '../../src/index.ts';
 import type { OpenclawChoice } from '../real/openclaw/gateway-parts.ts';
 import { buildWorld, type Ledger, type World } from '../world/index.ts';
 import { poisonInput } from '../world/fake-model.ts';
 import { assert } from '../kernel/assert.ts';
-import { checkRun, TranscriptMonitor, type Violation } from '../checkers/index.ts';
+import { checkRun, type SystemDescription, TranscriptMonitor, type Violation } from '../checkers/index.ts';
 import { type FaultCoverage, FaultRecorder } from './coverage.ts';
 import { type FaultStep, linkPairs, type Phase, phaseOfTrace, type RunSpec, sessionKey } from './plan.ts';
 import { Simulation } from '../kernel/simulation.ts';
 import { findScenario } from '../../scenarios/index.ts';
 import type { TraceEvent } from '../kernel/trace.ts';
+
+/**
+ * The model as the checkers know it: its canned replies, file locations and limits, from its public exports. The
+ * checkers import nothing from src/ (DESIGN.md section 5); a real component hands its own description instead.
+ */
+export const modelDescription: SystemDescription = Object.freeze({
+  name: 'gatesim model',
+  errorReply,
+  clearedReply,
+  stateDbPath,
+  transcriptPath,
+  maxMessagesPerPrompt,
+});
 
 /**
  * After the faults stop, the system may still act on what happened during them for this long (quiescent-after-heal):
@@ -103,7 +131,7 @@ export async function runSpec(spec: RunSpec, options: RunOptions): Promise<RunRe
   );
   const recorder = new FaultRecorder(sim, world.modelApi);
   if (plan.keylessPlatform === true) recorder.keylessRun();
-  const monitor = new TranscriptMonitor(sim, sessions);
+  const monitor = new TranscriptMonitor(sim, sessions, modelDescription);
   // The model's note of a completed turn triggers the transcript check; the check itself reads only the files.
   sim.trace.onEvent((event) => {
     if (event.kind === 'model.turn-completed') monitor.check(event.index, event.timeMs);
@@ -122,7 +150,7 @@ export async function runSpec(spec: RunSpec, options: RunOptions): Promise<RunRe
   if (gatewayParts !== undefined && gatewayParts.escapes.length > 0) {
     throw new Error(`openclaw ${options.openclaw?.release}: the real code reached what the simulation does not cover: ${gatewayParts.escapes.slice(0, 3).join('; ')}${gatewayParts.escapes.length > 3 ? ` (and ${gatewayParts.escapes.length - 3} more)` : ''}`);
   }
-  const violations = checkRun({ sim, ledger: world.ledger, sessions, faultPhaseMs: plan.faultPhaseMs, quiescenceGraceMs, endMs, monitor });
+  const violations = checkRun({ sim, ledger: world.ledger, sessions, faultPhaseMs: plan.faultPhaseMs, quiescenceGraceMs, endMs, monitor, system: modelDescription });
   return {
     spec,
     verdict: violations.length === 0 ? 'pass' : 'fail',
