@@ -2,6 +2,7 @@
 // from (release, source file, real name) to a chunk and export letter, instances of a release's chunks bound to one
 // simulated incarnation, and the components gatesim can load.
 export { findSourceFiles, parseChunk, releaseIndex, resolveOpenclawExport, type ResolvedExport } from './chunks.ts';
+export { type ChunkClosure, chunkClosure } from './closure.ts';
 export {
   openclawInstalled,
   openclawInstallCommand,
