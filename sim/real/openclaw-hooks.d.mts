@@ -38,6 +38,9 @@ export interface InstanceWorld {
 export type Namespace = Record<string, unknown>;
 
 export const openclawWorkspaceDir: string;
+export function enoent(syscall: string, path: string): Error;
+export function simulatedStats(kind: 'file' | 'directory', size: number): object;
+export function simulatedDirent(name: string, parentPath: string, kind: 'file' | 'directory'): object;
 export function releasePackageDir(release: string): string | undefined;
 export function listReleaseChunks(release: string): string[] | undefined;
 export function readReleaseChunk(release: string, file: string): string;

@@ -118,11 +118,13 @@ function viewEntry(hostPath) {
   return entry;
 }
 
-function enoent(syscall, path) {
+/** The error node:fs throws for a missing path (shared with sim/real/openclaw/binding.ts's view of the simulated disk). */
+export function enoent(syscall, path) {
   return Object.assign(new Error(`ENOENT: no such file or directory, ${syscall} '${path}'`), { code: 'ENOENT', errno: -2, syscall, path });
 }
 
-function simulatedStats(kind, size) {
+/** The type predicates of a Stats or Dirent of a `kind` ('file' or 'directory'). */
+function kindPredicates(kind) {
   return {
     isFile: () => kind === 'file',
     isDirectory: () => kind === 'directory',
@@ -131,6 +133,13 @@ function simulatedStats(kind, size) {
     isSocket: () => false,
     isBlockDevice: () => false,
     isCharacterDevice: () => false,
+  };
+}
+
+/** A Stats of a simulated file or directory (no times, no owner but a fixed one). */
+export function simulatedStats(kind, size) {
+  return {
+    ...kindPredicates(kind),
     size,
     mode: kind === 'directory' ? 0o40755 : 0o100644,
     uid: 1000,
@@ -149,19 +158,9 @@ function simulatedStats(kind, size) {
   };
 }
 
-function simulatedDirent(name, parentPath, kind) {
-  return {
-    name,
-    parentPath,
-    path: parentPath,
-    isFile: () => kind === 'file',
-    isDirectory: () => kind === 'directory',
-    isSymbolicLink: () => false,
-    isFIFO: () => false,
-    isSocket: () => false,
-    isBlockDevice: () => false,
-    isCharacterDevice: () => false,
-  };
+/** A Dirent of a simulated file or directory. */
+export function simulatedDirent(name, parentPath, kind) {
+  return { name, parentPath, path: parentPath, ...kindPredicates(kind) };
 }
 
 /** The synchronous read-only functions of the package view, on virtual paths under `root`. */

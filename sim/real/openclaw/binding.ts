@@ -8,7 +8,7 @@ import type { Clock, Random, Timers } from '../../../src/ports.ts';
 import type { SimDisk } from '../../kernel/disk.ts';
 import type { Incarnation } from '../../kernel/process.ts';
 import { uuidV4 } from '../bindings.ts';
-import { type HooksBinding, releasePackageDir, virtualPackageRoot } from '../openclaw-hooks.mjs';
+import { enoent, type HooksBinding, releasePackageDir, simulatedDirent, simulatedStats, virtualPackageRoot } from '../openclaw-hooks.mjs';
 import { type OpenclawRelease, requireRelease, workspaceMissing } from './releases.ts';
 
 export interface OpenclawBinding extends HooksBinding {
@@ -91,10 +91,6 @@ export function openclawIncarnationBinding(
   return openclawBinding(release, { pid: 1000 + owner.id, ...options, ...ports, alive: () => owner.alive });
 }
 
-function enoent(syscall: string, path: string): Error {
-  return Object.assign(new Error(`ENOENT: no such file or directory, ${syscall} '${path}'`), { code: 'ENOENT', errno: -2, syscall, path });
-}
-
 function isDirectory(disk: SimDisk, path: string): boolean {
   const prefix = path.endsWith('/') ? path : `${path}/`;
   return disk.paths().some((file) => file.startsWith(prefix));
@@ -113,14 +109,7 @@ export function simulatedDiskFs(disk: SimDisk, owner: Incarnation): Record<strin
       if (options?.throwIfNoEntry === false) return undefined;
       throw enoent('stat', path);
     }
-    return {
-      isFile: () => kind === 'file',
-      isDirectory: () => kind === 'directory',
-      isSymbolicLink: () => false,
-      size: content?.length ?? 4096,
-      mode: kind === 'directory' ? 0o40755 : 0o100644,
-      mtimeMs: 0,
-    };
+    return simulatedStats(kind, content?.length ?? 4096);
   };
   return {
     existsSync: (path: string) => disk.readNow(owner, path) !== undefined || isDirectory(disk, path),
@@ -142,7 +131,7 @@ export function simulatedDiskFs(disk: SimDisk, owner: Incarnation): Record<strin
       if (children.size === 0) throw enoent('scandir', path);
       const names = [...children.keys()].sort();
       if (options?.withFileTypes !== true) return names;
-      return names.map((name) => ({ name, parentPath: path, path, isFile: () => children.get(name) === 'file', isDirectory: () => children.get(name) === 'directory', isSymbolicLink: () => false }));
+      return names.map((name) => simulatedDirent(name, path, children.get(name) ?? 'file'));
     },
     statSync: stat,
     lstatSync: stat,

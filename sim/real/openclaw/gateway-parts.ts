@@ -20,7 +20,7 @@ import type { EnqueueResult } from '../../../src/index.ts';
 import { assert } from '../../kernel/assert.ts';
 import type { Simulation } from '../../kernel/simulation.ts';
 import { openclawIncarnationBinding, simulatedDiskFs } from './binding.ts';
-import { openclawComponentOf, type OpenclawSystemEvents } from './components.ts';
+import { openclawComponentOf, openclawComponents, type OpenclawSystemEvents } from './components.ts';
 import { OpenclawInstance } from './instance.ts';
 import type { OpenclawChoice } from './choice.ts';
 
@@ -140,9 +140,11 @@ class RealHeartbeatWakes implements HeartbeatWakesPort {
     private readonly ctx: ProcessContext,
     handler: WakeHandler,
   ) {
-    const sourceFile = 'src/infra/heartbeat-wake.ts';
-    this.renamed = instance.release !== '2026.4.24';
-    this.request = instance.function(sourceFile, this.renamed ? 'requestHeartbeat' : 'requestHeartbeatNow');
+    // The component table names the release's functions: its request function first (renamed in 2026.7.1).
+    const { sourceFile, functions } = openclawComponents['heartbeat-wake'].sources[instance.release];
+    const requestName = functions[0] ?? 'requestHeartbeatNow';
+    this.renamed = requestName !== 'requestHeartbeatNow';
+    this.request = instance.function(sourceFile, requestName);
     const setHandler = instance.function<(next: (wake: RealWakeRequest) => Promise<{ status: string; reason?: string }>) => unknown>(sourceFile, 'setHeartbeatWakeHandler');
     setHandler(async (wake) => {
       const outcome = await handler(this.wakeOf(wake));
