@@ -15,6 +15,7 @@ import {
   type ModelComponents,
   modelConfig,
   nodeHostName,
+  outboundPath,
   platformName,
   type Random,
   runnerName,
@@ -43,6 +44,7 @@ export const modelDescription: SystemDescription = Object.freeze({
   clearedReply,
   stateDbPath,
   transcriptPath,
+  outboundPath,
   maxMessagesPerPrompt,
 });
 

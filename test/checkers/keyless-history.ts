@@ -79,7 +79,7 @@ export class KeylessHistory {
     return {
       sessions: [session],
       ledger: this.ledger,
-      durable: { rows: [], families: new Map(), files: new Map(), transcripts: new Map() },
+      durable: { rows: [], families: new Map(), files: new Map(), transcripts: new Map(), queued: new Map() },
       kernel: kernelFacts(events),
       events,
       faultPhaseMs: 0,

@@ -1,8 +1,9 @@
 // The failure report's decisive step (`>>`, the `step` of the first violation) is the event at which the invariant's
 // evidence became true, placed from black-box facts: for a replayed exec event that became a second user turn, the
 // state.db commit of the second user row (after the replay and its ingest on the timeline); for a reply the send-flag
-// bug swallowed, the commit of the closing text that holds it (followed by the result that dispatched nothing). The
-// timeline goes on past the decisive line, and a violation message with newlines stays on one line.
+// bug swallowed, the result's dispatch: the runner's commit to outbound.db that queued no message with it, after the
+// commit of the closing text to state.db. The timeline goes on past the decisive line, and a violation message with
+// newlines stays on one line.
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -79,23 +80,30 @@ describe('the exec-replay report', () => {
 
 describe('the send-flag report', () => {
   const run = report(['run', 'send-mid-turn', '--seed', '4', '--bugs', 'send-flag']);
-  const { decisive, after } = timelineOf(run.lines);
+  const { before, decisive, after } = timelineOf(run.lines);
   const first = run.json.violations[0];
 
-  it('marks the record of the reply that was never shown, not a heartbeat write', () => {
+  it("marks the result's dispatch that queued nothing of the reply, not a heartbeat write nor the row's commit", () => {
     expect(first?.invariant).toBe('no-lost-reply');
     expect(first?.message).toContain('"Looking it up"');
     expect(decisive).toContain(`#${first?.step} `);
-    expect(decisive).toContain('the closing text with "Looking it up" is committed to state.db, and is never shown');
+    expect(decisive).toMatch(/the result is dispatched to outbound\.db without "Looking it up" \(its closing text, committed to state\.db at #\d+\); it is never shown/);
     expect(decisive).not.toContain('heartbeat');
-    expect(run.trace[first?.step ?? -1]?.fields.path).toBe('/data/state.db');
+    const event = run.trace[first?.step ?? -1];
+    expect(event?.kind).toBe('sql.write');
+    expect(event?.fields.path).toBe('/data/sessions/agent%3Amain%3Achat%3A0/outbound.db');
+    // The model's own note of that result (which the checkers never read) is the trace's next event: the step is the
+    // result that dropped the reply.
+    expect(run.trace[(first?.step ?? -1) + 1]?.kind).toBe('model.result');
+    const rowCommit = Number(/committed to state\.db at #(\d+)/.exec(decisive)?.[1]);
+    expect(run.trace[rowCommit]?.fields.path).toBe('/data/state.db');
+    expect(rowCommit).toBeLessThan(first?.step ?? -1);
   });
 
-  it('goes on to the result that dispatched nothing of it, before the next turn starts', () => {
-    const result = after.findIndex((line) => line.includes('result of '));
-    const nextTurn = after.findIndex((line) => / starts \(attempt/.test(line));
-    expect(after[result]).toMatch(/result of \S+: blocks \["Looking it up"\], dispatched \[\]/);
-    expect(result).toBeLessThan(nextTurn);
+  it('shows the tool send and the flush before it, the result that dispatched nothing right after it', () => {
+    expect(before.some((line) => line.includes('send_message('))).toBe(true);
+    expect(after[0]).toMatch(/result of \S+: blocks \["Looking it up"\], dispatched \[\]/);
+    expect(after.some((line) => / completed$/.test(line.trim()))).toBe(true);
     expect(run.lines.some((line) => line.includes('user sees "Looking it up"'))).toBe(false);
   });
 });
