@@ -134,7 +134,7 @@ export class FakeModelApi implements LlmApi {
     else if (transientError) this.recordFault({ kind: 'model-error', session: request.sessionKey, cause: outage ? 'outage' : streak > 0 ? 'streak' : 'chance' });
     await timers.sleep(latencyMs);
     if (transientError && !streamCut) {
-      this.ledger.requestFailed(fact);
+      this.ledger.requestFailed(fact, this.nowMs());
       throw new LlmTransientError(`transient LLM error (${tag}, request ${nth})`);
     }
     const answer = this.answer(request, tag);

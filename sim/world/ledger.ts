@@ -3,7 +3,8 @@
 // returned) and the workload driver (every command the node host was asked to run). No process of the system under
 // test holds a reference to it, so nothing the gateway, runner, tool server or node host says about itself can get
 // in; the checkers read it beside the durable state. Facts are appended in simulated-time order and never edited,
-// except the acknowledgement time of a user message, which the platform fills in once.
+// except the acknowledgement time of a user message, which the platform fills in once, and the outcome of an LLM
+// request (answer or error, and when), which the API fills in once it returns.
 import type { LlmToolCall } from '../../src/ports.ts';
 
 /** A message the user typed, with its deliveries and the acknowledgement. */
@@ -48,6 +49,8 @@ export interface LlmRequestFact {
   outcome: 'pending' | 'answer' | 'error';
   /** Index into answers when outcome is `answer`. */
   answer: number | null;
+  /** When the API returned the answer or the error to the caller; null while pending (or for ever, for a hang). */
+  endedAtMs: number | null;
 }
 
 /** An answer the LLM API returned: tool calls (with API-issued ids) and closing text. */
@@ -105,13 +108,14 @@ export class Ledger {
   }
 
   requestReceived(sessionKey: string, prompt: string, atMs: number): LlmRequestFact {
-    const fact: LlmRequestFact = { index: this.requests.length, sessionKey, prompt, atMs, outcome: 'pending', answer: null };
+    const fact: LlmRequestFact = { index: this.requests.length, sessionKey, prompt, atMs, outcome: 'pending', answer: null, endedAtMs: null };
     this.requests.push(fact);
     return fact;
   }
 
-  requestFailed(request: LlmRequestFact): void {
+  requestFailed(request: LlmRequestFact, atMs: number): void {
     request.outcome = 'error';
+    request.endedAtMs = atMs;
   }
 
   answerReturned(request: LlmRequestFact, answer: { toolCalls: LlmToolCall[]; result: string }, atMs: number): void {
@@ -127,6 +131,7 @@ export class Ledger {
     this.answers.push(fact);
     request.outcome = 'answer';
     request.answer = fact.index;
+    request.endedAtMs = atMs;
   }
 
   userShown(sessionKey: string, text: string, kind: string, atMs: number): void {

@@ -60,7 +60,7 @@ describe("attribution: a key-less resend of an error reply leaves later messages
     // m2's answer, never given up, had its closing text reported lost.
     const history = new KeylessHistory();
     history.userTypes(1_000, 'm1', 'can you check groceries?');
-    history.ledger.requestFailed(history.ledger.requestReceived(session, 'can you check groceries? <m1>', 1_100));
+    history.ledger.requestFailed(history.ledger.requestReceived(session, 'can you check groceries? <m1>', 1_100), 1_600);
     history.userTypes(2_000, 'm2', 'and the build?');
     const forM1 = history.sendsAndShows(3_000, errorReply, false); // its acknowledgement is lost
     history.sendsAndShows(9_000, errorReply);

@@ -40,7 +40,7 @@ describe('attribution: an error reply after an answer shown in part or not at al
     history.userTypes(5_000, 'm9', 'and the meeting notes?');
     const forM5 = history.sendsAndShows(9_000, cannedReplies[0]);
     const forM7 = history.sendsAndShows(9_020, cannedReplies[0]);
-    history.ledger.requestFailed(history.ledger.requestReceived(session, 'and the meeting notes? <m9>', 12_000));
+    history.ledger.requestFailed(history.ledger.requestReceived(session, 'and the meeting notes? <m9>', 12_000), 12_500);
     const forM9 = history.sendsAndShows(20_000, cannedReplies[0]);
 
     const attribution = attributeAll(history.observations()).get(session);

@@ -24,7 +24,7 @@ const llmFailsOn =
       if (!request.prompt.includes(fragment)) return complete(request, timers);
       const fact = world.ledger.requestReceived(request.sessionKey, request.prompt, sim.clock.nowMs());
       await timers.sleep(500);
-      world.ledger.requestFailed(fact);
+      world.ledger.requestFailed(fact, sim.clock.nowMs());
       throw new LlmTransientError('503 overloaded');
     };
   };
