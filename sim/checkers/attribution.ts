@@ -204,22 +204,37 @@ function assignCanned(
     ...[...commandsOf(o, session), ...commandStartsOf(o, session)].filter((command) => takenUp(o, session, command)),
     ...messages.filter((message) => message.acknowledgedAtMs === null),
   ];
-  // A message is fully answered when some answer carrying it was shown whole; a partly shown answer (its tool message
-  // went out, then the run was given up) still leaves the message open for the error reply, and so does an answer with
-  // nothing to show (a heartbeat's HEARTBEAT_OK for a command's start): the user saw nothing of it.
-  const covered = new Set<string>();
+  // A message is answered at an instant when some answer carrying it had been shown whole by then; a partly shown
+  // answer (its tool message went out, then the run was given up) still leaves the message open for the error reply,
+  // and so does an answer with nothing to show (a heartbeat's HEARTBEAT_OK for a command's start): the user saw
+  // nothing of it. An answer shown only after a canned reply does not answer the message before it (time order).
+  const coveredAtMs = new Map<string, number>();
   for (const answer of answers) {
-    if (answer.slots.length > 0 && answer.slots.every((slot) => slot.shownBy !== null)) for (const subject of answer.subjects) covered.add(subject);
+    if (answer.slots.length === 0 || answer.slots.some((slot) => slot.shownBy === null)) continue;
+    const wholeAtMs = Math.max(...answer.slots.map((slot) => slot.shownBy?.atMs ?? Infinity));
+    for (const subject of answer.subjects) coveredAtMs.set(subject, Math.min(coveredAtMs.get(subject) ?? Infinity, wholeAtMs));
   }
+  const coveredBy = (subject: Subject, atMs: number): boolean => (coveredAtMs.get(subjectKey(subject)) ?? Infinity) <= atMs;
   const requests = o.ledger.requests.filter((request) => request.sessionKey === session);
-  // A request failed when no answer came back: an error, or none at all (it hung, or its caller died waiting).
-  const failed = (request: LlmRequestFact | undefined): boolean => request !== undefined && request.outcome !== 'answer';
-  const gaveUpOn = (subject: Subject): boolean => {
-    const carrying = requests.filter((request) => carries(request.prompt, subject));
-    return carrying.length === 0 || carrying.every((request) => request.outcome !== 'answer') || failed(carrying.at(-1));
+  // A request had failed by an instant when the API had returned its error by then, or when no answer ever came back
+  // (it hung, or its caller died waiting). A request still in flight then, which fails only later, had not: the turn
+  // asking it was still running (campaign seed 57, run 1381).
+  const failedBy = (request: LlmRequestFact | undefined, atMs: number): boolean =>
+    request !== undefined && (request.outcome === 'pending' || (request.outcome === 'error' && (request.endedAtMs ?? Infinity) <= atMs));
+  const lastCarrying = (subject: Subject, atMs: number): LlmRequestFact | undefined => requests.filter((request) => request.atMs <= atMs && carries(request.prompt, subject)).at(-1);
+  // The error reply goes first to a subject whose last request before it had failed: that is the turn it ended.
+  const lastFailedBefore = (subject: Subject, atMs: number): boolean => failedBy(lastCarrying(subject, atMs), atMs);
+  // The system gave up on a subject it never asked about in the whole run, or whose last request had failed by then (one
+  // first asked later was still waiting for its turn).
+  const gaveUpOn = (subject: Subject, atMs: number): boolean => !requests.some((request) => carries(request.prompt, subject)) || lastFailedBefore(subject, atMs);
+  // Any sign that a subject's turn ended without answering it by an instant: it gave up on it, or the last request
+  // carrying it was answered by then and that answer was not shown whole by then. A subject whose last request was
+  // still in flight shows none: its turn was still running, so an error reply then is not its own.
+  const signOfFailure = (subject: Subject, atMs: number): boolean => {
+    if (gaveUpOn(subject, atMs)) return true;
+    const last = lastCarrying(subject, atMs);
+    return last !== undefined && last.outcome === 'answer' && (last.endedAtMs ?? Infinity) <= atMs && !coveredBy(subject, atMs);
   };
-  // The error reply goes first to a subject whose last request before it failed: that is the turn it ended.
-  const lastFailedBefore = (subject: Subject, atMs: number): boolean => failed(requests.filter((request) => request.atMs <= atMs && carries(request.prompt, subject)).at(-1));
   // A turn may give up after its answer was shown (a write failed after the send, then every retry failed too): the
   // error reply then follows the session's last request, which carried the subject. The turn tells each message that
   // woke it, so one request may be followed by as many error replies as the messages it carried (each answers one).
@@ -227,7 +242,6 @@ function assignCanned(
     const last = requests.filter((request) => request.atMs <= atMs).at(-1);
     return last !== undefined && carries(last.prompt, subject);
   };
-  const lastFailed = (subject: Subject): boolean => failed(requests.filter((request) => carries(request.prompt, subject)).at(-1));
   // Each canned reply answers one subject of its own (primary). An error reply ends a turn, so it also answers the
   // other subjects the turn's last failed request carried (a turn may carry several, merged or batched), as their
   // mate; a later error reply of their own still takes such a subject over.
@@ -246,7 +260,7 @@ function assignCanned(
   for (const fact of shown) {
     const clear = normalized(fact.text) === normalized(cannedRepliesIn(o)[1]);
     const candidates = subjects.filter((subject) => isClear(subject) === clear && subjectAtMs(subject) <= fact.atMs && !primary.has(subjectKey(subject)));
-    const open = candidates.filter((subject) => !covered.has(subjectKey(subject)));
+    const open = candidates.filter((subject) => !coveredBy(subject, fact.atMs));
     const unanswered = open.filter((subject) => !mates.has(subjectKey(subject)));
     const endedHere = (candidate: Subject): boolean => lastFailedBefore(candidate, fact.atMs);
     // An error reply ends its turn, whose messages are not asked again: a message asked after the showing was still in
@@ -279,14 +293,17 @@ function assignCanned(
       // The same turn's next error reply answers the next message that request carried (one reply per message).
       settledOpen.find(answeredLast) ??
       settledUnanswered.find(endedHere) ??
-      settledUnanswered.find(gaveUpOn) ??
+      settledUnanswered.find((candidate) => gaveUpOn(candidate, fact.atMs)) ??
       settledOpen.find(endedHere) ??
-      settledOpen.find(gaveUpOn) ??
+      settledOpen.find((candidate) => gaveUpOn(candidate, fact.atMs)) ??
       unanswered.find(endedHere) ??
-      unanswered.find(gaveUpOn) ??
+      unanswered.find((candidate) => gaveUpOn(candidate, fact.atMs)) ??
       open.find(endedHere) ??
-      open.find(gaveUpOn);
-    const earliest = unanswered[0] ?? open[0];
+      open.find((candidate) => gaveUpOn(candidate, fact.atMs));
+    // Failing those, the earliest open subject that shows a sign of failure by then; never one whose turn was still
+    // running (its last request in flight), nor one answered by then.
+    const failing = (candidate: Subject): boolean => signOfFailure(candidate, fact.atMs);
+    const earliest = unanswered.find(failing) ?? open.find(failing);
     // An error reply that may be a key-less resend answers a message only on evidence that the system gave up on it
     // (the tiers above), not as the earliest one still open: that message's turn may not even have been asked yet
     // (campaign seed 32: a resend of m1's error reply took m2 before m2's turn ran, m2's own error reply then took m3,
@@ -295,7 +312,7 @@ function assignCanned(
     const subject =
       evident ??
       earliest ??
-      (clear ? undefined : candidates.find((candidate) => covered.has(subjectKey(candidate)) && (lastFailed(candidate) || lastAskedBefore(fact.atMs, candidate))));
+      (clear ? undefined : candidates.find((candidate) => coveredBy(candidate, fact.atMs) && (lastFailedBefore(candidate, fact.atMs) || lastAskedBefore(fact.atMs, candidate))));
     if (subject === undefined) {
       unexplained.push({ shown: fact, reason: 'shown-again', repeats: undefined });
       continue;
@@ -309,7 +326,7 @@ function assignCanned(
     // messages are this reply's mates too: campaign seed 17, run 385, a command's start and finish in one row whose
     // turn gave up on a busy state.db after its tool messages went out), else the one whose last request carrying the
     // subject failed.
-    const gaveUpRequest = answeredLast(subject) ? lastRequest : requests.filter((request) => request.atMs <= fact.atMs && failed(request) && carries(request.prompt, subject)).at(-1);
+    const gaveUpRequest = answeredLast(subject) ? lastRequest : requests.filter((request) => request.atMs <= fact.atMs && failedBy(request, fact.atMs) && carries(request.prompt, subject)).at(-1);
     if (gaveUpRequest === undefined) continue;
     for (const other of subjects) if (carries(gaveUpRequest.prompt, other)) ended(subjectKey(other), fact);
     for (const other of open) {
