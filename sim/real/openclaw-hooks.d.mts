@@ -33,13 +33,15 @@ export interface HooksBinding {
 
 export interface InstanceWorld {
   readonly binding: HooksBinding;
+  /** `module.createRequire(url)` in this instance (the loader sets it). */
+  createRequire: (url: string | URL) => (specifier: string) => unknown;
 }
 
 export type Namespace = Record<string, unknown>;
 
 export const openclawWorkspaceDir: string;
 export function enoent(syscall: string, path: string): Error;
-export function simulatedStats(kind: 'file' | 'directory', size: number): object;
+export function simulatedStats(kind: 'file' | 'directory', size: number, permissions?: number): object;
 export function simulatedDirent(name: string, parentPath: string, kind: 'file' | 'directory'): object;
 export function releasePackageDir(release: string): string | undefined;
 export function listReleaseChunks(release: string): string[] | undefined;
@@ -49,3 +51,20 @@ export function compileChunk(body: string, registration: string, filename: strin
 export function createInstanceWorld(binding: HooksBinding): InstanceWorld;
 export function chunkScope(world: InstanceWorld, own: object): object;
 export function builtinModule(world: InstanceWorld, specifier: string, importedNames: readonly string[]): Namespace | undefined;
+
+/** Where workspace package files appear in the simulated world. */
+export const workspaceVirtualRoot: string;
+export function workspaceVirtualPath(hostPath: string): string;
+export function workspaceHostPath(virtualPath: string): string | undefined;
+export function resolvePackage(fromHostDir: string, specifier: string, kind: 'import' | 'require'): string;
+export function resolvePackageFile(fromHostFile: string, specifier: string): string;
+export type CompiledPackageFile =
+  | { format: 'json'; json: string }
+  | {
+      format: 'commonjs' | 'module';
+      outer: (scope: object) => (this: unknown, exports: unknown, require: unknown, module: unknown, filename: string, dirname: string, importMeta: unknown) => void;
+    };
+export function compilePackageFile(hostPath: string): CompiledPackageFile;
+export function requireBuiltin(world: InstanceWorld, specifier: string): unknown;
+/** The host's exports of a shared pure package's file (json5), or undefined. */
+export function sharedPackageExports(hostPath: string): unknown;

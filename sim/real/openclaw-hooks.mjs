@@ -44,7 +44,10 @@ import * as realStringDecoder from 'node:string_decoder';
 import * as realBuffer from 'node:buffer';
 import * as realAssert from 'node:assert';
 import * as realQuerystring from 'node:querystring';
-import { builtinModules } from 'node:module';
+import * as realModule from 'node:module';
+import * as realTty from 'node:tty';
+import * as realAsyncHooks from 'node:async_hooks';
+import { builtinModules, createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { compileFunction } from 'node:vm';
 
@@ -95,6 +98,256 @@ export function compileChunk(body, registration, filename) {
 }
 
 // ---------------------------------------------------------------------------------------------------------------
+// The release's npm dependencies (bare packages), found in the workspace's node_modules by Node's rules (nearest
+// node_modules first, then up to the workspace root and never above it, so gatesim's own dependencies are never
+// used; package.json `exports` with the conditions node, import or require, default; else `main` and index.js) and
+// compiled once per process. A CommonJS file is compiled as the body of
+// `with (scope) { return function (exports, require, module, __filename, __dirname, __gatesimImportMeta) {...} }`;
+// an ES module file is first rewritten to CommonJS by esbuild (a pure source transform, deterministic for one esbuild
+// version: `import()` becomes require, `import.meta` the loader's object; top-level await cannot be, and fails
+// loudly). Inside the simulated world package files appear under /gatesim/workspace/.
+
+export const workspaceVirtualRoot = '/gatesim/workspace';
+
+const workspaceRootDir = openclawWorkspaceDir.replace(/\/$/, '');
+
+/** The virtual path of a workspace file (a package file as a loaded package's __filename says it). */
+export function workspaceVirtualPath(hostPath) {
+  if (hostPath !== workspaceRootDir && !hostPath.startsWith(`${workspaceRootDir}/`)) throw new Error(`gatesim: ${hostPath} is outside the openclaw/ workspace`);
+  return `${workspaceVirtualRoot}${hostPath.slice(workspaceRootDir.length)}`;
+}
+
+/** The host path of a virtual workspace path, or undefined when the path is not under /gatesim/workspace/. */
+export function workspaceHostPath(virtualPath) {
+  if (virtualPath !== workspaceVirtualRoot && !virtualPath.startsWith(`${workspaceVirtualRoot}/`)) return undefined;
+  return `${workspaceRootDir}${virtualPath.slice(workspaceVirtualRoot.length)}`;
+}
+
+const kindCache = new Map();
+function hostKind(path) {
+  let kind = kindCache.get(path);
+  if (kind === undefined) {
+    let stat;
+    try {
+      stat = lstatSync(path);
+      if (stat.isSymbolicLink()) stat = realFs.statSync(path);
+    } catch {
+      stat = undefined;
+    }
+    kind = stat === undefined ? 'missing' : stat.isDirectory() ? 'directory' : stat.isFile() ? 'file' : 'other';
+    kindCache.set(path, kind);
+  }
+  return kind;
+}
+
+const jsonCache = new Map();
+function readJson(path) {
+  let value = jsonCache.get(path);
+  if (value === undefined) {
+    value = JSON.parse(readFileSync(path, 'utf8'));
+    jsonCache.set(path, value);
+  }
+  return value;
+}
+
+function notFound(specifier, from) {
+  return Object.assign(new Error(`Cannot find module '${specifier}' (from ${from})`), { code: 'MODULE_NOT_FOUND' });
+}
+
+/** A file as CommonJS probes it: exact, then .js, .json, .cjs, .mjs, then a directory's main or index. */
+function probeFile(path) {
+  if (hostKind(path) === 'file') return path;
+  for (const extension of ['.js', '.json', '.cjs', '.mjs']) if (hostKind(`${path}${extension}`) === 'file') return `${path}${extension}`;
+  if (hostKind(path) !== 'directory') return undefined;
+  if (hostKind(`${path}/package.json`) === 'file') {
+    const main = readJson(`${path}/package.json`).main;
+    if (typeof main === 'string') {
+      const found = probeFile(realPath.join(path, main));
+      if (found !== undefined) return found;
+    }
+  }
+  for (const index of ['index.js', 'index.json', 'index.cjs']) if (hostKind(`${path}/${index}`) === 'file') return `${path}/${index}`;
+  return undefined;
+}
+
+/** A conditional `exports` target (string, array or conditions object) for the given conditions. */
+function exportsTarget(target, conditions) {
+  if (typeof target === 'string') return target;
+  if (Array.isArray(target)) {
+    for (const candidate of target) {
+      const found = exportsTarget(candidate, conditions);
+      if (found !== undefined) return found;
+    }
+    return undefined;
+  }
+  if (target === null || typeof target !== 'object') return undefined;
+  for (const [condition, value] of Object.entries(target)) {
+    if (!conditions.includes(condition)) continue;
+    const found = exportsTarget(value, conditions);
+    if (found !== undefined) return found;
+  }
+  return undefined;
+}
+
+/** The subpath (`.` or `./x`) of a package's `exports` map, with `*` patterns. */
+function exportsSubpath(exports, subpath, conditions) {
+  const isMap = exports !== null && typeof exports === 'object' && !Array.isArray(exports) && Object.keys(exports).some((key) => key.startsWith('.') || key.startsWith('#'));
+  if (!isMap) return subpath === '.' ? exportsTarget(exports, conditions) : undefined;
+  if (subpath in exports) return exportsTarget(exports[subpath], conditions);
+  let best;
+  for (const key of Object.keys(exports)) {
+    const star = key.indexOf('*');
+    if (star < 0) continue;
+    const prefix = key.slice(0, star);
+    const suffix = key.slice(star + 1);
+    if (!subpath.startsWith(prefix) || !subpath.endsWith(suffix) || subpath.length < key.length - 1) continue;
+    if (best === undefined || prefix.length > best.prefix.length) best = { key, prefix, match: subpath.slice(prefix.length, subpath.length - suffix.length) };
+  }
+  if (best === undefined) return undefined;
+  const target = exportsTarget(exports[best.key], conditions);
+  return target?.replaceAll('*', best.match);
+}
+
+/**
+ * The host file a bare specifier names from a file in `fromHostDir`, for an `import` or a `require`; throws a
+ * MODULE_NOT_FOUND error when the workspace has no such package or the package does not export the subpath.
+ */
+export function resolvePackage(fromHostDir, specifier, kind) {
+  if (specifier.startsWith('#')) return resolvePackageImports(fromHostDir, specifier, kind);
+  const parts = specifier.split('/');
+  const nameLength = specifier.startsWith('@') ? 2 : 1;
+  const name = parts.slice(0, nameLength).join('/');
+  const subpath = parts.length > nameLength ? `./${parts.slice(nameLength).join('/')}` : '.';
+  const conditions = ['node', kind, 'default'];
+  assertInWorkspace(fromHostDir);
+  for (let dir = fromHostDir; ; dir = realPath.dirname(dir)) {
+    const candidate = `${dir}/node_modules/${name}`;
+    if (hostKind(`${candidate}/package.json`) === 'file') {
+      const manifest = readJson(`${candidate}/package.json`);
+      if (manifest.exports !== undefined) {
+        const target = exportsSubpath(manifest.exports, subpath, conditions);
+        if (target === undefined) throw Object.assign(new Error(`Package subpath '${subpath}' of ${name} is not exported for ${kind}`), { code: 'ERR_PACKAGE_PATH_NOT_EXPORTED' });
+        const file = realPath.join(candidate, target);
+        if (hostKind(file) !== 'file') throw notFound(specifier, fromHostDir);
+        return file;
+      }
+      const file = probeFile(subpath === '.' ? realPath.join(candidate, typeof manifest.main === 'string' ? manifest.main : 'index.js') : realPath.join(candidate, subpath));
+      if (file === undefined && subpath === '.') {
+        const index = probeFile(`${candidate}/index`);
+        if (index !== undefined) return index;
+      }
+      if (file === undefined) throw notFound(specifier, fromHostDir);
+      return file;
+    }
+    if (dir === workspaceRootDir || dir === '/') break;
+  }
+  throw notFound(specifier, fromHostDir);
+}
+
+/** A subpath import (`#name`) through the `imports` map of the nearest package.json. */
+function resolvePackageImports(fromHostDir, specifier, kind) {
+  for (let dir = fromHostDir; dir.startsWith(workspaceRootDir); dir = realPath.dirname(dir)) {
+    if (hostKind(`${dir}/package.json`) !== 'file') continue;
+    const imports = readJson(`${dir}/package.json`).imports;
+    const target = imports === undefined ? undefined : exportsSubpath(imports, specifier, ['node', kind, 'default']);
+    if (target === undefined) break;
+    if (!target.startsWith('./')) return resolvePackage(dir, target, kind);
+    const file = realPath.join(dir, target);
+    if (hostKind(file) !== 'file') break;
+    return file;
+  }
+  throw notFound(specifier, fromHostDir);
+}
+
+/** The host file a relative or absolute require names from `fromHostFile` (CommonJS probing), or throws. */
+export function resolvePackageFile(fromHostFile, specifier) {
+  const path = specifier.startsWith('/') ? specifier : realPath.join(realPath.dirname(fromHostFile), specifier);
+  const file = probeFile(path);
+  if (file === undefined) throw notFound(specifier, fromHostFile);
+  assertInWorkspace(file);
+  return file;
+}
+
+function assertInWorkspace(path) {
+  if (path !== workspaceRootDir && !path.startsWith(`${workspaceRootDir}/`)) throw new Error(`gatesim: ${path} is outside the openclaw/ workspace`);
+}
+
+/** Whether a package file is an ES module: .mjs, or .js under a package.json of type module. */
+function isModuleFile(hostPath) {
+  if (hostPath.endsWith('.mjs')) return true;
+  if (hostPath.endsWith('.cjs') || !hostPath.endsWith('.js')) return false;
+  for (let dir = realPath.dirname(hostPath); dir.startsWith(workspaceRootDir); dir = realPath.dirname(dir)) {
+    if (hostKind(`${dir}/package.json`) === 'file') return readJson(`${dir}/package.json`).type === 'module';
+  }
+  return false;
+}
+
+/**
+ * Packages shared by every instance, run by the host's own loader once per process: pure and stateless ones only,
+ * whose every export is a function of its arguments and never reaches the host. json5: a synchronous parser and
+ * stringifier (its module-level cursor is reset at each call and a call never yields, so instances cannot see one
+ * another), which the releases run over every bundled plugin manifest (107 files, 750 KB in 2026.4.24) when a config
+ * loads; under the hooks' scope it cost about 2 s per process incarnation.
+ */
+const sharedPackages = ['json5'];
+
+/** The host's exports of a shared pure package's file, or undefined when the file is not one of theirs. */
+export function sharedPackageExports(hostPath) {
+  const shared = sharedPackages.some((name) => hostPath.startsWith(`${workspaceRootDir}/node_modules/${name}/`));
+  if (!shared || isModuleFile(hostPath)) return undefined;
+  return createRequire(hostPath)(hostPath);
+}
+
+let esbuild;
+/** esbuild, the ES module to CommonJS rewriter (a dependency of tsx, which runs gatesim's command line). */
+function esbuildOf() {
+  esbuild ??= createRequire(import.meta.url)('esbuild');
+  return esbuild;
+}
+
+const packageFiles = new Map();
+
+/**
+ * A package file compiled once per process: `{ format: 'json', json }` or `{ format: 'commonjs' | 'module', outer }`
+ * where outer(scope) returns the module function (exports, require, module, __filename, __dirname, importMeta).
+ * A file that cannot be compiled (top-level await, a syntax error) throws each time it is asked for.
+ */
+export function compilePackageFile(hostPath) {
+  let compiled = packageFiles.get(hostPath);
+  if (compiled === undefined) {
+    try {
+      assertInWorkspace(hostPath);
+      const source = readFileSync(hostPath, 'utf8');
+      if (hostPath.endsWith('.json')) compiled = { format: 'json', json: source };
+      else {
+        const format = isModuleFile(hostPath) ? 'module' : 'commonjs';
+        let body = source.startsWith('#!') ? `//${source.slice(2)}` : source;
+        if (format === 'module') {
+          body = `"use strict";${
+            esbuildOf().transformSync(body, {
+              format: 'cjs',
+              platform: 'node',
+              target: 'node20',
+              sourcefile: workspaceVirtualPath(hostPath),
+              supported: { 'dynamic-import': false },
+              define: { 'import.meta': '__gatesimImportMeta' },
+              logLevel: 'silent',
+            }).code
+          }`;
+        }
+        const code = `with (__gatesimScope) { return function (exports, require, module, __filename, __dirname, __gatesimImportMeta) { ${body}\n}; }`;
+        compiled = { format, outer: compileFunction(code, ['__gatesimScope'], { filename: workspaceVirtualPath(hostPath) }) };
+      }
+    } catch (error) {
+      compiled = { format: 'error', error };
+    }
+    packageFiles.set(hostPath, compiled);
+  }
+  if (compiled.format === 'error') throw compiled.error;
+  return compiled;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
 // The read-only view of a release's package files (its channel catalog, bundled plugin manifests, package.json):
 // files of the pinned release, the same on every machine, read from the workspace once per process.
 
@@ -136,12 +389,12 @@ function kindPredicates(kind) {
   };
 }
 
-/** A Stats of a simulated file or directory (no times, no owner but a fixed one). */
-export function simulatedStats(kind, size) {
+/** A Stats of a simulated file or directory (no times, no owner but a fixed one; permissions 0755 or 0644 unless given). */
+export function simulatedStats(kind, size, permissions) {
   return {
     ...kindPredicates(kind),
     size,
-    mode: kind === 'directory' ? 0o40755 : 0o100644,
+    mode: (kind === 'directory' ? 0o40000 : 0o100000) | (permissions ?? (kind === 'directory' ? 0o755 : 0o644)),
     uid: 1000,
     gid: 1000,
     nlink: 1,
@@ -151,10 +404,19 @@ export function simulatedStats(kind, size) {
     ctimeMs: 0,
     atimeMs: 0,
     birthtimeMs: 0,
-    mtime: new Date(0),
-    ctime: new Date(0),
-    atime: new Date(0),
-    birthtime: new Date(0),
+    // Built on use: a release stats thousands of package files when it loads, and reads no time of most.
+    get mtime() {
+      return new Date(0);
+    },
+    get ctime() {
+      return new Date(0);
+    },
+    get atime() {
+      return new Date(0);
+    },
+    get birthtime() {
+      return new Date(0);
+    },
   };
 }
 
@@ -381,7 +643,7 @@ function simulatedTimers(binding, loud) {
   };
 }
 
-function simulatedProcess(binding, timers, loud) {
+function simulatedProcess(binding, timers, loud, getBuiltinModule) {
   const emitter = new realEvents.EventEmitter();
   const hrtimeNs = () => BigInt(binding.monotonicMs()) * 1_000_000n;
   const hrtime = (previous) => {
@@ -422,6 +684,7 @@ function simulatedProcess(binding, timers, loud) {
     release: process.release,
     exitCode: undefined,
     cwd: () => binding.cwd,
+    getBuiltinModule,
     chdir: loud.fn('process.chdir'),
     umask: () => 0o022,
     getuid: () => 1000,
@@ -475,17 +738,17 @@ function simulatedIntl() {
 
 /**
  * Function as a value (instanceof, Function.prototype) but never as a compiler: code made by `new Function` would run
- * in the host's global scope, outside these hooks.
+ * in the host's global scope, outside these hooks. The simulated world disallows code generation from strings, as
+ * Node does under --disallow-code-generation-from-strings (and a browser under a strict CSP): the call throws Node's
+ * own EvalError, which is not an escape, because it is the world's documented answer and code written for such hosts
+ * probes for it and takes its other path (zod's `allowsEval`, which every OpenClaw config schema reaches, then
+ * validates without compiled fast paths, to the same results).
  */
-function simulatedFunction(loud) {
-  return new Proxy(Function, {
-    apply: () => {
-      throw loud('Function() (code compiled at run time)');
-    },
-    construct: () => {
-      throw loud('new Function() (code compiled at run time)');
-    },
-  });
+function simulatedFunction() {
+  const refuse = () => {
+    throw new EvalError('Code generation from strings disallowed for this context');
+  };
+  return new Proxy(Function, { apply: refuse, construct: refuse });
 }
 
 function simulatedAbortSignal(timers) {
@@ -534,7 +797,7 @@ function pathOf(binding, value) {
   return realPath.posix.resolve(binding.cwd, text);
 }
 
-const syncFsNames = ['existsSync', 'readFileSync', 'readdirSync', 'statSync', 'lstatSync', 'realpathSync', 'accessSync', 'writeFileSync', 'appendFileSync', 'mkdirSync', 'renameSync', 'unlinkSync', 'rmSync', 'openSync', 'closeSync', 'fsyncSync', 'copyFileSync'];
+const syncFsNames = ['existsSync', 'chmodSync', 'readFileSync', 'readdirSync', 'statSync', 'lstatSync', 'realpathSync', 'accessSync', 'writeFileSync', 'appendFileSync', 'mkdirSync', 'renameSync', 'unlinkSync', 'rmSync', 'openSync', 'closeSync', 'fsyncSync', 'copyFileSync'];
 const promiseFsNames = ['readFile', 'readdir', 'stat', 'lstat', 'realpath', 'access', 'writeFile', 'appendFile', 'mkdir', 'rename', 'unlink', 'rm', 'open', 'copyFile'];
 
 /**
@@ -556,6 +819,32 @@ function simulatedFs(binding, loud) {
   };
   const sync = {};
   for (const name of syncFsNames) sync[name] = route(name, binding.fs, name in view ? view[name] : undefined);
+  // Read-only descriptors of the package view (a verified open: open, fstat, read the whole file, close), numbered per
+  // instance from 100; a descriptor of anything else is the simulated disk's business (which has none yet: loud).
+  const descriptors = new Map();
+  let nextFd = 100;
+  const described = (name, fd) => {
+    const path = descriptors.get(fd);
+    if (path === undefined) throw loud(`fs.${name} of descriptor ${fd}`);
+    return path;
+  };
+  const byPath = sync.readFileSync;
+  sync.openSync = (first, flags = 'r') => {
+    const path = pathOf(binding, first);
+    if (!inView(path)) return route('openSync', binding.fs, undefined)(first, flags);
+    const readOnly = flags === 'r' || (typeof flags === 'number' && (flags & 3) === 0);
+    if (!readOnly) throw loud(`fs.openSync(${path}, ${String(flags)}) on the release's package files (read-only)`);
+    view.statSync(path);
+    const fd = nextFd++;
+    descriptors.set(fd, path);
+    return fd;
+  };
+  sync.fstatSync = (fd) => view.statSync(described('fstatSync', fd));
+  sync.closeSync = (fd) => {
+    described('closeSync', fd);
+    descriptors.delete(fd);
+  };
+  sync.readFileSync = (first, ...rest) => (typeof first === 'number' ? view.readFileSync(described('readFileSync', first), ...rest) : byPath(first, ...rest));
   sync.realpathSync.native = sync.realpathSync;
   const promised = {};
   for (const name of promiseFsNames) {
@@ -638,7 +927,16 @@ export function builtinModule(world, specifier, importedNames) {
   const { binding, loud } = world;
   let namespace;
   if (name === 'path' || name === 'path/posix') namespace = { ...realPath.posix, default: realPath.posix };
-  else if (name === 'util') namespace = { ...passThrough(realUtil), debuglog: () => () => {}, debug: () => () => {} };
+  else if (name === 'util') {
+    const util = { ...realUtil, debuglog: () => () => {}, debug: () => () => {} };
+    namespace = { ...util, default: util };
+  } else if (name === 'module') {
+    namespace = partialModule(loud, 'module', realModule, {
+      createRequire: (url) => world.createRequire(url),
+      builtinModules: [...builtinModules],
+      isBuiltin: (id) => builtins.has(String(id).replace(/^node:/, '')),
+    });
+  }
   else if (name in pureModules) namespace = passThrough(pureModules[name]);
   else if (name === 'fs') namespace = world.fs.fs;
   else if (name === 'fs/promises') namespace = world.fs.promises;
@@ -648,6 +946,16 @@ export function builtinModule(world, specifier, importedNames) {
     const timers = Object.fromEntries(Object.entries(world.timers).filter(([key]) => key !== 'promises' && key !== 'nextTick'));
     namespace = { ...timers, default: timers };
   } else if (name === 'timers/promises') namespace = { ...world.timers.promises, default: world.timers.promises };
+  else if (name === 'process') {
+    const proc = world.globals.process;
+    namespace = new Proxy(Object.create(null), {
+      get: (_target, key) => (key === 'default' ? proc : proc[key]),
+      has: (_target, key) => key === 'default' || key in proc,
+    });
+  } else if (name === 'async_hooks') {
+    // AsyncLocalStorage carries a value along the instance's own promise chains and simulated timers: memory only.
+    namespace = partialModule(loud, 'async_hooks', realAsyncHooks, {}, ['AsyncLocalStorage', 'AsyncResource']);
+  } else if (name === 'tty') namespace = partialModule(loud, 'tty', realTty, { isatty: () => false });
   else if (name === 'perf_hooks') namespace = { performance: world.globals.performance, default: { performance: world.globals.performance } };
   else {
     namespace = { default: loud.object(`the module ${name}`) };
@@ -656,6 +964,11 @@ export function builtinModule(world, specifier, importedNames) {
   }
   world.modules.set(name, namespace);
   return namespace;
+}
+
+/** A built-in module as `require` and `process.getBuiltinModule` return it (its default), or undefined. */
+export function requireBuiltin(world, specifier) {
+  return builtinModule(world, String(specifier), [])?.default;
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -681,7 +994,7 @@ function loudness(binding) {
       {},
       {
         get(_target, key) {
-          if (typeof key === 'symbol' || key === 'then') return undefined;
+          if (typeof key === 'symbol' || key === 'then' || key === '__esModule') return undefined;
           throw loud(`${what}.${key}`);
         },
         set(_target, key) {
@@ -695,7 +1008,7 @@ function loudness(binding) {
       get(target, key, receiver) {
         if (typeof key === 'symbol' || key in target) return Reflect.get(target, key, receiver);
         // Read when an object is awaited, resolved or serialised: absent, as on the real object.
-        if (key === 'then' || key === 'toJSON') return undefined;
+        if (key === 'then' || key === 'toJSON' || key === '__esModule') return undefined;
         throw loud(`${what}.${key}`);
       },
     });
@@ -721,7 +1034,7 @@ export function createInstanceWorld(binding) {
       'console',
       Object.fromEntries(['log', 'info', 'warn', 'error', 'debug', 'trace', 'dir'].map((level) => [level, (...args) => binding.log(level, realUtil.format(...args))])),
     ),
-    process: simulatedProcess(binding, timers, loud),
+    process: simulatedProcess(binding, timers, loud, (id) => requireBuiltin(world, id)),
     setTimeout: timers.setTimeout,
     setInterval: timers.setInterval,
     setImmediate: timers.setImmediate,
@@ -731,9 +1044,13 @@ export function createInstanceWorld(binding) {
     queueMicrotask: timers.queueMicrotask,
     AbortSignal: simulatedAbortSignal(timers),
     Intl: simulatedIntl(),
-    Function: simulatedFunction(loud),
+    Function: simulatedFunction(),
   };
   const world = { binding, loud, timers, globals, store, modules: new Map(), fs: simulatedFs(binding, loud) };
+  /** `module.createRequire(url)`: the instance's loader sets this (sim/real/openclaw/instance.ts). */
+  world.createRequire = (url) => {
+    throw loud(`module.createRequire(${String(url)}) without a loader`);
+  };
 
   /** Whether a free identifier (or a property of globalThis) resolves in this instance. */
   world.has = (key) =>

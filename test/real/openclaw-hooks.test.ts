@@ -159,16 +159,16 @@ describe('the hooks of a real OpenClaw chunk', () => {
     expect(h.escapes).toEqual([]);
   });
 
-  it('code compiled at run time would run outside the hooks: Function and eval are refused; Function is still a type', () => {
+  it('code compiled at run time would run outside the hooks: Function throws EvalError (code generation disallowed, not an escape), eval is refused; Function is still a type', () => {
     const h = harness();
     const { result } = h.run(
       `const caught = []; for (const f of [() => new Function('return globalThis')(), () => Function('return 1')(), () => eval('1'), () => new WeakRef({})]) { try { f(); caught.push('no error'); } catch (error) { caught.push(String(error.message).split(' is not simulated')[0]); } } result = { caught, isFunction: (() => 1) instanceof Function };`,
     );
     expect(result).toEqual({
-      caught: ['gatesim: new Function() (code compiled at run time)', 'gatesim: Function() (code compiled at run time)', 'gatesim: the global eval', 'gatesim: the global WeakRef'],
+      caught: ['Code generation from strings disallowed for this context', 'Code generation from strings disallowed for this context', 'gatesim: the global eval', 'gatesim: the global WeakRef'],
       isFunction: true,
     });
-    expect(h.escapes).toHaveLength(4);
+    expect(h.escapes).toHaveLength(2);
   });
 
   it('Intl formats in UTC and en-US unless the code names a zone or locale', () => {

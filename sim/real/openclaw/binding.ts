@@ -7,6 +7,7 @@ import { simEpochMs } from '../../../src/pi-format.ts';
 import type { Clock, Random, Timers } from '../../../src/ports.ts';
 import type { SimDisk } from '../../kernel/disk.ts';
 import type { Incarnation } from '../../kernel/process.ts';
+import { assert } from '../../kernel/assert.ts';
 import { uuidV4 } from '../bindings.ts';
 import { enoent, type HooksBinding, releasePackageDir, simulatedDirent, simulatedStats, virtualPackageRoot } from '../openclaw-hooks.mjs';
 import { type OpenclawRelease, requireRelease, workspaceMissing } from './releases.ts';
@@ -91,28 +92,61 @@ export function openclawIncarnationBinding(
   return openclawBinding(release, { pid: 1000 + owner.id, ...options, ...ports, alive: () => owner.alive });
 }
 
-function isDirectory(disk: SimDisk, path: string): boolean {
-  const prefix = path.endsWith('/') ? path : `${path}/`;
-  return disk.paths().some((file) => file.startsWith(prefix));
+/**
+ * The directories of the simulated disk: a path some file lies under is a directory (mode 0755), and so is one a
+ * component made with mkdirSync (the mode it asked for, changed by chmodSync). The disk itself keeps files only; this
+ * table lives as long as the run's disk (one per run, shared by its incarnations), and a directory made is durable at
+ * once (metadata, as the disk's file creation is).
+ */
+export class SimulatedDirectories {
+  private readonly made = new Map<string, number>();
+
+  /** The machine's own directories: /tmp (sticky, world-writable), /home and each home given. */
+  constructor(homes: readonly string[] = [openclawDefaultHome]) {
+    this.made.set('/tmp', 0o1777);
+    this.made.set('/home', 0o755);
+    for (const home of homes) this.made.set(home, 0o755);
+  }
+
+  mode(disk: SimDisk, path: string): number | undefined {
+    const normal = path.length > 1 ? path.replace(/\/+$/, '') : path;
+    const made = this.made.get(normal);
+    if (made !== undefined) return made;
+    if (normal === '/') return 0o755;
+    const prefix = `${normal}/`;
+    return disk.paths().some((file) => file.startsWith(prefix)) || [...this.made.keys()].some((dir) => dir.startsWith(prefix)) ? 0o755 : undefined;
+  }
+
+  make(path: string, mode: number): void {
+    const normal = path.replace(/\/+$/, '');
+    assert(normal.startsWith('/'), `a simulated directory is absolute: ${path}`);
+    this.made.set(normal, mode & 0o7777);
+  }
+
+  /** Children made with mkdirSync directly under `prefix` (which ends with a slash). */
+  madeUnder(prefix: string): string[] {
+    return [...this.made.keys()].filter((dir) => dir.startsWith(prefix) && !dir.slice(prefix.length).includes('/')).map((dir) => dir.slice(prefix.length));
+  }
 }
 
 /**
- * The read side of node:fs over the simulated disk, as one incarnation sees it (files only: a directory is a path
- * some file lies under). What the components loaded so far read at import time: existence, contents, listings and
- * stats. Writes are the next components' (the session write lock, the repair, the mirror append).
+ * node:fs over the simulated disk, as one incarnation sees it: existence, contents, listings, stats, and the
+ * synchronous writes the components loaded so far make (whole-file writes and appends through the disk's *Now calls,
+ * under its durability rules; directories in `directories`). Anything else a component calls fails loudly (the hooks).
  */
-export function simulatedDiskFs(disk: SimDisk, owner: Incarnation): Record<string, (...args: never[]) => unknown> {
+export function simulatedDiskFs(disk: SimDisk, owner: Incarnation, directories = new SimulatedDirectories()): Record<string, (...args: never[]) => unknown> {
   const stat = (path: string, options?: { throwIfNoEntry?: boolean }) => {
     const content = disk.readNow(owner, path);
-    const kind = content !== undefined ? 'file' : isDirectory(disk, path) ? 'directory' : undefined;
-    if (kind === undefined) {
+    const directoryMode = content === undefined ? directories.mode(disk, path) : undefined;
+    if (content === undefined && directoryMode === undefined) {
       if (options?.throwIfNoEntry === false) return undefined;
       throw enoent('stat', path);
     }
-    return simulatedStats(kind, content?.length ?? 4096);
+    return content !== undefined ? simulatedStats('file', content.length) : simulatedStats('directory', 4096, directoryMode);
   };
+  const exists = (path: string) => stat(path, { throwIfNoEntry: false }) !== undefined;
   return {
-    existsSync: (path: string) => disk.readNow(owner, path) !== undefined || isDirectory(disk, path),
+    existsSync: exists,
     readFileSync: (path: string, options?: unknown) => {
       const content = disk.readNow(owner, path);
       if (content === undefined) throw enoent('open', path);
@@ -128,7 +162,8 @@ export function simulatedDiskFs(disk: SimDisk, owner: Incarnation): Record<strin
         const slash = rest.indexOf('/');
         children.set(slash < 0 ? rest : rest.slice(0, slash), slash < 0 ? 'file' : 'directory');
       }
-      if (children.size === 0) throw enoent('scandir', path);
+      for (const name of directories.madeUnder(prefix)) children.set(name, 'directory');
+      if (children.size === 0 && directories.mode(disk, path) === undefined) throw enoent('scandir', path);
       const names = [...children.keys()].sort();
       if (options?.withFileTypes !== true) return names;
       return names.map((name) => simulatedDirent(name, path, children.get(name) ?? 'file'));
@@ -136,11 +171,34 @@ export function simulatedDiskFs(disk: SimDisk, owner: Incarnation): Record<strin
     statSync: stat,
     lstatSync: stat,
     realpathSync: (path: string) => {
-      if (stat(path, { throwIfNoEntry: false }) === undefined) throw enoent('realpath', path);
+      if (!exists(path)) throw enoent('realpath', path);
       return path;
     },
     accessSync: (path: string) => {
-      if (stat(path, { throwIfNoEntry: false }) === undefined) throw enoent('access', path);
+      if (!exists(path)) throw enoent('access', path);
+    },
+    mkdirSync: (path: string, options?: { recursive?: boolean; mode?: number } | number) => {
+      const mode = typeof options === 'number' ? options : (options?.mode ?? 0o777);
+      const recursive = typeof options === 'object' && options.recursive === true;
+      if (exists(path)) {
+        if (recursive) return undefined;
+        throw Object.assign(new Error(`EEXIST: file already exists, mkdir '${path}'`), { code: 'EEXIST', errno: -17, syscall: 'mkdir', path });
+      }
+      const parts = path.replace(/\/+$/, '').split('/');
+      for (let depth = 2; depth < parts.length; depth++) {
+        const ancestor = parts.slice(0, depth).join('/');
+        if (exists(ancestor)) continue;
+        if (!recursive) throw enoent('mkdir', path);
+        directories.make(ancestor, 0o755);
+      }
+      // umask 022, as the simulated process reports.
+      directories.make(path, mode & ~0o022);
+      return recursive ? path : undefined;
+    },
+    chmodSync: (path: string, mode: number) => {
+      if (disk.readNow(owner, path) !== undefined) return;
+      if (directories.mode(disk, path) === undefined) throw enoent('chmod', path);
+      directories.make(path, mode);
     },
   };
 }

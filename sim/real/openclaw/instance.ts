@@ -8,7 +8,8 @@
 // chunk's exports registered as getters, imports bound as live getters, every named import checked), then evaluated
 // depth first in import order; a cycle sees what real ESM would; an evaluation error is kept and thrown again on the
 // next load. `import()` of a chunk loads it into the same instance. A bare package import (a dependency of the
-// release rather than one of its chunks) is refused loudly: no component loaded so far needs one.
+// release rather than one of its chunks) is loaded from the workspace's node_modules into the same instance, under
+// the same hooks, when the chunk first uses it (packages.ts); `module.createRequire` of a chunk requires through it.
 import { assert } from '../../kernel/assert.ts';
 import {
   builtinModule,
@@ -23,6 +24,7 @@ import {
   virtualPackageRoot,
 } from '../openclaw-hooks.mjs';
 import { type ParsedChunk, parseChunk, resolveOpenclawExport } from './chunks.ts';
+import { InstancePackages } from './packages.ts';
 import { type OpenclawRelease, requireRelease, workspaceMissing } from './releases.ts';
 
 interface CompiledChunk {
@@ -88,6 +90,8 @@ function isRelative(specifier: string): boolean {
 
 export class OpenclawInstance {
   readonly world: InstanceWorld;
+  private readonly packageDir: string;
+  private readonly packages: InstancePackages;
   private readonly records = new Map<string, ChunkRecord>();
 
   constructor(
@@ -96,7 +100,15 @@ export class OpenclawInstance {
   ) {
     requireRelease(release);
     if (releasePackageDir(release) === undefined) throw workspaceMissing(release);
+    this.packageDir = releasePackageDir(release) as string;
     this.world = createInstanceWorld(binding);
+    this.packages = new InstancePackages(this.world, `${this.packageDir}dist`, (hostPath) => this.releaseFile(hostPath));
+    this.world.createRequire = (url) => this.createRequire(url);
+  }
+
+  /** How many files of the release's npm packages this instance has run. */
+  get packageModuleCount(): number {
+    return this.packages.moduleCount;
   }
 
   /** How many chunks this instance has loaded. */
@@ -164,14 +176,13 @@ export class OpenclawInstance {
         if (declaration.defaultLocal !== undefined) checks.push({ dep, imported: 'default' });
       } else {
         const namespace = builtinModule(this.world, specifier, declaration.named.map(({ imported }) => imported));
-        if (namespace === undefined) {
-          this.binding.escaped(`the package ${specifier} (imported by ${file})`);
-          throw new Error(`gatesim: openclaw ${this.release} dist/${file} imports the package ${specifier}, which the OpenClaw loader does not load yet`);
+        if (namespace === undefined) namespaceOf = this.packages.deferredImport(specifier);
+        else {
+          for (const { imported } of declaration.named) {
+            if (!(imported in namespace)) throw new SyntaxError(`gatesim: the simulated ${specifier} has no export ${imported} (imported by ${file})`);
+          }
+          namespaceOf = () => namespace;
         }
-        for (const { imported } of declaration.named) {
-          if (!(imported in namespace)) throw new SyntaxError(`gatesim: the simulated ${specifier} has no export ${imported} (imported by ${file})`);
-        }
-        namespaceOf = () => namespace;
       }
       for (const { imported, local } of declaration.named) Object.defineProperty(own, local, { get: () => namespaceOf()[imported], enumerable: true });
       if (declaration.defaultLocal !== undefined) Object.defineProperty(own, declaration.defaultLocal, { get: () => namespaceOf().default, enumerable: true });
@@ -212,7 +223,25 @@ export class OpenclawInstance {
     if (isRelative(specifier)) return Promise.resolve().then(() => this.chunk(resolveRelative(from, specifier)));
     const namespace = builtinModule(this.world, specifier, []);
     if (namespace !== undefined) return Promise.resolve(namespace);
-    this.binding.escaped(`import(${specifier}) in ${from}`);
-    return Promise.reject(new Error(`gatesim: openclaw ${this.release} dist/${from} imports the package ${specifier}, which the OpenClaw loader does not load yet`));
+    return Promise.resolve().then(() => this.packages.dynamicImport(specifier));
+  }
+
+  /** A chunk of this release by its file on the real disk (a require of dist/<file>.js), else undefined. */
+  private releaseFile(hostPath: string): Namespace | undefined {
+    const dist = `${this.packageDir}dist/`;
+    if (!hostPath.startsWith(dist) || !hostPath.endsWith('.js')) return undefined;
+    return this.chunk(hostPath.slice(dist.length));
+  }
+
+  /** `module.createRequire(url)` of a chunk: a file URL (or path) under the release's virtual package root. */
+  private createRequire(url: string | URL): (specifier: string) => unknown {
+    const text = String(url);
+    const path = text.startsWith('file://') ? text.slice('file://'.length) : text;
+    const root = virtualPackageRoot(this.release);
+    if (path !== root && !path.startsWith(`${root}/`)) {
+      this.binding.escaped(`module.createRequire(${text.slice(0, 120)})`);
+      throw new Error(`gatesim: module.createRequire outside the release's package (${text.slice(0, 120)})`);
+    }
+    return this.packages.requireFrom(`${this.packageDir}${path.slice(root.length + 1)}`);
   }
 }
