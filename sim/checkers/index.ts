@@ -7,6 +7,7 @@ import type { Ledger } from '../world/ledger.ts';
 import { attributeAll } from './attribution.ts';
 import { readDurableState } from './durable.ts';
 import { checkIngestion } from './ingestion.ts';
+import { checkFailureNotices } from './finality.ts';
 import { checkLiveness } from './liveness.ts';
 import { checkCustom } from './custom.ts';
 import { kernelFacts, type Observations, stepAt } from './observations.ts';
@@ -70,6 +71,7 @@ export function checkRun(input: CheckInput): Violation[] {
   const place = new Placement(o, input.monitor);
   const attributions = attributeAll(o);
   checkReplies(o, attributions, out, place);
+  checkFailureNotices(o, attributions, out, place);
   checkIngestion(o, out, place);
   checkRotations(o, out, place);
   out.push(...transcriptViolations);

@@ -11,11 +11,8 @@ import { assert } from '../kernel/assert.ts';
 import { type DbRow, familyBranch, familyEntries, familyRows, type JsonlEntry } from './durable.ts';
 import { acceptedMessages, commandStartsOf, commandsOf, contextDue, carries, describeSubject, type Observations, occurrences, type Subject } from './observations.ts';
 import { type Place, Placement } from './placement.ts';
-import { classOf, type InvariantName, type Violation } from './violation.ts';
+import { placedViolation, type Violation } from './violation.ts';
 
-function violation(invariant: InvariantName, message: string, place: Place): Violation {
-  return { invariant, message, step: place.step, timeMs: place.timeMs, class: classOf(invariant), evidence: place.evidence };
-}
 
 export function checkIngestion(o: Observations, out: Violation[], place = new Placement(o)): void {
   for (const session of o.sessions) {
@@ -24,9 +21,9 @@ export function checkIngestion(o: Observations, out: Violation[], place = new Pl
     const subjects: Subject[] = [...o.ledger.userMessages.filter((message) => message.sessionKey === session), ...commandsOf(o, session), ...commandStartsOf(o, session)];
     for (const subject of subjects) {
       const inDb = ingested(userRows.map((row) => row.content), subject, 'user rows of state.db');
-      if (inDb !== undefined) out.push(violation('no-double-ingestion', `${session}: ${describeSubject(subject)} ${inDb}`, secondRow(place, userRows, subject)));
+      if (inDb !== undefined) out.push(placedViolation('no-double-ingestion', `${session}: ${describeSubject(subject)} ${inDb}`, secondRow(place, userRows, subject)));
       const inFile = ingested(entries.map((entry) => entry.text), subject, 'user entries of its JSONL file');
-      if (inFile !== undefined) out.push(violation('no-double-ingestion', `${session}: ${describeSubject(subject)} ${inFile}`, secondEntry(place, session, entries, subject)));
+      if (inFile !== undefined) out.push(placedViolation('no-double-ingestion', `${session}: ${describeSubject(subject)} ${inFile}`, secondEntry(place, session, entries, subject)));
     }
   }
   checkUserMessages(o, out, place);
@@ -78,6 +75,6 @@ function checkUserMessages(o: Observations, out: Violation[], place: Placement):
     const where = !inDb ? 'state.db' : 'the JSONL active branch';
     const context = message.mentions ? '' : ' (context for a later message)';
     const at = place.acknowledgement(message, `the gateway's acknowledgement of ${message.marker} reaches the platform: the system took it in, and it never reaches ${where}`);
-    out.push(violation('no-lost-user-message', `${message.sessionKey}: ${describeSubject(message)}${context} was accepted but never reached ${where}`, at));
+    out.push(placedViolation('no-lost-user-message', `${message.sessionKey}: ${describeSubject(message)}${context} was accepted but never reached ${where}`, at));
   }
 }

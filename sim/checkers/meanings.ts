@@ -13,5 +13,6 @@ export const invariantMeanings: Readonly<Record<BuiltinInvariantName, string>> =
   'quiescent-after-heal': 'liveness: once the faults stop, no process is killed or crashes again',
   'answered-in-time': 'liveness: each message is answered within 30 minutes of arriving, and within 2 minutes of the faults stopping',
   supervision: 'liveness: no supervisor kills a restarted process before its records can be stale, nor one process 5 times with no progress',
+  'failure-notice-final': 'once the user was shown the error reply for a message or command, the LLM is never asked about it again',
   'no-process-crash': 'no process of the system dies of an error it does not handle',
 };

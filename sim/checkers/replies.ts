@@ -17,7 +17,7 @@ import { type DbRow, familyBranch, familyEntries, familyRows, type JsonlEntry } 
 import type { Attribution, LogicalAnswer, Slot } from './attribution.ts';
 import { cannedRepliesIn, normalized, type Observations } from './observations.ts';
 import { later, type Place, Placement } from './placement.ts';
-import { classOf, type InvariantName, type Violation } from './violation.ts';
+import { placedViolation, type Violation } from './violation.ts';
 
 export function checkReplies(o: Observations, attributions: Map<string, Attribution>, out: Violation[], place = new Placement(o)): void {
   for (const attribution of attributions.values()) {
@@ -29,9 +29,6 @@ export function checkReplies(o: Observations, attributions: Map<string, Attribut
   }
 }
 
-function violation(invariant: InvariantName, message: string, place: Place): Violation {
-  return { invariant, message, step: place.step, timeMs: place.timeMs, class: classOf(invariant), evidence: place.evidence };
-}
 
 interface Durable {
   rows: DbRow[];
@@ -83,7 +80,7 @@ function checkShownRows(o: Observations, a: Attribution, out: Violation[], place
     const copies = inDb.length !== 1 ? inDb : onBranch;
     const seen = place.showing(shown, `the user is shown "${shown.text}" (${what}); ${problem}`);
     const at = copies.length > 1 ? later(seen, extraCopyPlace(place, a.session, copies, `"${shown.text}" (${what})`)) : seen;
-    out.push(violation('one-assistant-row-per-visible-reply', `${a.session}: the user saw "${shown.text}" (${what} of the answer to ${subjectsText(slot.answer)}), but ${problem}`, at));
+    out.push(placedViolation('one-assistant-row-per-visible-reply', `${a.session}: the user saw "${shown.text}" (${what} of the answer to ${subjectsText(slot.answer)}), but ${problem}`, at));
   }
 }
 
@@ -101,24 +98,24 @@ function checkProducedRows(o: Observations, a: Attribution, out: Violation[], pl
   };
   for (const row of durable.rows) {
     const problem = origin(row.content, row.toolCallIds);
-    if (problem !== undefined) out.push(violation('one-assistant-row-per-visible-reply', `${a.session}: state.db assistant row ${row.id} carries ${problem}`, place.rowCommit(row, `assistant row ${row.id}, which carries ${problem},`)));
+    if (problem !== undefined) out.push(placedViolation('one-assistant-row-per-visible-reply', `${a.session}: state.db assistant row ${row.id} carries ${problem}`, place.rowCommit(row, `assistant row ${row.id}, which carries ${problem},`)));
   }
   for (const entry of durable.branch) {
     const problem = origin(entry.text, entry.toolCallIds);
-    if (problem !== undefined) out.push(violation('one-assistant-row-per-visible-reply', `${a.session}: JSONL assistant entry ${entry.id} carries ${problem}`, place.entrySeen(a.session, entry, `assistant entry ${entry.id}, which carries ${problem}`)));
+    if (problem !== undefined) out.push(placedViolation('one-assistant-row-per-visible-reply', `${a.session}: JSONL assistant entry ${entry.id} carries ${problem}`, place.entrySeen(a.session, entry, `assistant entry ${entry.id}, which carries ${problem}`)));
   }
   for (const answer of a.answers) {
     for (const [where, items] of [['state.db', durable.rows], ['the JSONL active branch', durable.branch]] as const) {
       const finals: (DbRow | JsonlEntry)[] = finalsOf<DbRow | JsonlEntry>(items, answer);
       if (finals.length > 1) {
         const at = extraCopyPlace(place, a.session, finals, `the closing text of the answer to ${subjectsText(answer)}`);
-        out.push(violation('one-assistant-row-per-visible-reply', `${a.session}: ${where} holds the closing text of the answer to ${subjectsText(answer)} ${finals.length} times`, at));
+        out.push(placedViolation('one-assistant-row-per-visible-reply', `${a.session}: ${where} holds the closing text of the answer to ${subjectsText(answer)} ${finals.length} times`, at));
       }
       for (const slot of answer.slots.filter((candidate) => candidate.toolCalls.length > 0)) {
         const carriers: (DbRow | JsonlEntry)[] = carriersOf<DbRow | JsonlEntry>(items, slot);
         if (carriers.length <= 1) continue;
         const id = slot.toolCalls[0]?.id ?? '?';
-        out.push(violation('one-assistant-row-per-visible-reply', `${a.session}: ${where} holds tool call ${id} ${carriers.length} times`, extraCopyPlace(place, a.session, carriers, `tool call ${id}`)));
+        out.push(placedViolation('one-assistant-row-per-visible-reply', `${a.session}: ${where} holds tool call ${id} ${carriers.length} times`, extraCopyPlace(place, a.session, carriers, `tool call ${id}`)));
       }
     }
   }
@@ -131,7 +128,7 @@ function checkUnexplained(a: Attribution, out: Violation[], place: Placement): v
         ? `${a.session}: the user saw "${shown.text}" again${repeats === undefined ? '' : ` (already shown as the answer to ${subjectsText(repeats.answer)})`}, with no new answer producing it`
         : `${a.session}: the user saw "${shown.text}", which no LLM answer produced`;
     const at = place.showing(shown, reason === 'shown-again' ? `the user is shown "${shown.text}" again` : `the user is shown "${shown.text}", which no LLM answer produced`);
-    out.push(violation(reason === 'shown-again' ? 'no-duplicate-visible-reply' : 'one-assistant-row-per-visible-reply', message, at));
+    out.push(placedViolation(reason === 'shown-again' ? 'no-duplicate-visible-reply' : 'one-assistant-row-per-visible-reply', message, at));
   }
 }
 
@@ -141,7 +138,7 @@ function checkLost(o: Observations, a: Attribution, out: Violation[], place: Pla
     for (const slot of answer.slots) {
       if (slot.shownBy !== null) continue;
       const how = slot.toolCalls.length > 0 ? `the tool message` : `the reply`;
-      out.push(violation('no-lost-reply', `${a.session}: ${how} "${slot.text}" the LLM produced for ${subjectsText(answer)} was never shown`, lostPlace(o, a.session, slot, place)));
+      out.push(placedViolation('no-lost-reply', `${a.session}: ${how} "${slot.text}" the LLM produced for ${subjectsText(answer)} was never shown`, lostPlace(o, a.session, slot, place)));
     }
   }
 }
@@ -202,7 +199,7 @@ function checkMirrors(o: Observations, session: string, out: Violation[], place:
     const mirror = `delivery mirror ${shownCount + 1} of "${text.slice(0, 60)}"`;
     const seen = entries.map((entry) => place.entrySeen(session, entry, mirror, `, shown ${shownCount} times`)).sort((x, y) => x.step - y.step);
     const at = seen[shownCount] ?? place.end(`${mirror} is durable`);
-    out.push(violation('one-assistant-row-per-visible-reply', `${session}: the JSONL files hold ${entries.length} delivery mirror entries of "${text.slice(0, 60)}", but ${what}`, at));
+    out.push(placedViolation('one-assistant-row-per-visible-reply', `${session}: the JSONL files hold ${entries.length} delivery mirror entries of "${text.slice(0, 60)}", but ${what}`, at));
   }
 }
 

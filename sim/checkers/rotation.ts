@@ -13,11 +13,11 @@ import { atLeastOnceRepeats } from './at-least-once.ts';
 import { familyRows } from './durable.ts';
 import { carries, normalized, type Observations, shownIn, systemOf } from './observations.ts';
 import { type Place, Placement } from './placement.ts';
-import { classOf, type Violation } from './violation.ts';
+import { placedViolation, type Violation } from './violation.ts';
 
 /** Placed at the commit of the first row in the wrong session, or the check that first saw the entry there (placement.ts). */
 function violation(message: string, place: Place): Violation {
-  return { invariant: 'transcript-consistent', message, step: place.step, timeMs: place.timeMs, class: classOf('transcript-consistent'), evidence: place.evidence };
+  return placedViolation('transcript-consistent', message, place);
 }
 
 export function checkRotations(o: Observations, out: Violation[], place = new Placement(o)): void {

@@ -1,6 +1,8 @@
 // Invariant names are stable: they appear in JSON output and scripts depend on them (DESIGN.md section 5). The
 // built-in names are fixed here; a user's own invariants (sim/checkers/custom.ts) join `invariantNames` when they
 // are registered, so the command line lists and accepts them like the built-in ones.
+import type { Place } from './placement.ts';
+
 /** The built-in invariants (DESIGN.md section 5), besides no-process-crash. */
 export const builtinInvariantNames = [
   'one-assistant-row-per-visible-reply',
@@ -13,6 +15,7 @@ export const builtinInvariantNames = [
   'quiescent-after-heal',
   'answered-in-time',
   'supervision',
+  'failure-notice-final',
 ] as const;
 
 /** A built-in invariant's name, or the crash check's. */
@@ -55,4 +58,9 @@ export function classOf(invariant: InvariantName): FailureClass {
   if (invariant === 'every-inbound-answered' || invariant === 'quiescent-after-heal' || invariant === 'answered-in-time' || invariant === 'supervision') return 'liveness';
   if (invariant === 'no-process-crash') return 'crash';
   return customClasses.get(invariant) ?? 'correctness';
+}
+
+/** A violation of `invariant` placed where its evidence became true (placement.ts). */
+export function placedViolation(invariant: InvariantName, message: string, place: Place): Violation {
+  return { invariant, message, step: place.step, timeMs: place.timeMs, class: classOf(invariant), evidence: place.evidence };
 }
