@@ -2,7 +2,8 @@
 // how the runner opens transcripts. Its own module so that the runner and the turn can name it without importing the
 // module that builds the model (which imports them).
 import type { HeartbeatWakesPort, WakeHandler } from './heartbeat-wake.ts';
-import type { LlmApi, ProcessContext } from './ports.ts';
+import type { Delivery, LlmApi, ProcessContext } from './ports.ts';
+import type { NodeEvent } from './protocol.ts';
 import type { SessionManagerFactory } from './session-manager-port.ts';
 import type { SystemEventQueuePort } from './system-events.ts';
 
@@ -15,6 +16,13 @@ export interface GatewayParts {
   systemEvents?: (ctx: ProcessContext, lastTextOnlyDedupe: boolean) => SystemEventQueuePort;
   /** The heartbeat wakes, running `handler` (the model's heartbeat runner) for each wake. */
   heartbeatWakes?: (ctx: ProcessContext, timers: { coalesceMs: number; retryMs: number }, handler: WakeHandler) => HeartbeatWakesPort;
+  /** Node-event ingestion in place of the gateway's own, given the queue and wakes this incarnation built and its sessions. */
+  nodeEvents?: (ctx: ProcessContext, gateway: { events: SystemEventQueuePort; wakes: HeartbeatWakesPort; sessions: readonly string[] }) => NodeEventsPort;
+}
+
+/** Node-event ingestion: takes one `node.event` delivery (and acknowledges it when it is done with it). */
+export interface NodeEventsPort {
+  onNodeEvent(delivery: Delivery<NodeEvent>): Promise<void>;
 }
 
 /** What the model needs from the world besides the process ports. */

@@ -11,7 +11,7 @@ import type { BugId, ModelConfig } from './config.ts';
 import { DeliveryPollers } from './delivery.ts';
 import { DeliveryMirror } from './delivery-mirror.ts';
 import { modelSessionManagerFactory, type SessionManagerFactory } from './session-manager-port.ts';
-import type { GatewayParts } from './environment.ts';
+import type { GatewayParts, NodeEventsPort } from './environment.ts';
 import { HeartbeatWakes, type HeartbeatWakesPort, scopedWakeTarget, type Wake, type WakeOutcome } from './heartbeat-wake.ts';
 import type { Delivery, ProcessContext } from './ports.ts';
 import { gatewayName, type InboundAck, type InboundMessage, messageType, type NodeEvent, platformName, runnerName, type SendAck, toolServerName } from './protocol.ts';
@@ -45,6 +45,8 @@ class Gateway {
   readonly events: SystemEventQueuePort;
   readonly wakes: HeartbeatWakesPort;
   readonly delivery: DeliveryPollers;
+  /** A real release's node-event ingestion (sim/real), or undefined for the model's own (onNodeEvent). */
+  private readonly nodeEvents: NodeEventsPort | undefined;
   private systemRows = 0;
   /** seed 000's proposed fix (exec-dedupe-memory): `<sessionKey>::<runId>` -> when first queued, in memory only. */
   private readonly execSeenInMemory = new Map<string, number>();
@@ -62,6 +64,7 @@ class Gateway {
     this.wakes =
       parts.heartbeatWakes?.(ctx, wakeTimers, handler) ??
       new HeartbeatWakes(ctx.timers, () => ctx.clock.nowMs(), wakeTimers.coalesceMs, wakeTimers.retryMs, handler, (name, task) => ctx.spawnTask(name, task));
+    this.nodeEvents = parts.nodeEvents?.(ctx, { events: this.events, wakes: this.wakes, sessions: config.sessions });
     // OpenClaw's delivery mirror opens the transcript with the gateway's own SessionManager (the real pi one under pi).
     const mirror = config.knobs.deliveryMirror === 'off' ? undefined : new DeliveryMirror(ctx, config.knobs.deliveryMirror, sessionManagerFactory);
     this.delivery = new DeliveryPollers(ctx, config, this.dbs, mirror);
@@ -77,7 +80,7 @@ class Gateway {
       const delivery = await this.ctx.net.receive();
       const type = messageType(delivery.payload);
       if (type === 'inbound') this.ctx.spawnTask('inbound', () => this.onInbound(delivery.payload as InboundMessage));
-      else if (type === 'node.event') this.ctx.spawnTask('node-event', () => this.onNodeEvent(delivery as Delivery<NodeEvent>));
+      else if (type === 'node.event') this.ctx.spawnTask('node-event', () => this.nodeEvents?.onNodeEvent(delivery as Delivery<NodeEvent>) ?? this.onNodeEvent(delivery as Delivery<NodeEvent>));
       else if (type === 'send.ack') this.delivery.onAck((delivery.payload as SendAck).key);
     }
   }

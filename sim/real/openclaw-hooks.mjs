@@ -46,6 +46,7 @@ import * as realAssert from 'node:assert';
 import * as realQuerystring from 'node:querystring';
 import * as realModule from 'node:module';
 import * as realTty from 'node:tty';
+import * as realPerfHooks from 'node:perf_hooks';
 import * as realAsyncHooks from 'node:async_hooks';
 import { builtinModules, createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
@@ -298,10 +299,12 @@ export function sharedPackageExports(hostPath) {
   return createRequire(hostPath)(hostPath);
 }
 
+const hostRequire = createRequire(import.meta.url);
+
 let esbuild;
 /** esbuild, the ES module to CommonJS rewriter (a dependency of tsx, which runs gatesim's command line). */
 function esbuildOf() {
-  esbuild ??= createRequire(import.meta.url)('esbuild');
+  esbuild ??= hostRequire('esbuild');
   return esbuild;
 }
 
@@ -679,6 +682,10 @@ function simulatedProcess(binding, timers, loud, getBuiltinModule) {
     execArgv: [],
     execPath: '/usr/bin/node',
     title: 'openclaw',
+    // Electron's and browser bundles' properties: absent in Node.
+    type: undefined,
+    browser: undefined,
+    __nwjs: undefined,
     version: process.version,
     versions: process.versions,
     release: process.release,
@@ -749,6 +756,21 @@ function simulatedFunction() {
     throw new EvalError('Code generation from strings disallowed for this context');
   };
   return new Proxy(Function, { apply: refuse, construct: refuse });
+}
+
+/**
+ * A FinalizationRegistry whose callbacks never run: when the host's garbage collector runs is not part of the simulated
+ * world, so nothing is ever collected there (a cleanup the code also does explicitly still happens; one it leaves to
+ * the collector does not). It holds no reference to what is registered.
+ */
+class SimulatedFinalizationRegistry {
+  constructor(callback) {
+    if (typeof callback !== 'function') throw new TypeError('FinalizationRegistry: cleanup must be callable');
+  }
+  register() {}
+  unregister() {
+    return false;
+  }
 }
 
 function simulatedAbortSignal(timers) {
@@ -894,6 +916,7 @@ function simulatedNodeCrypto(binding, loud) {
     {
       randomUUID: () => binding.uuidV4(),
       getRandomValues: (view) => fillRandom(binding, view),
+      getFips: () => 0,
       randomBytes: (size) => fillRandom(binding, Buffer.alloc(size)),
       randomInt: (min, max) => (max === undefined ? binding.randomInt(0, min - 1) : binding.randomInt(min, max - 1)),
       webcrypto: simulatedWebCrypto(binding, loud),
@@ -956,10 +979,12 @@ export function builtinModule(world, specifier, importedNames) {
     // AsyncLocalStorage carries a value along the instance's own promise chains and simulated timers: memory only.
     namespace = partialModule(loud, 'async_hooks', realAsyncHooks, {}, ['AsyncLocalStorage', 'AsyncResource']);
   } else if (name === 'tty') namespace = partialModule(loud, 'tty', realTty, { isatty: () => false });
-  else if (name === 'perf_hooks') namespace = { performance: world.globals.performance, default: { performance: world.globals.performance } };
+  else if (name === 'perf_hooks') namespace = partialModule(loud, 'perf_hooks', realPerfHooks, { performance: world.globals.performance });
   else {
-    namespace = { default: loud.object(`the module ${name}`) };
-    for (const imported of importedNames) namespace[imported] = loud.fn(`${name}.${imported}`);
+    // Not simulated: every function and object is loud; its constants (`http2.constants`, primitive values) are data.
+    const real = hostRequire(name);
+    namespace = partialModule(loud, name, real, {}, real.constants !== undefined && typeof real.constants === 'object' ? ['constants'] : []);
+    for (const imported of importedNames) if (!(imported in namespace)) namespace[imported] = loud.fn(`${name}.${imported}`);
     return namespace;
   }
   world.modules.set(name, namespace);
@@ -1045,6 +1070,7 @@ export function createInstanceWorld(binding) {
     AbortSignal: simulatedAbortSignal(timers),
     Intl: simulatedIntl(),
     Function: simulatedFunction(),
+    FinalizationRegistry: SimulatedFinalizationRegistry,
   };
   const world = { binding, loud, timers, globals, store, modules: new Map(), fs: simulatedFs(binding, loud) };
   /** `module.createRequire(url)`: the instance's loader sets this (sim/real/openclaw/instance.ts). */

@@ -101,8 +101,15 @@ export function openclawIncarnationBinding(
 export class SimulatedDirectories {
   private readonly made = new Map<string, number>();
 
-  /** The machine's own directories: /tmp (sticky, world-writable), /home and each home given. */
-  constructor(homes: readonly string[] = [openclawDefaultHome]) {
+  /**
+   * The machine's own directories: /tmp (sticky, world-writable), /home and each home given. `installed` are files the
+   * machine had before the run (an OpenClaw config, a session store): read where the disk has no file of that path,
+   * never written to the disk, so they add nothing to the trace (a component that writes one writes the disk's copy).
+   */
+  constructor(
+    homes: readonly string[] = [openclawDefaultHome],
+    readonly installed: Map<string, string> = new Map(),
+  ) {
     this.made.set('/tmp', 0o1777);
     this.made.set('/home', 0o755);
     for (const home of homes) this.made.set(home, 0o755);
@@ -114,7 +121,8 @@ export class SimulatedDirectories {
     if (made !== undefined) return made;
     if (normal === '/') return 0o755;
     const prefix = `${normal}/`;
-    return disk.paths().some((file) => file.startsWith(prefix)) || [...this.made.keys()].some((dir) => dir.startsWith(prefix)) ? 0o755 : undefined;
+    const under = (path: string) => path.startsWith(prefix);
+    return disk.paths().some(under) || [...this.made.keys()].some(under) || [...this.installed.keys()].some(under) ? 0o755 : undefined;
   }
 
   make(path: string, mode: number): void {
@@ -129,14 +137,25 @@ export class SimulatedDirectories {
   }
 }
 
+function parentOf(path: string): string {
+  return path.split('/').slice(0, -1).join('/') || '/';
+}
+
+function textOf(data: unknown): string {
+  if (typeof data === 'string') return data;
+  if (data instanceof Uint8Array) return Buffer.from(data.buffer, data.byteOffset, data.byteLength).toString('utf8');
+  throw new TypeError(`gatesim: the simulated disk takes text or bytes, not ${typeof data}`);
+}
+
 /**
  * node:fs over the simulated disk, as one incarnation sees it: existence, contents, listings, stats, and the
  * synchronous writes the components loaded so far make (whole-file writes and appends through the disk's *Now calls,
  * under its durability rules; directories in `directories`). Anything else a component calls fails loudly (the hooks).
  */
 export function simulatedDiskFs(disk: SimDisk, owner: Incarnation, directories = new SimulatedDirectories()): Record<string, (...args: never[]) => unknown> {
+  const read = (path: string): string | undefined => disk.readNow(owner, path) ?? (owner.alive ? directories.installed.get(path) : undefined);
   const stat = (path: string, options?: { throwIfNoEntry?: boolean }) => {
-    const content = disk.readNow(owner, path);
+    const content = read(path);
     const directoryMode = content === undefined ? directories.mode(disk, path) : undefined;
     if (content === undefined && directoryMode === undefined) {
       if (options?.throwIfNoEntry === false) return undefined;
@@ -148,7 +167,7 @@ export function simulatedDiskFs(disk: SimDisk, owner: Incarnation, directories =
   return {
     existsSync: exists,
     readFileSync: (path: string, options?: unknown) => {
-      const content = disk.readNow(owner, path);
+      const content = read(path);
       if (content === undefined) throw enoent('open', path);
       const encoding = typeof options === 'string' ? options : (options as { encoding?: string } | undefined)?.encoding;
       return encoding === undefined ? Buffer.from(content, 'utf8') : content;
@@ -156,7 +175,7 @@ export function simulatedDiskFs(disk: SimDisk, owner: Incarnation, directories =
     readdirSync: (path: string, options?: { withFileTypes?: boolean }) => {
       const prefix = path.endsWith('/') ? path : `${path}/`;
       const children = new Map<string, 'file' | 'directory'>();
-      for (const file of disk.paths()) {
+      for (const file of [...disk.paths(), ...directories.installed.keys()]) {
         if (!file.startsWith(prefix)) continue;
         const rest = file.slice(prefix.length);
         const slash = rest.indexOf('/');
@@ -195,8 +214,18 @@ export function simulatedDiskFs(disk: SimDisk, owner: Incarnation, directories =
       directories.make(path, mode & ~0o022);
       return recursive ? path : undefined;
     },
+    writeFileSync: (path: string, data: unknown, options?: unknown) => {
+      if (directories.mode(disk, parentOf(path)) === undefined) throw enoent('open', path);
+      const flag = typeof options === 'object' && options !== null ? (options as { flag?: string }).flag : undefined;
+      if (flag !== undefined && flag !== 'w') throw new Error(`gatesim: writeFileSync with flag ${flag} is not simulated (${path})`);
+      disk.writeNow(owner, path, textOf(data));
+    },
+    appendFileSync: (path: string, data: unknown) => {
+      if (directories.mode(disk, parentOf(path)) === undefined) throw enoent('open', path);
+      disk.appendNow(owner, path, textOf(data));
+    },
     chmodSync: (path: string, mode: number) => {
-      if (disk.readNow(owner, path) !== undefined) return;
+      if (read(path) !== undefined) return;
       if (directories.mode(disk, path) === undefined) throw enoent('chmod', path);
       directories.make(path, mode);
     },

@@ -1,14 +1,39 @@
 // Which real OpenClaw parts a run puts in place of the model's (`--openclaw <release>[:<part>,...]`), and how a seed
 // string records the choice: `@oc-<release>~<codes>`, the release with its dots written `_` and the parts by short
-// codes joined by `+` (`@oc-2026_4_24~se+hw`), always listed, so a string keeps its meaning when later builds run
+// codes joined by `+` (`@oc-2026_4_24~se+hw+ne`), always listed, so a string keeps its meaning when later builds run
 // more of a release's parts by default.
+//
+// Node-event ingestion (`node-events`, the release's handleNodeEvent) enqueues into the release's own system-event
+// queue and requests the release's own heartbeat wake (same module instance), so it runs only with both. It runs in
+// 2026.4.24 only: 2026.7.1's handleNodeEvent first authorizes each exec event against the gateway's NodeRegistry,
+// which holds a `system.run` invoke the gateway sent the node over its current connection (a connection id, dropped
+// with the connection); the model's node host runs commands the world hands it and its link has no connection
+// identity, so neither exists for the release to find (docs/MODEL.md).
 import { isOpenclawRelease, type OpenclawRelease, openclawReleases } from './releases.ts';
 
 /** The gateway parts a run can take from a release (the rest of the gateway stays the model's). */
-export const openclawGatewayParts = ['system-events', 'heartbeat-wake'] as const;
+export const openclawGatewayParts = ['system-events', 'heartbeat-wake', 'node-events'] as const;
 export type OpenclawGatewayPart = (typeof openclawGatewayParts)[number];
 
-const codes: Readonly<Record<OpenclawGatewayPart, string>> = { 'system-events': 'se', 'heartbeat-wake': 'hw' };
+const codes: Readonly<Record<OpenclawGatewayPart, string>> = { 'system-events': 'se', 'heartbeat-wake': 'hw', 'node-events': 'ne' };
+
+/** The parts each release can run in place of the model's. */
+const partsOfRelease: Readonly<Record<OpenclawRelease, readonly OpenclawGatewayPart[]>> = {
+  '2026.4.24': openclawGatewayParts,
+  '2026.7.1': ['system-events', 'heartbeat-wake'],
+};
+
+/** Why a release cannot run a part, for the error a request of it gets. */
+const missingPart: Readonly<Partial<Record<OpenclawRelease, Partial<Record<OpenclawGatewayPart, string>>>>> = {
+  '2026.7.1': {
+    'node-events': "its handleNodeEvent authorizes each exec event against a system.run invoke the gateway sent over the node's connection, which the model has no counterpart of (docs/MODEL.md)",
+  },
+};
+
+/** The parts a release can run (`list` shows them). */
+export function openclawPartsOf(release: OpenclawRelease): readonly OpenclawGatewayPart[] {
+  return partsOfRelease[release];
+}
 
 /** Which release, and which of its parts, a run puts in place of the model's. */
 export interface OpenclawChoice {
@@ -21,15 +46,30 @@ export class OpenclawChoiceError extends Error {
   override name = 'OpenclawChoiceError';
 }
 
-/** Parse `<release>` (every part) or `<release>:<part>,<part>` as the command line takes it. */
+/** Why a set of parts cannot run together (undefined when it can). */
+function partsProblem(release: OpenclawRelease, parts: readonly OpenclawGatewayPart[]): string | undefined {
+  for (const part of parts) {
+    const missing = missingPart[release]?.[part];
+    if (missing !== undefined || !partsOfRelease[release].includes(part)) return `openclaw ${release} cannot run ${part}: ${missing ?? 'not one of its parts'}`;
+  }
+  if (parts.includes('node-events') && !(parts.includes('system-events') && parts.includes('heartbeat-wake'))) {
+    return "node-events runs with system-events and heartbeat-wake (the release's handleNodeEvent enqueues into its own queue and requests its own wake)";
+  }
+  return undefined;
+}
+
+/** Parse `<release>` (every part it can run) or `<release>:<part>,<part>` as the command line takes it. */
 export function parseOpenclawChoice(text: string): OpenclawChoice {
   const [release = '', partsText, ...extra] = text.trim().split(':');
   if (!isOpenclawRelease(release) || extra.length > 0) throw new OpenclawChoiceError(`--openclaw takes a pinned release (${openclawReleases.join(', ')}), optionally followed by :<part>,<part> (${openclawGatewayParts.join(', ')}); got "${text.slice(0, 60)}"`);
-  if (partsText === undefined) return { release, parts: [...openclawGatewayParts] };
+  if (partsText === undefined) return { release, parts: [...partsOfRelease[release]] };
   const named = partsText.split(',').map((part) => part.trim());
   const unknown = named.find((part) => !(openclawGatewayParts as readonly string[]).includes(part));
   if (unknown !== undefined || named.length === 0) throw new OpenclawChoiceError(`unknown OpenClaw part "${(unknown ?? '').slice(0, 40)}" (parts: ${openclawGatewayParts.join(', ')})`);
-  return { release, parts: openclawGatewayParts.filter((part) => named.includes(part)) };
+  const parts = openclawGatewayParts.filter((part) => named.includes(part));
+  const problem = partsProblem(release, parts);
+  if (problem !== undefined) throw new OpenclawChoiceError(problem);
+  return { release, parts };
 }
 
 /** The seed-string tag of a choice (without the `@`). */
@@ -44,12 +84,12 @@ export function openclawChoiceOfTag(tag: string): OpenclawChoice | undefined {
   if (match === null || !isOpenclawRelease(release)) return undefined;
   const wanted = (match[2] ?? '').split('+');
   const parts = openclawGatewayParts.filter((part) => wanted.includes(codes[part]));
-  if (parts.length !== wanted.length) return undefined;
+  if (parts.length !== wanted.length || partsProblem(release, parts) !== undefined) return undefined;
   const choice = { release, parts };
   return openclawTag(choice) === tag ? choice : undefined;
 }
 
-/** How the choice reads in a report: `openclaw 2026.4.24 (system-events, heartbeat-wake)`. */
+/** How the choice reads in a report: `openclaw 2026.4.24 (system-events, heartbeat-wake, node-events)`. */
 export function describeOpenclawChoice(choice: OpenclawChoice): string {
   return `openclaw ${choice.release} (${choice.parts.join(', ')})`;
 }

@@ -35,6 +35,10 @@ export interface ParsedChunk {
   imports: ChunkImport[];
   exports: ChunkExport[];
   regions: ChunkRegion[];
+  /** `export * from "<specifier>"` lines (2026.7.1 has 198 such chunks): their lines, blanked when compiled. */
+  starExports: { specifier: string; line: number }[];
+  /** Import lines inside the body (after the first region starts): blanked when compiled. */
+  bodyImportLines: number[];
   /** The lines of the header (import lines) and of the closing export line: blanked when the body is compiled. */
   headerLines: number;
   exportLine: number | undefined;
@@ -44,6 +48,7 @@ export interface ParsedChunk {
 
 const importPattern = /^import\s+(?:([\w$]+)\s*,?\s*)?(?:\{([^}]*)\}\s*|\*\s+as\s+([\w$]+)\s*)?(?:from\s*)?"([^"]+)";?\s*$/;
 const exportListPattern = /^export\s*\{([^}]*)\};?\s*$/;
+const starExportPattern = /^export \* from "([^"]+)";?\s*$/;
 
 function parseSpecifiers(list: string): { left: string; right: string }[] {
   return list
@@ -58,6 +63,15 @@ function parseSpecifiers(list: string): { left: string; right: string }[] {
     });
 }
 
+function importOf(match: RegExpExecArray): ChunkImport {
+  return {
+    specifier: match[4] as string,
+    defaultLocal: match[1],
+    namespaceLocal: match[3],
+    named: match[2] === undefined ? [] : parseSpecifiers(match[2]).map(({ left, right }) => ({ imported: left, local: right })),
+  };
+}
+
 export function parseChunk(source: string): ParsedChunk {
   const lines = source.split('\n');
   const imports: ChunkImport[] = [];
@@ -67,12 +81,7 @@ export function parseChunk(source: string): ParsedChunk {
     if (!line.startsWith('import ') && !line.startsWith('import{') && !line.startsWith('import"')) break;
     const match = importPattern.exec(line);
     if (match === null) throw new Error(`gatesim: cannot read the import line ${JSON.stringify(line)}`);
-    imports.push({
-      specifier: match[4] as string,
-      defaultLocal: match[1],
-      namespaceLocal: match[3],
-      named: match[2] === undefined ? [] : parseSpecifiers(match[2]).map(({ left, right }) => ({ imported: left, local: right })),
-    });
+    imports.push(importOf(match));
     headerLines++;
   }
 
@@ -81,6 +90,8 @@ export function parseChunk(source: string): ParsedChunk {
   let exportLine: number | undefined;
   let exports: ChunkExport[] = [];
   let unsupported: string | undefined;
+  const starExports: { specifier: string; line: number }[] = [];
+  const bodyImportLines: number[] = [];
   for (let index = headerLines; index < lines.length; index++) {
     const line = lines[index] as string;
     if (line.startsWith('//#region ')) {
@@ -89,6 +100,14 @@ export function parseChunk(source: string): ParsedChunk {
     } else if (line.startsWith('//#endregion')) {
       if (open !== undefined) regions.push({ ...open, endLine: index });
       open = undefined;
+    } else if (line.startsWith('import ') && importPattern.test(line)) {
+      // An import inside the body (2026.7.1's re-export helpers): hoisted, as every import is.
+      imports.push(importOf(importPattern.exec(line) as RegExpExecArray));
+      bodyImportLines.push(index);
+    } else if (line.startsWith('export * from ')) {
+      const star = starExportPattern.exec(line);
+      if (star === null) unsupported ??= `its module-level statement ${JSON.stringify(line.slice(0, 80))}`;
+      else starExports.push({ specifier: star[1] as string, line: index });
     } else if (line.startsWith('export')) {
       const match = exportListPattern.exec(line);
       if (match === null || exportLine !== undefined) unsupported ??= `its module-level statement ${JSON.stringify(line.slice(0, 80))}`;
@@ -99,7 +118,7 @@ export function parseChunk(source: string): ParsedChunk {
     }
   }
   if (open !== undefined) regions.push({ ...open, endLine: lines.length });
-  return { imports, exports, regions, headerLines, exportLine, unsupported };
+  return { imports, exports, starExports, bodyImportLines, regions, headerLines, exportLine, unsupported };
 }
 
 const declarationPattern = /^(?:async\s+)?(?:function\*?\s*([\w$]+)\s*\(|(?:const|let|var|class)\s+([\w$]+))/;

@@ -31,7 +31,8 @@ export function chunkClosure(release: OpenclawRelease, start: string): ChunkClos
     const file = queue.shift() as string;
     if (seen.has(file)) continue;
     seen.add(file);
-    for (const { specifier } of parseChunk(readReleaseChunk(release, file)).imports) {
+    const parsed = parseChunk(readReleaseChunk(release, file));
+    for (const { specifier } of [...parsed.imports, ...parsed.starExports]) {
       if (specifier.startsWith('./') || specifier.startsWith('../')) queue.push(resolveRelative(file, specifier));
       else if (!specifier.startsWith('node:') && !packages.has(specifier)) packages.set(specifier, file);
     }

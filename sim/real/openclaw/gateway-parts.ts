@@ -20,7 +20,9 @@ import type { EnqueueResult } from '../../../src/index.ts';
 import { assert } from '../../kernel/assert.ts';
 import type { Simulation } from '../../kernel/simulation.ts';
 import { openclawIncarnationBinding, simulatedDiskFs } from './binding.ts';
-import { openclawComponentOf, openclawComponents, type OpenclawSystemEvents } from './components.ts';
+import { openclawComponentOf, openclawComponents, type OpenclawSystemEvents, type RealSystemEvent } from './components.ts';
+import { installOpenclaw, openclawHome } from './home.ts';
+import { RealNodeEvents } from './node-events.ts';
 import { OpenclawInstance } from './instance.ts';
 import type { OpenclawChoice } from './choice.ts';
 
@@ -37,24 +39,34 @@ export interface OpenclawEscapes {
  */
 export function openclawGatewayPartsFor(sim: Simulation, choice: OpenclawChoice): GatewayParts & OpenclawEscapes {
   const escapes: string[] = [];
+  // The machine's directories and the OpenClaw installation on it (config, session store of the gateway's sessions,
+  // installed when the gateway first names them): one per run.
+  const home = openclawHome();
   let current: { incarnation: number; instance: OpenclawInstance } | undefined;
   const instanceOf = (ctx: ProcessContext): OpenclawInstance => {
     if (current?.incarnation === ctx.incarnation) return current.instance;
     const owner = sim.processes.incarnation(ctx.incarnation);
     assert(owner !== undefined, `no incarnation ${ctx.incarnation} for ${ctx.name}`);
     const random = sim.prng.fork(`openclaw/${ctx.name}/${ctx.incarnation}`) as Random;
-    const binding = openclawIncarnationBinding(choice.release, owner, { clock: ctx.clock, timers: ctx.timers, random }, { fs: simulatedDiskFs(sim.disk, owner), onEscape: (what) => escapes.push(`${ctx.name}#${ctx.incarnation}: ${what}`) });
+    const binding = openclawIncarnationBinding(choice.release, owner, { clock: ctx.clock, timers: ctx.timers, random }, { fs: simulatedDiskFs(sim.disk, owner, home), onEscape: (what) => escapes.push(`${ctx.name}#${ctx.incarnation}: ${what}`) });
     current = { incarnation: ctx.incarnation, instance: new OpenclawInstance(choice.release, binding) };
     return current.instance;
   };
   const parts: GatewayParts & OpenclawEscapes = { escapes };
   if (choice.parts.includes('system-events')) parts.systemEvents = (ctx) => new RealSystemEventQueue(openclawComponentOf(instanceOf(ctx), 'system-events'), ctx);
   if (choice.parts.includes('heartbeat-wake')) parts.heartbeatWakes = (ctx, _timers, handler) => new RealHeartbeatWakes(instanceOf(ctx), ctx, handler);
+  if (choice.parts.includes('node-events')) {
+    parts.nodeEvents = (ctx, gateway) => {
+      assert(gateway.events instanceof RealSystemEventQueue, 'node-events runs with the real system-event queue of the same instance');
+      installOpenclaw(home, gateway.sessions);
+      return new RealNodeEvents(instanceOf(ctx), ctx, gateway.events, gateway.sessions);
+    };
+  }
   return parts;
 }
 
 /** The real queue of one gateway incarnation, with the model's event objects kept beside it. */
-class RealSystemEventQueue implements SystemEventQueuePort {
+export class RealSystemEventQueue implements SystemEventQueuePort {
   private readonly beside = new Map<string, SystemEvent[]>();
 
   constructor(
@@ -105,6 +117,34 @@ class RealSystemEventQueue implements SystemEventQueuePort {
       if (kept !== null) kept.onDurable.push(...event.onDurable);
       else for (const ack of event.onDurable) ack();
     }
+  }
+
+  /** The real queue's entries now (what adoptEnqueued compares with after the release's own code ran). */
+  snapshot(sessionKey: string): RealSystemEvent[] {
+    return this.real.peekSystemEventEntries(sessionKey);
+  }
+
+  /**
+   * The release's own code (its handleNodeEvent, in the same instance) enqueued into the real queue directly: make
+   * the model's object for what it accepted, if anything (the queue changed since `before`). Such an event carries no
+   * durable exec key: the release's ingestion keeps none (the model's heartbeat runner leaves out a replay only by the
+   * key the model's own ingestion gives it).
+   */
+  adoptEnqueued(sessionKey: string, before: readonly RealSystemEvent[]): SystemEvent | undefined {
+    const entries = this.real.peekSystemEventEntries(sessionKey);
+    const changed = entries.length !== before.length || entries.some((entry, index) => entry.text !== before[index]?.text || entry.ts !== before[index]?.ts);
+    const events = this.eventsOf(sessionKey);
+    if (!changed) {
+      this.check(sessionKey);
+      return undefined;
+    }
+    const last = entries.at(-1);
+    assert(last !== undefined, `the real queue of ${sessionKey} holds the event the release accepted`);
+    const event: SystemEvent = { text: last.text, ts: this.ctx.clock.nowMs(), contextKey: last.contextKey ?? null, trusted: last.trusted ?? false, onDurable: [], execKey: null };
+    events.push(event);
+    events.splice(0, Math.max(0, events.length - entries.length));
+    this.check(sessionKey);
+    return event;
   }
 
   private eventsOf(sessionKey: string): SystemEvent[] {

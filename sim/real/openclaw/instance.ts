@@ -22,6 +22,7 @@ import {
   readReleaseChunk,
   releasePackageDir,
   virtualPackageRoot,
+  workspaceHostPath,
 } from '../openclaw-hooks.mjs';
 import { type ParsedChunk, parseChunk, resolveOpenclawExport } from './chunks.ts';
 import { InstancePackages } from './packages.ts';
@@ -50,6 +51,8 @@ function compiledChunk(release: OpenclawRelease, file: string): CompiledChunk {
     const lines = source.split('\n');
     for (let index = 0; index < parsed.headerLines; index++) lines[index] = '';
     if (parsed.exportLine !== undefined) lines[parsed.exportLine] = '';
+    for (const { line } of parsed.starExports) lines[line] = '';
+    for (const line of parsed.bodyImportLines) lines[line] = '';
     const body = lines
       .join('\n')
       .replace(/\bimport\.meta\b/g, '__gatesimImportMeta')
@@ -102,7 +105,13 @@ export class OpenclawInstance {
     if (releasePackageDir(release) === undefined) throw workspaceMissing(release);
     this.packageDir = releasePackageDir(release) as string;
     this.world = createInstanceWorld(binding);
-    this.packages = new InstancePackages(this.world, `${this.packageDir}dist`, (hostPath) => this.releaseFile(hostPath));
+    const root = virtualPackageRoot(release);
+    this.packages = new InstancePackages(
+      this.world,
+      `${this.packageDir}dist`,
+      (hostPath) => this.releaseFile(hostPath),
+      (virtualPath) => (virtualPath.startsWith(`${root}/`) ? `${this.packageDir}${virtualPath.slice(root.length + 1)}` : undefined),
+    );
     this.world.createRequire = (url) => this.createRequire(url);
   }
 
@@ -188,10 +197,26 @@ export class OpenclawInstance {
       if (declaration.defaultLocal !== undefined) Object.defineProperty(own, declaration.defaultLocal, { get: () => namespaceOf().default, enumerable: true });
       if (declaration.namespaceLocal !== undefined) Object.defineProperty(own, declaration.namespaceLocal, { get: () => namespaceOf(), enumerable: true });
     }
+    const stars: string[] = [];
+    for (const { specifier } of parsed.starExports) {
+      if (!isRelative(specifier)) throw new Error(`gatesim: openclaw ${this.release} dist/${file} re-exports the package ${specifier}, which the loader does not follow`);
+      const dep = resolveRelative(file, specifier);
+      record.deps.push(dep);
+      stars.push(dep);
+    }
     record.generator = outer(chunkScope(this.world, own))();
     const registered = record.generator.next();
     assert(!registered.done && record.namespace !== undefined, `chunk ${file} did not register its exports`);
     for (const dep of record.deps) this.link(dep);
+    // `export * from`: every name of the dependency but its default, unless the chunk exports that name itself.
+    const namespace = record.namespace;
+    for (const dep of stars) {
+      const from = this.namespaceOf(dep);
+      for (const name of Object.keys(from)) {
+        if (name === 'default' || name in namespace) continue;
+        Object.defineProperty(namespace, name, { get: () => from[name], enumerable: true });
+      }
+    }
     for (const { dep, imported } of checks) {
       if (!(imported in this.namespaceOf(dep))) throw new SyntaxError(`gatesim: openclaw ${this.release} dist/${dep} has no export ${imported} (imported by ${file})`);
     }
@@ -233,11 +258,13 @@ export class OpenclawInstance {
     return this.chunk(hostPath.slice(dist.length));
   }
 
-  /** `module.createRequire(url)` of a chunk: a file URL (or path) under the release's virtual package root. */
+  /** `module.createRequire(url)`: a file URL (or path) under the release's virtual package root or the workspace's. */
   private createRequire(url: string | URL): (specifier: string) => unknown {
     const text = String(url);
     const path = text.startsWith('file://') ? text.slice('file://'.length) : text;
     const root = virtualPackageRoot(this.release);
+    const packageFile = workspaceHostPath(path);
+    if (packageFile !== undefined) return this.packages.requireFrom(packageFile);
     if (path !== root && !path.startsWith(`${root}/`)) {
       this.binding.escaped(`module.createRequire(${text.slice(0, 120)})`);
       throw new Error(`gatesim: module.createRequire outside the release's package (${text.slice(0, 120)})`);

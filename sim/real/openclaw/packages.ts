@@ -44,7 +44,14 @@ interface ModuleObject {
   id: string;
   filename: string;
   loaded: boolean;
-  require: (specifier: string) => unknown;
+  require: Require;
+}
+
+/** A CommonJS `require` with `require.resolve` (a virtual path) and an empty `require.cache`. */
+export interface Require {
+  (specifier: string): unknown;
+  resolve(specifier: string): string;
+  cache: Record<string, unknown>;
 }
 
 /** Resolves a file of the release's own package (a chunk under dist/) to its namespace, or undefined for any other. */
@@ -66,6 +73,8 @@ export class InstancePackages {
     /** Where a bare import of a release chunk is resolved from (the release's dist/ on the real disk). */
     private readonly distHostDir: string,
     private readonly releaseFile: ReleaseFileLoader,
+    /** The host path of a virtual path under the release's package root, or undefined. */
+    private readonly releaseHostPath: (virtualPath: string) => string | undefined,
   ) {}
 
   /** How many package files this instance has run. */
@@ -76,20 +85,42 @@ export class InstancePackages {
   /** The namespace of a chunk's static import of a package: a function that runs the package on its first call. */
   deferredImport(specifier: string): () => Namespace {
     let namespace: Namespace | undefined;
-    return () => (namespace ??= this.importNamespace(resolvePackage(this.distHostDir, specifier, 'import')));
+    return () => (namespace ??= this.simulatedPackage(specifier) ?? this.importNamespace(resolvePackage(this.distHostDir, specifier, 'import')));
   }
 
   /** `import()` of a package by a chunk. */
   dynamicImport(specifier: string): Namespace {
-    return this.importNamespace(resolvePackage(this.distHostDir, specifier, 'import'));
+    return this.simulatedPackage(specifier) ?? this.importNamespace(resolvePackage(this.distHostDir, specifier, 'import'));
+  }
+
+  /**
+   * A package whose job is the loader's own, answered by the loader: jiti, the runtime loader the releases load
+   * bundled plugin files with (`createJiti(parent)(path)` compiles the file through `new Module()._compile`, on the
+   * host). Its jiti function requires through this instance instead: a release file under dist/ is its chunk (loaded
+   * into the instance, as require of an ES module does on Node 22), anything else a package file.
+   */
+  private simulatedPackage(specifier: string): Namespace | undefined {
+    if (specifier !== 'jiti') return undefined;
+    const createJiti = (parent: string | URL) => {
+      const text = String(parent);
+      const require = this.world.createRequire(text.startsWith('file://') || text.startsWith('/') ? text : `file://${text}`);
+      const jiti = (id: string) => require(id);
+      jiti.import = (id: string) => Promise.resolve().then(() => require(id));
+      jiti.resolve = (id: string) => (require as unknown as { resolve: (id: string) => string }).resolve(id);
+      jiti.esmResolve = (id: string) => `file://${jiti.resolve(id)}`;
+      return jiti;
+    };
+    return { createJiti, default: createJiti };
   }
 
   /** The `require` of a file on the real disk (a chunk's createRequire, or a package file). */
-  requireFrom(fromHostFile: string): (specifier: string) => unknown {
+  requireFrom(fromHostFile: string): Require {
     const require = (specifier: string): unknown => {
       if (typeof specifier !== 'string') throw new TypeError(`gatesim: require takes a string, not ${typeof specifier}`);
       const builtin = requireBuiltin(this.world, specifier);
       if (builtin !== undefined) return builtin;
+      const simulated = this.simulatedPackage(specifier);
+      if (simulated !== undefined) return simulated.default;
       const file = this.resolve(fromHostFile, specifier);
       const chunk = this.releaseFile(file);
       if (chunk !== undefined) return chunk;
@@ -106,8 +137,8 @@ export class InstancePackages {
   private resolve(fromHostFile: string, specifier: string): string {
     if (!isRelativeOrAbsolute(specifier)) return resolvePackage(dirnameOf(fromHostFile), specifier, 'require');
     if (!specifier.startsWith('/')) return resolvePackageFile(fromHostFile, specifier);
-    // An absolute path is a virtual one (built from a __dirname the package was given).
-    const host = workspaceHostPath(specifier);
+    // An absolute path is a virtual one (built from a __dirname or import.meta.url the code was given).
+    const host = workspaceHostPath(specifier) ?? this.releaseHostPath(specifier);
     if (host === undefined) throw Object.assign(new Error(`Cannot find module '${specifier}'`), { code: 'MODULE_NOT_FOUND' });
     return resolvePackageFile(fromHostFile, host);
   }
