@@ -288,14 +288,16 @@ function assignCanned(
     const answeredLast = (candidate: Subject): boolean => lastRequest !== undefined && lastAnswer !== undefined && lastAnswer.returnedAtMs <= fact.atMs && (partlyShown || neverShown) && carries(lastRequest.prompt, candidate);
     // A message whose answer was shown whole may still get the error reply when the system gave up on it afterwards
     // (killed before it finished, then every retry failed): its last request carrying it failed.
-    const evident =
+    const settledEvident =
       settledUnanswered.find(answeredLast) ??
       // The same turn's next error reply answers the next message that request carried (one reply per message).
       settledOpen.find(answeredLast) ??
       settledUnanswered.find(endedHere) ??
       settledUnanswered.find((candidate) => gaveUpOn(candidate, fact.atMs)) ??
       settledOpen.find(endedHere) ??
-      settledOpen.find((candidate) => gaveUpOn(candidate, fact.atMs)) ??
+      settledOpen.find((candidate) => gaveUpOn(candidate, fact.atMs));
+    const evident =
+      settledEvident ??
       unanswered.find(endedHere) ??
       unanswered.find((candidate) => gaveUpOn(candidate, fact.atMs)) ??
       open.find(endedHere) ??
@@ -308,7 +310,10 @@ function assignCanned(
     // (the tiers above), not as the earliest one still open: that message's turn may not even have been asked yet
     // (campaign seed 32: a resend of m1's error reply took m2 before m2's turn ran, m2's own error reply then took m3,
     // and m2's partly shown answer was never given up).
-    if (evident === undefined && earliest !== undefined && !clear && takenForRepeat(fact)) continue;
+    // Nor, when it may be a resend, to a subject that is asked again after it: a request that failed in a turn still
+    // retrying is no evidence that the turn ended (campaign seed 1, chaos run 298: a resend of m7's error reply went to
+    // a command whose turn had failed once and went on retrying, and failure-notice-final fired on its next request).
+    if (settledEvident === undefined && (evident !== undefined || earliest !== undefined) && !clear && takenForRepeat(fact)) continue;
     const subject =
       evident ??
       earliest ??

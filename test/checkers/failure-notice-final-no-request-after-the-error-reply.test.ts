@@ -63,3 +63,28 @@ describe('failure-notice-final', () => {
     expect(judge(history)).toEqual([]);
   });
 });
+
+describe('failure-notice-final on a platform that ignores idempotency keys', () => {
+  it('takes a resent error reply for the repeat it is, not for the notice of a message whose turn is still retrying', () => {
+    // Campaign seed 1, chaos run 298: m7's turn gives up and its error reply is shown, its acknowledgement lost; m8's
+    // request has failed once and its turn goes on retrying. The gateway resends m7's reply. Taken for m8's notice,
+    // m8's next request would break failure-notice-final; it is m7's repeat.
+    const history = new KeylessHistory();
+    history.userTypes(1_000, 'm7', 'can you check the invoice?');
+    history.ledger.requestFailed(history.ledger.requestReceived(session, 'can you check the invoice? <m7>', 1_100), 1_500);
+    history.userTypes(1_200, 'm8', 'and the build?');
+    history.ledger.requestFailed(history.ledger.requestReceived(session, 'and the build? <m8>', 1_600), 1_900);
+    const first = history.sendsAndShows(2_000, errorReply, false);
+    history.sendsAndShows(2_500, errorReply);
+    const retry = history.ledger.requestReceived(session, 'and the build? <m8>', 3_000);
+    history.ledger.answerReturned(retry, { toolCalls: [], result: '<message to="user">the build is green</message>' }, 3_500);
+    history.sendsAndShows(3_600, 'the build is green');
+
+    const o = history.observations();
+    const attribution = attributeAll(o).get(session);
+    expect(attribution?.cannedFor.get('<m7>')).toBe(first.shown);
+    expect(attribution?.cannedFor.has('<m8>')).toBe(false);
+    expect(attribution?.unexplained).toEqual([]);
+    expect(judge(history)).toEqual([]);
+  });
+});
