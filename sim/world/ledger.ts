@@ -74,6 +74,22 @@ export interface ShownFact {
 }
 
 /**
+ * A send the platform received (DESIGN.md section 5, one send in flight): every attempt that reached it, shown or
+ * dropped as a repeat of its key, in arrival order. The platform acknowledges each at once. `key` is the client
+ * idempotency key the send carried (what the platform dedupes by; a key-less platform receives it and ignores it).
+ */
+export interface SendAttemptFact {
+  index: number;
+  sessionKey: string;
+  key: string;
+  kind: string;
+  text: string;
+  atMs: number;
+  /** Index into `shown` of the showing it gave, or null when the platform dropped it as a repeat of its key. */
+  shown: number | null;
+}
+
+/**
  * The ground truth of a run, written by the world only: what the user typed and saw, what the LLM was asked and
  * answered, which commands ran.
  */
@@ -83,6 +99,7 @@ export class Ledger {
   readonly requests: LlmRequestFact[] = [];
   readonly answers: LlmAnswerFact[] = [];
   readonly shown: ShownFact[] = [];
+  readonly sendAttempts: SendAttemptFact[] = [];
   /** Whether the platform drops a repeat of a client idempotency key; a key-less one shows every send it accepts. */
   platformHonoursKeys = true;
   private readonly byDelivery = new Map<string, UserMessageFact>();
@@ -136,5 +153,10 @@ export class Ledger {
 
   userShown(sessionKey: string, text: string, kind: string, atMs: number): void {
     this.shown.push({ index: this.shown.length, sessionKey, text, kind, atMs });
+  }
+
+  /** The platform received a send (shown: the index of the showing it gave, or null for a dropped repeat of its key). */
+  sendReceived(fact: Omit<SendAttemptFact, 'index'>): void {
+    this.sendAttempts.push({ index: this.sendAttempts.length, ...fact });
   }
 }

@@ -3,9 +3,10 @@
 // gateway acknowledges it (at most platformRedeliveriesMax times). Outbound: the platform accepts a send, drops a
 // repeat of the same client idempotency key (as platforms with client message ids do), and acknowledges either
 // way; the acknowledgement may be lost. A key-less platform (`honoursKeys` false: some chat APIs take no client
-// key) shows every send it accepts, so a second send of one row is a second message the user sees. What the platform accepted is what the user saw. The platform is part of
-// the world: it writes what the user typed, each delivery and acknowledgement, and what the user was shown into the
-// ground-truth ledger.
+// key) shows every send it accepts, so a second send of one row is a second message the user sees. What the platform
+// accepted is what the user saw. The platform is part of the world: it writes what the user typed, each delivery and
+// acknowledgement, every send that reached it (with its key, shown or dropped as a repeat) and what the user was shown
+// into the ground-truth ledger.
 import type { ModelTimers } from '../../src/config.ts';
 import type { ProcessContext } from '../../src/ports.ts';
 import { type InboundAck, type InboundMessage, messageType, type OutboundSend, type SendAck } from '../../src/protocol.ts';
@@ -91,7 +92,9 @@ export class Platform {
   }
 
   private accept(ctx: ProcessContext, send: OutboundSend): void {
+    const attempt = { sessionKey: send.sessionKey, key: send.key, kind: send.kind, text: send.text, atMs: ctx.clock.nowMs() };
     if (!this.honoursKeys || !this.keys.has(send.key)) {
+      this.ledger.sendReceived({ ...attempt, shown: this.ledger.shown.length });
       this.keys.add(send.key);
       const visible: VisibleMessage = {
         sessionKey: send.sessionKey,
@@ -104,6 +107,7 @@ export class Platform {
       this.ledger.userShown(send.sessionKey, send.text, send.kind, visible.atMs);
       ctx.note('visible', { session: send.sessionKey, key: send.key, kind: send.kind, text: send.text });
     } else {
+      this.ledger.sendReceived({ ...attempt, shown: null });
       ctx.note('platform-duplicate-key', { key: send.key });
     }
     ctx.net.send(this.gatewayName, { type: 'send.ack', key: send.key } satisfies SendAck);
