@@ -12,15 +12,21 @@
 // - built-in modules: `node:fs` and `node:fs/promises` (the binding's simulated disk, plus a read-only view of the
 //   release's own package files at /gatesim/openclaw-<release>/, where its chunks' import.meta.url points), `node:os`
 //   (a simulated home), `node:crypto` (hashes as they are, randomness from the PRNG), `node:timers`,
-//   `node:timers/promises`, `node:perf_hooks`; the pure ones (`node:path` as posix, `node:url`, `node:util`,
-//   `node:events`, `node:stream`, `node:buffer`, ...) as they are.
+//   `node:timers/promises`, `node:perf_hooks`, `node:process` (the simulated process), `node:tty` (no terminal),
+//   `node:module` (createRequire through the instance's loader; `process.getBuiltinModule` answers the simulated
+//   modules), AsyncLocalStorage of `node:async_hooks`; the pure ones (`node:path` as posix, `node:url`, `node:util`,
+//   `node:events`, `node:stream`, `node:buffer`, ...) as they are; of any other built-in module only its constants;
+// - the release's npm packages (resolvePackage, compilePackageFile below; sim/real/openclaw/packages.ts runs them);
+// - what the simulated machine answers where a host would: `new Function` throws EvalError (code generation from
+//   strings disallowed, as under Node's --disallow-code-generation-from-strings; not an escape), a FinalizationRegistry
+//   never calls back (nothing is collected in the simulated world).
 //
 // Everything else through which a chunk could reach the host throws `gatesim: ... is not simulated` when touched, and
 // is reported to the binding (`escaped`) even if the chunk catches the error: a built-in module not listed above
 // (child_process, net, http, worker_threads, sqlite, ...), an unsimulated function of a listed one, a global that is
-// neither a plain ECMAScript built-in nor listed here (fetch, eval, WebAssembly, WeakRef and FinalizationRegistry,
-// whose answers depend on the host's garbage collector, ...), code compiled at run time (`new Function`), an unknown
-// `process` or `console` property, a write to the release's package files. Globals that only some Node versions have
+// neither a plain ECMAScript built-in nor listed here (fetch, eval, WebAssembly, WeakRef, whose answer depends on the
+// host's garbage collector, ...), an unknown `process` or `console` property, a write to the release's package files,
+// a module.createRequire outside the release's and the workspace's files. Globals that only some Node versions have
 // (navigator, WebSocket, ...) are absent in every version, so a release behaves alike on Node 20 and 24.
 //
 // A chunk is compiled as `with (scope) { return function* () { "use strict"; <chunk body> } }`: the chunk's own code
@@ -379,23 +385,38 @@ export function enoent(syscall, path) {
   return Object.assign(new Error(`ENOENT: no such file or directory, ${syscall} '${path}'`), { code: 'ENOENT', errno: -2, syscall, path });
 }
 
-/** The type predicates of a Stats or Dirent of a `kind` ('file' or 'directory'). */
-function kindPredicates(kind) {
-  return {
-    isFile: () => kind === 'file',
-    isDirectory: () => kind === 'directory',
-    isSymbolicLink: () => false,
-    isFIFO: () => false,
-    isSocket: () => false,
-    isBlockDevice: () => false,
-    isCharacterDevice: () => false,
-  };
+/** The type predicates of a Stats or Dirent, on a prototype (a release stats thousands of package files as it loads). */
+const kindMethods = {
+  isFile() {
+    return this.kind === 'file';
+  },
+  isDirectory() {
+    return this.kind === 'directory';
+  },
+  isSymbolicLink: () => false,
+  isFIFO: () => false,
+  isSocket: () => false,
+  isBlockDevice: () => false,
+  isCharacterDevice: () => false,
+};
+
+/** A Stats: no times (the epoch, built when read), a fixed owner. */
+const statsPrototype = Object.create(kindMethods, {
+  mtime: { get: () => new Date(0) },
+  ctime: { get: () => new Date(0) },
+  atime: { get: () => new Date(0) },
+  birthtime: { get: () => new Date(0) },
+});
+
+function withKind(prototype, kind, fields) {
+  const object = Object.create(prototype);
+  Object.defineProperty(object, 'kind', { value: kind });
+  return Object.assign(object, fields);
 }
 
 /** A Stats of a simulated file or directory (no times, no owner but a fixed one; permissions 0755 or 0644 unless given). */
 export function simulatedStats(kind, size, permissions) {
-  return {
-    ...kindPredicates(kind),
+  return withKind(statsPrototype, kind, {
     size,
     mode: (kind === 'directory' ? 0o40000 : 0o100000) | (permissions ?? (kind === 'directory' ? 0o755 : 0o644)),
     uid: 1000,
@@ -407,25 +428,12 @@ export function simulatedStats(kind, size, permissions) {
     ctimeMs: 0,
     atimeMs: 0,
     birthtimeMs: 0,
-    // Built on use: a release stats thousands of package files when it loads, and reads no time of most.
-    get mtime() {
-      return new Date(0);
-    },
-    get ctime() {
-      return new Date(0);
-    },
-    get atime() {
-      return new Date(0);
-    },
-    get birthtime() {
-      return new Date(0);
-    },
-  };
+  });
 }
 
 /** A Dirent of a simulated file or directory. */
 export function simulatedDirent(name, parentPath, kind) {
-  return { name, parentPath, path: parentPath, ...kindPredicates(kind) };
+  return withKind(kindMethods, kind, { name, parentPath, path: parentPath });
 }
 
 /** The synchronous read-only functions of the package view, on virtual paths under `root`. */

@@ -6,8 +6,9 @@
 // session-file repair shares a chunk with OpenClaw's own SessionManager (`src/agents/sessions/session-manager.ts`),
 // where 2026.4.24 imports pi's from `@mariozechner/pi-coding-agent`.
 //
-// Loadable so far: the system-event queue (loadOpenclawComponent(release, 'system-events', binding)). The others
-// resolve (test/real/openclaw-resolver.test.ts) but are not loaded yet.
+// Loadable so far: the system-event queue (loadOpenclawComponent(release, 'system-events', binding)); the heartbeat
+// wake and node-events (handleNodeEvent, 2026.4.24) run through their gateway adapters (gateway-parts.ts,
+// node-events.ts). The others resolve (test/real/openclaw-resolver.test.ts) but are not loaded yet.
 import type { HooksBinding } from '../openclaw-hooks.mjs';
 import { type ResolvedExport, resolveOpenclawExport } from './chunks.ts';
 import { OpenclawInstance } from './instance.ts';
