@@ -19,7 +19,8 @@ import { ReplyWaiter } from './reply-waiter.ts';
 import type { SessionDbs } from './session-dbs.ts';
 import type { DeliveryMirror } from './delivery-mirror.ts';
 
-const ackTimeoutMs = 5_000;
+/** How long a poller waits for the platform's acknowledgement of a send before it counts the send failed. */
+export const sendAckTimeoutMs = 5_000;
 
 export class DeliveryPollers {
   private readonly inFlight = new Set<string>();
@@ -33,7 +34,7 @@ export class DeliveryPollers {
     private readonly dbs: SessionDbs,
     private readonly mirror?: DeliveryMirror,
   ) {
-    this.acks = new ReplyWaiter(ctx.timers, ackTimeoutMs);
+    this.acks = new ReplyWaiter(ctx.timers, sendAckTimeoutMs);
   }
 
   onAck(key: string): void {

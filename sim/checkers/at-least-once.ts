@@ -12,13 +12,15 @@
 //     same text came from). Each replay excuses the one showing it carried, no other;
 //   - or it is a retry of an earlier send F of that text and kind that no other excused repeat already retried (so a
 //     lost acknowledgement excuses one resend, not every later copy: after a retry was acknowledged, a third send is a
-//     bug), picking the latest such F that qualifies. F qualifies when, of the two sends, the later one (in send
-//     order: the platform may show a resend first) was sent after the platform showed the earlier, or after the sender
-//     was killed (a new incarnation cannot know what the old one sent), or the network parked the earlier on a held
-//     link (sent after a `net.hold` of the link, it arrives only after the release, so the sender's wait ran out; one
-//     incarnation sending twice before the platform answered, with nothing holding the first, is a second send), and
-//     the sender could not know the earlier had landed: no acknowledgement of it (of its showing or of a replay of it)
-//     reached the sender before the later send, or the sender was killed after the last one that did.
+//     bug), picking the latest such F that qualifies. F qualifies when the world shows the sender a reason to send
+//     the later of the two (in send order: the platform may show a resend first) again (in-flight.ts resendReason):
+//     the sender was killed in between (a new incarnation cannot know what the old one sent), or its wait for the
+//     acknowledgement timed out (the later send left at least the system's sendAckTimeoutMs after the earlier), or the
+//     network dropped the platform's acknowledgement of the earlier before the later left; and the sender could not
+//     know the earlier had landed: no acknowledgement of it (of its showing or of a replay of it) reached the sender
+//     before the later send, or the sender was killed after the last one that did. A resend soon after the first,
+//     with its acknowledgement still on the way (a second poller racing the first, 10 ms later), has no such reason
+//     and is a duplicate, however the sends and the showings interleave (issue 23 item 4).
 // Why a kill after the acknowledgement arrived still excuses: the gateway marks the row delivered in SQLite only after
 // the acknowledgement, and that write takes its latency (more under "database is locked" retries, and after the
 // delivery mirror's transcript write). A SIGKILL between the acknowledgement's arrival and the mark's commit leaves
@@ -32,17 +34,8 @@
 // payload, a third copy after an acknowledged retry) stays a duplicate the checkers report.
 import type { TraceEvent } from '../kernel/trace.ts';
 import type { ShownFact } from '../world/ledger.ts';
+import { type NetSend, netFates, resendReason } from './in-flight.ts';
 import { normalized, type Observations } from './observations.ts';
-
-interface NetSend {
-  id: number;
-  /** Index of the `net.send` event in the trace. */
-  step: number;
-  timeMs: number;
-  from: string;
-  to: string;
-  kind: string;
-}
 
 /** How a showing reached the platform: the send that carried it, whether a replay, and the platform's ack of it. */
 interface Carrier {
@@ -68,11 +61,7 @@ export interface RepeatExcuse {
 export function atLeastOnceRepeats(o: Observations): RepeatExcuse {
   if (o.ledger.platformHonoursKeys) return { replayed: () => false, excused: () => false, mayRepeat: () => false };
   const carrierOf = carriers(o);
-  /** The steps at which each message arrived (delivered, then any replays), by id. */
-  const arrivedAtSteps = new Map<number, number[]>();
-  o.events.forEach((event, step) => {
-    if (event.kind === 'net.deliver' || event.kind === 'net.duplicate') push(arrivedAtSteps, Number(event.fields.id), step);
-  });
+  const fates = netFates(o.events);
   /** The showings each send gave (its own, then the network's replays of it), by send id. */
   const showingsOfSend = new Map<number, ShownFact[]>();
   for (const fact of o.ledger.shown) {
@@ -91,18 +80,13 @@ export function atLeastOnceRepeats(o: Observations): RepeatExcuse {
   // showed first) a resend the sender could not avoid after the earlier one, judged by every showing the earlier gave.
   const retries = (one: NetSend, other: NetSend): boolean => {
     const [first, resend] = one.step < other.step ? [one, other] : [other, one];
-    const shownAtMs = showingsOfSend.get(first.id)?.[0]?.atMs;
-    if (shownAtMs === undefined || first.from !== resend.from) return false;
-    const killedBetween = (afterStep: number): boolean => o.kernel.some((kill) => kill.kind === 'kill' && kill.process === resend.from && kill.step > afterStep && kill.step < resend.step);
-    // Sent again before the platform took the first, by the same incarnation: a second send, not a retry, unless the
-    // network parked the first on a held link (it arrives only after the release, however long the sender waited).
-    if (resend.timeMs <= shownAtMs && !killedBetween(first.step) && !parkedByHold(o.events, first)) return false;
+    if (showingsOfSend.get(first.id)?.[0] === undefined || first.from !== resend.from) return false;
     const acks = (showingsOfSend.get(first.id) ?? []).flatMap((shown) => {
       const ack = carrierOf.get(shown)?.ack;
-      return ack !== undefined && ack.to === resend.from ? [ack] : [];
+      return ack === undefined ? [] : [ack];
     });
-    const knownAtSteps = acks.flatMap((ack) => (arrivedAtSteps.get(ack.id) ?? []).filter((step) => step < resend.step));
-    return knownAtSteps.length === 0 || killedBetween(Math.max(...knownAtSteps));
+    const reason = resendReason(o, fates, first, resend, acks);
+    return reason !== undefined && reason !== 'known';
   };
   const claimed = new Set<number>();
   const verdicts = new Map<ShownFact, boolean>();
@@ -165,17 +149,6 @@ function carriers(o: Observations): Map<ShownFact, Carrier> {
     });
   }
   return out;
-}
-
-/** Whether a send was made while its link was held (`net.hold` with no `net.release` since): the network parked it. */
-function parkedByHold(events: readonly TraceEvent[], send: NetSend): boolean {
-  for (let step = send.step - 1; step >= 0; step--) {
-    const event = events[step];
-    if (event === undefined || event.fields.a !== send.from || event.fields.b !== send.to) continue;
-    if (event.kind === 'net.release') return false;
-    if (event.kind === 'net.hold') return true;
-  }
-  return false;
 }
 
 function push<T>(map: Map<number, T[]>, key: number, value: T): void {

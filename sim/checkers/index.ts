@@ -8,6 +8,7 @@ import { attributeAll } from './attribution.ts';
 import { readDurableState } from './durable.ts';
 import { checkIngestion } from './ingestion.ts';
 import { checkFailureNotices } from './finality.ts';
+import { checkSendsInFlight } from './in-flight.ts';
 import { checkLiveness } from './liveness.ts';
 import { checkCustom } from './custom.ts';
 import { kernelFacts, type Observations, stepAt } from './observations.ts';
@@ -74,6 +75,7 @@ export function checkRun(input: CheckInput): Violation[] {
   checkFailureNotices(o, attributions, out, place);
   checkIngestion(o, out, place);
   checkRotations(o, out, place);
+  checkSendsInFlight(o, out);
   out.push(...transcriptViolations);
   checkLiveness(o, attributions, out);
   // A user's own invariants run last, over the same observations.

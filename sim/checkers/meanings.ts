@@ -14,5 +14,6 @@ export const invariantMeanings: Readonly<Record<BuiltinInvariantName, string>> =
   'answered-in-time': 'liveness: each message is answered within 30 minutes of arriving, and within 2 minutes of the faults stopping',
   supervision: 'liveness: no supervisor kills a restarted process before its records can be stale, nor one process 5 times with no progress',
   'failure-notice-final': 'once the user was shown the error reply for a message or command, the LLM is never asked about it again',
+  'one-send-in-flight': 'one outbound message is never sent while an earlier send of it is in flight, and again only after a restart, a timed-out wait or a lost acknowledgement',
   'no-process-crash': 'no process of the system dies of an error it does not handle',
 };

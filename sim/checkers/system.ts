@@ -23,6 +23,12 @@ export interface SystemDescription {
   outboundPath(sessionKey: string): string;
   /** The most messages one LLM prompt takes (nanoclaw's batch): an older context message may be left out of it. */
   maxMessagesPerPrompt: number;
+  /**
+   * How long the sender of an outbound message waits for the platform's acknowledgement before it counts the send
+   * failed and may send the message again (the sender's own timeout: a resend sooner, with the acknowledgement neither
+   * arrived nor lost and no restart in between, is a second send in flight, not a retry).
+   */
+  sendAckTimeoutMs: number;
 }
 
 /** The canned replies of a system, the error reply first (the order `cannedReplies` always had). */
@@ -45,4 +51,5 @@ export const referenceSystem: SystemDescription = Object.freeze({
   transcriptPath: (sessionId: string): string => `/data/sessions/${encodeURIComponent(sessionId)}.jsonl`,
   outboundPath: (sessionKey: string): string => `/data/sessions/${encodeURIComponent(sessionKey)}/outbound.db`,
   maxMessagesPerPrompt: 10,
+  sendAckTimeoutMs: 5_000,
 });

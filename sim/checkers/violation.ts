@@ -16,6 +16,7 @@ export const builtinInvariantNames = [
   'answered-in-time',
   'supervision',
   'failure-notice-final',
+  'one-send-in-flight',
 ] as const;
 
 /** A built-in invariant's name, or the crash check's. */

@@ -19,6 +19,7 @@ import {
   platformName,
   type Random,
   runnerName,
+  sendAckTimeoutMs,
   stateDbPath,
   transcriptPath,
 } from '../../src/index.ts';
@@ -46,6 +47,7 @@ export const modelDescription: SystemDescription = Object.freeze({
   transcriptPath,
   outboundPath,
   maxMessagesPerPrompt,
+  sendAckTimeoutMs,
 });
 
 /**

@@ -28,12 +28,13 @@ export class KeylessHistory {
   }
 
   /**
-   * The gateway's send `id` arrives at the platform (a replay of it when `replay`): the platform shows `text` and
-   * acknowledges. Returns the showing and the id of the acknowledgement, which reaches the gateway only when the test
+   * The gateway's send `id` arrives at the platform (a replay of it when `replay`): the platform records the send
+   * (with its idempotency key: by default one of its own per network message), shows `text` and acknowledges. Returns the showing and the id of the acknowledgement, which reaches the gateway only when the test
    * calls `arrives` for it.
    */
-  platformShows(atMs: number, id: number, text: string, replay = false): { shown: ShownFact; ackId: number } {
+  platformShows(atMs: number, id: number, text: string, replay = false, key = `row-${id}`): { shown: ShownFact; ackId: number } {
     this.record(atMs, replay ? 'net.duplicate' : 'net.deliver', { from: gateway, to: platform, id, seq: 0 });
+    this.ledger.sendReceived({ sessionKey: session, key, kind: 'message', text, atMs, shown: this.ledger.shown.length });
     this.ledger.userShown(session, text, 'message', atMs);
     const shown = this.ledger.shown.at(-1);
     if (shown === undefined) throw new Error('the ledger recorded no showing');
@@ -42,12 +43,18 @@ export class KeylessHistory {
 
   /**
    * The gateway sends `text` at `atMs`; the platform shows it 10 ms later, and its acknowledgement reaches the gateway
-   * 5 ms after that, unless `acknowledged` is false (the acknowledgement is lost).
+   * 5 ms after that, unless `acknowledged` is false (the network drops the acknowledgement then: it is lost).
    */
   sendsAndShows(atMs: number, text: string, acknowledged = true): { shown: ShownFact; ackId: number } {
     const showing = this.platformShows(atMs + 10, this.gatewaySends(atMs), text);
     if (acknowledged) this.arrives(atMs + 15, showing.ackId);
+    else this.drops(atMs + 15, showing.ackId);
     return showing;
+  }
+
+  /** The network drops message `id` (an acknowledgement on its way to the gateway). */
+  drops(atMs: number, id: number): void {
+    this.record(atMs, 'net.drop', { id, reason: 'fault' });
   }
 
   /** Message `id` (an acknowledgement) arrives at the gateway. */

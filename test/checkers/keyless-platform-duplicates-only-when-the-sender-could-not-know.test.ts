@@ -6,7 +6,9 @@
 // - unavoidable: the link between platform and gateway is cut the moment the platform acknowledges the first reply
 //   (its acknowledgement is lost), or the gateway is killed then: the user sees the reply twice, and nothing fires;
 // - a bug: a sabotaged gateway that puts every send on the wire twice shows every reply twice, which fires
-//   no-duplicate-visible-reply on a key-less platform (on a platform with keys the repeat is dropped, so it passes).
+//   no-duplicate-visible-reply on a key-less platform; on a platform with keys the repeat is dropped, so the user sees
+//   nothing wrong, and one-send-in-flight (in-flight.ts: the platform saw two sends of one key in flight at once)
+//   fires on both.
 import { describe, expect, it } from 'vitest';
 import { loadSqlJs } from '../../sim/kernel/sqlite.ts';
 import type { Plan } from '../../sim/run/plan.ts';
@@ -67,18 +69,21 @@ describe('a platform without idempotency keys', () => {
     });
   });
 
-  it('fires no-duplicate-visible-reply when the gateway sends every row twice', async () => {
+  it('fires no-duplicate-visible-reply (and one-send-in-flight) when the gateway sends every row twice', async () => {
     await withRun(sql, input(sendsTwice, keyless), (result) => {
       expect(shown(result)).toEqual([firstReply, firstReply, interim, interim, secondReply, secondReply]);
-      expect(invariants(result)).toEqual(['no-duplicate-visible-reply']);
+      expect(invariants(result)).toEqual(['no-duplicate-visible-reply', 'one-send-in-flight']);
       expect(messagesOf(result, 'no-duplicate-visible-reply')).toHaveLength(3);
+      expect(messagesOf(result, 'one-send-in-flight')).toHaveLength(3);
     });
   });
 
-  it('passes the same sabotage on a platform that honours keys: it drops the repeat', async () => {
+  it('on a platform that honours keys the user sees each reply once, and one-send-in-flight still sees the race', async () => {
     await withRun(sql, input(sendsTwice), (result) => {
       expect(shown(result)).toEqual([firstReply, interim, secondReply]);
-      expect(result.violations).toEqual([]);
+      expect(result.ledger.sendAttempts.filter((attempt) => attempt.shown === null)).toHaveLength(3);
+      expect(invariants(result)).toEqual(['one-send-in-flight']);
+      expect(messagesOf(result, 'one-send-in-flight')).toHaveLength(3);
     });
   });
 });

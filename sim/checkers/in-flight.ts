@@ -1,0 +1,141 @@
+// One send in flight (DESIGN.md section 5, issue 23 item 5): the platform sees every send that reaches it (the
+// ledger's sendAttempts, with the client idempotency key the send carried), and the kernel sees when each left its
+// sender and what became of the platform's acknowledgement. One outbound message (one key) is never in flight twice
+// at once, and it is sent again only when the world shows a reason the sender had:
+//   - a restart: the sender was killed between the earlier send and the new one (a new incarnation cannot know what
+//     the old one sent);
+//   - a timed-out wait: the new send left at least the sender's acknowledgement timeout (the system description's
+//     sendAckTimeoutMs) after the earlier one;
+//   - a lost acknowledgement: the network dropped the platform's acknowledgement of the earlier send before the new
+//     one left.
+// And never when the sender knew the earlier send landed: an acknowledgement of it reached the sender before the new
+// send and no kill came in between (a kill after it excuses, as at-least-once.ts says why: the delivered mark may
+// not have committed). A platform that honours keys drops such a repeat, so the user never sees it; the check is
+// that the sender does not race itself, which a key-less platform would show. A send the network lost before it
+// reached the platform is not seen here (nobody in the world saw its key). at-least-once.ts judges a key-less
+// platform's repeated showings by the same reasons (`resendReason`).
+import type { TraceEvent } from '../kernel/trace.ts';
+import type { SendAttemptFact } from '../world/ledger.ts';
+import type { Observations } from './observations.ts';
+import { systemOf } from './observations.ts';
+import { classOf, type Violation } from './violation.ts';
+
+/** A message put on the wire, as the kernel's `net.send` recorded it. */
+export interface NetSend {
+  id: number;
+  /** Index of the `net.send` event in the trace. */
+  step: number;
+  timeMs: number;
+  from: string;
+  to: string;
+  kind: string;
+}
+
+/** What the network did with messages: where each arrived (steps, by id) and where each was dropped. */
+export interface NetFates {
+  sends: Map<number, NetSend>;
+  arrivedAtSteps: Map<number, number[]>;
+  droppedAtSteps: Map<number, number[]>;
+}
+
+export function netFates(events: readonly TraceEvent[]): NetFates {
+  const sends = new Map<number, NetSend>();
+  const arrivedAtSteps = new Map<number, number[]>();
+  const droppedAtSteps = new Map<number, number[]>();
+  events.forEach((event, step) => {
+    const id = Number(event.fields.id);
+    if (event.kind === 'net.send') sends.set(id, { id, step, timeMs: event.timeMs, from: String(event.fields.from), to: String(event.fields.to), kind: String(event.fields.kind) });
+    else if (event.kind === 'net.deliver' || event.kind === 'net.duplicate') push(arrivedAtSteps, id, step);
+    else if (event.kind === 'net.drop') push(droppedAtSteps, id, step);
+  });
+  return { sends, arrivedAtSteps, droppedAtSteps };
+}
+
+/** Why a sender may have sent `resend` again after `first`, or `known` (it had the acknowledgement), or none. */
+export type ResendReason = 'restart' | 'timeout' | 'lost-ack' | 'known' | undefined;
+
+/** The sender's reason to send `resend` after `first` (same sender), given the platform's acknowledgements of `first`. */
+export function resendReason(o: Observations, fates: NetFates, first: NetSend, resend: NetSend, acks: readonly NetSend[]): ResendReason {
+  if (first.step > resend.step) throw new Error(`resendReason: send ${first.id} is not before ${resend.id}`);
+  const killedBetween = (afterStep: number): boolean => o.kernel.some((kill) => kill.kind === 'kill' && kill.process === resend.from && kill.step > afterStep && kill.step < resend.step);
+  const ownAcks = acks.filter((ack) => ack.to === resend.from);
+  const knownAtSteps = ownAcks.flatMap((ack) => (fates.arrivedAtSteps.get(ack.id) ?? []).filter((step) => step < resend.step));
+  if (knownAtSteps.length > 0 && !killedBetween(Math.max(...knownAtSteps))) return 'known';
+  if (killedBetween(first.step)) return 'restart';
+  if (resend.timeMs - first.timeMs >= systemOf(o).sendAckTimeoutMs) return 'timeout';
+  if (ownAcks.some((ack) => (fates.droppedAtSteps.get(ack.id) ?? []).some((step) => step < resend.step))) return 'lost-ack';
+  return undefined;
+}
+
+/** A send attempt the platform saw, tied to the message that carried it and to every acknowledgement of it. */
+interface Attempt {
+  send: NetSend;
+  fact: SendAttemptFact;
+  acks: NetSend[];
+}
+
+/**
+ * Ties each send the platform received to its `net.send` and the platform's acknowledgement: at each instant, the
+ * k-th `send` arriving (delivered or replayed) is the k-th attempt the ledger recorded then, and has the k-th
+ * `send.ack` put on the wire then. Attempts of one network message (a replay, a connection's resend) are one attempt.
+ */
+function attempts(o: Observations, fates: NetFates): Attempt[] {
+  const arrivals = new Map<number, number[]>();
+  const acks = new Map<number, NetSend[]>();
+  o.events.forEach((event) => {
+    const id = Number(event.fields.id);
+    if ((event.kind === 'net.deliver' || event.kind === 'net.duplicate') && fates.sends.get(id)?.kind === 'send') push(arrivals, event.timeMs, id);
+  });
+  for (const send of fates.sends.values()) if (send.kind === 'send.ack') push(acks, send.timeMs, send);
+  const byInstant = new Map<number, SendAttemptFact[]>();
+  for (const fact of o.ledger.sendAttempts) push(byInstant, fact.atMs, fact);
+  const byId = new Map<number, Attempt>();
+  for (const [atMs, facts] of byInstant) {
+    const arrived = arrivals.get(atMs) ?? [];
+    // Every send that arrives is received at that instant; if the counts differ the pairing is unknown, and no
+    // attempt of the instant is judged.
+    if (arrived.length !== facts.length) continue;
+    facts.forEach((fact, k) => {
+      const send = fates.sends.get(arrived[k] ?? -1);
+      if (send === undefined) return;
+      const attempt = byId.get(send.id) ?? { send, fact, acks: [] };
+      byId.set(send.id, attempt);
+      const ack = acks.get(atMs)?.[k];
+      if (ack !== undefined) attempt.acks.push(ack);
+    });
+  }
+  return [...byId.values()].sort((a, b) => a.send.step - b.send.step);
+}
+
+export function checkSendsInFlight(o: Observations, out: Violation[]): void {
+  const fates = netFates(o.events);
+  const byKey = new Map<string, Attempt[]>();
+  for (const attempt of attempts(o, fates)) {
+    const list = byKey.get(`${attempt.fact.sessionKey}\n${attempt.fact.key}`);
+    if (list === undefined) byKey.set(`${attempt.fact.sessionKey}\n${attempt.fact.key}`, [attempt]);
+    else list.push(attempt);
+  }
+  const timeoutMs = systemOf(o).sendAckTimeoutMs;
+  for (const list of byKey.values()) {
+    list.forEach((resend, j) => {
+      for (const first of list.slice(0, j)) {
+        if (first.send.from !== resend.send.from) continue;
+        const reason = resendReason(o, fates, first.send, resend.send, first.acks);
+        if (reason !== undefined && reason !== 'known') continue;
+        const what = `${resend.fact.sessionKey}: send ${resend.fact.key} ("${resend.fact.text.slice(0, 60)}") left ${resend.send.from} at ${resend.send.timeMs} ms`;
+        const why =
+          reason === 'known'
+            ? `after the platform's acknowledgement of its send at ${first.send.timeMs} ms had reached it (no restart since)`
+            : `while its send at ${first.send.timeMs} ms was still in flight (no acknowledgement arrived or was lost, ${resend.send.timeMs - first.send.timeMs} ms is under the ${timeoutMs} ms wait, no restart)`;
+        out.push({ invariant: 'one-send-in-flight', message: `${what} ${why}`, step: resend.send.step, timeMs: resend.send.timeMs, class: classOf('one-send-in-flight'), evidence: `${what} again` });
+        return;
+      }
+    });
+  }
+}
+
+function push<K, T>(map: Map<K, T[]>, key: K, value: T): void {
+  const list = map.get(key);
+  if (list === undefined) map.set(key, [value]);
+  else list.push(value);
+}
