@@ -1,7 +1,8 @@
-// Real OpenClaw components in place of the model's gateway parts (`--openclaw <release>`): the system-event queue and
-// the heartbeat wakes of a pinned release, loaded afresh for each gateway incarnation (one OpenclawInstance shared by
-// the parts of that incarnation, as one process shares its module state), and adapted to the ports the model's
-// gateway calls (src/system-events.ts SystemEventQueuePort, src/heartbeat-wake.ts HeartbeatWakesPort).
+// Real OpenClaw components in place of the model's gateway parts (`--openclaw <release>`): the system-event queue, the
+// heartbeat wakes and (node-events.ts) the node-event ingestion of a pinned release, loaded afresh for each gateway
+// incarnation (one OpenclawInstance shared by the parts of that incarnation, as one process shares its module state),
+// and adapted to the ports the model's gateway calls (src/system-events.ts SystemEventQueuePort, src/heartbeat-wake.ts
+// HeartbeatWakesPort, src/environment.ts NodeEventsPort). The machine they run on has an OpenClaw install (home.ts).
 //
 // What the adapters keep beside the real code, and why:
 // - The system-event queue: the model hangs acknowledgement hooks (`onDurable`) and its durable exec key on each event;
