@@ -49,8 +49,21 @@ const schemaImages = new Map<string, Uint8Array>();
 // in key and rowid order whatever pages they sit on, a table's next rowid after emptying is 1 as in a new database,
 // and sqlite_sequence is emptied too, so a reused database answers every query as a new one would, except
 // total_changes(), which counts over the connection's life (the adapter uses only differences of it; the model's SQL
-// never asks).
-const spareDatabases = new Map<string, Database[]>();
+// never asks). A spare keeps its prepared statements: preparing the same SQL again in every run was about 4% of a
+// chaos run's CPU (sql.js's prepare). A prepared statement is reset and its bindings cleared before each use, and
+// SQLite plans it from the schema alone (no ANALYZE statistics), so a kept statement runs as a new one would.
+// A database whose schema a run changed (PRAGMA schema_version moved: a test's sabotage adding a trigger, say) is
+// closed, not reused.
+interface Spare {
+  db: Database;
+  statements: Map<string, Statement>;
+  emptyTableProbes: Map<string, Statement | null>;
+  /** The statements that empty it, one per table (sqlite_sequence included), prepared once. */
+  emptiers: Statement[];
+  /** PRAGMA schema_version right after its schema was created. */
+  schemaVersion: number;
+}
+const spareDatabases = new Map<string, Spare[]>();
 const spareDatabasesMax = 32;
 const pragmas = 'PRAGMA journal_mode=MEMORY; PRAGMA locking_mode=EXCLUSIVE; PRAGMA temp_store=MEMORY;';
 
@@ -80,12 +93,12 @@ export interface SqliteStats {
 }
 
 class Engine implements SqlTransaction {
-  private readonly statements = new Map<string, Statement>();
-  private lastRowId: Statement | undefined;
+  readonly db: Database;
+  private readonly statements: Map<string, Statement>;
   /** By SQL text (the model's SQL is string constants, whose hashes V8 keeps), then by parameter values. */
   private readonly reads = new Map<string, CachedRead[]>();
   /** Per DELETE statement: the statement that asks whether its table has a row (null: not a plain DELETE FROM). */
-  private readonly emptyTableProbes = new Map<string, Statement | null>();
+  private readonly emptyTableProbes: Map<string, Statement | null>;
   /** Bumped by every write, transaction and rollback through this engine; a cached read of an older one is stale. */
   private version = 0;
   /** Writes through run(), to tell whether a lazily read row id is still the write's own. */
@@ -101,9 +114,13 @@ class Engine implements SqlTransaction {
 
   constructor(
     readonly path: string,
-    readonly db: Database,
+    private readonly spare: Spare,
     private readonly stats: SqliteStats,
-  ) {}
+  ) {
+    this.db = spare.db;
+    this.statements = spare.statements;
+    this.emptyTableProbes = spare.emptyTableProbes;
+  }
 
   query(sql: string, params: SqlParams = []): SqlRow[] {
     const statement = this.prepare(sql);
@@ -228,10 +245,10 @@ class Engine implements SqlTransaction {
   }
 
   private lastInsertRowId(): number {
-    this.lastRowId ??= this.db.prepare('SELECT last_insert_rowid() AS id');
-    this.lastRowId.step();
-    const id = Number(this.lastRowId.getAsObject().id);
-    this.lastRowId.reset();
+    const statement = this.prepare('SELECT last_insert_rowid() AS id');
+    statement.step();
+    const id = Number(statement.getAsObject().id);
+    statement.reset();
     return id;
   }
 
@@ -262,19 +279,29 @@ class Engine implements SqlTransaction {
   /** Set once the database was exported: sql.js reopens the connection then, so it is closed, never reused. */
   exported = false;
 
+  /** Hand the database back for reuse, emptied to its schema with its statements kept, or close it. */
   close(schemaSql: string): void {
-    for (const statement of this.statements.values()) statement.free();
-    this.lastRowId?.free();
     const spares = spareDatabases.get(schemaSql) ?? [];
-    if (this.exported || spares.length >= spareDatabasesMax) {
+    if (this.exported || spares.length >= spareDatabasesMax || schemaVersionOf(this.db) !== this.spare.schemaVersion) {
+      for (const statement of this.statements.values()) statement.free();
+      for (const statement of this.spare.emptiers) statement.free();
       this.db.close();
       return;
     }
-    const tables = this.db.exec("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")[0]?.values ?? [];
-    this.db.exec(tables.map(([name]) => `DELETE FROM "${String(name)}";`).join(' '));
-    spares.push(this.db);
+    const begin = this.prepare('BEGIN');
+    const commit = this.prepare('COMMIT');
+    begin.run();
+    for (const emptier of this.spare.emptiers) emptier.run();
+    commit.run();
+    spares.push(this.spare);
     spareDatabases.set(schemaSql, spares);
   }
+}
+
+function schemaVersionOf(db: Database): number {
+  const version = db.exec('PRAGMA schema_version')[0]?.values[0]?.[0];
+  assert(typeof version === 'number', 'PRAGMA schema_version answers a number');
+  return version;
 }
 
 const dataStatement = /^\s*(INSERT|UPDATE|DELETE|REPLACE)\b/i;
@@ -389,19 +416,22 @@ export class SimSqlite {
     });
   }
 
-  private create(schemaSql: string): Database {
+  private create(schemaSql: string): Spare {
     const spare = spareDatabases.get(schemaSql)?.pop();
     if (spare !== undefined) return spare;
     const image = schemaImages.get(schemaSql);
     // journal_mode is a property of the connection, not of the image, so a database opened from an image sets it too.
     const db = image === undefined ? new this.sql.Database() : new this.sql.Database(image);
     db.exec(pragmas);
-    if (image !== undefined) return db;
-    db.exec(schemaSql);
-    // sql.js's export() reopens the connection, which drops the pragmas.
-    schemaImages.set(schemaSql, db.export());
-    db.exec(pragmas);
-    return db;
+    if (image === undefined) {
+      db.exec(schemaSql);
+      schemaImages.set(schemaSql, db.export());
+      // sql.js before 1.16 reopened the connection on export(), which dropped the pragmas.
+      db.exec(pragmas);
+    }
+    const tables = db.exec("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")[0]?.values ?? [];
+    const emptiers = tables.map(([name]) => db.prepare(`DELETE FROM "${String(name)}"`));
+    return { db, statements: new Map(), emptyTableProbes: new Map(), emptiers, schemaVersion: schemaVersionOf(db) };
   }
 
   private handle(owner: Incarnation, engine: Engine): SqlDatabase {
