@@ -157,14 +157,17 @@ export class SqliteBusyError extends Error {
 /** A process's entry point: started at spawn and again at each restart. */
 export type ProcessMain = (ctx: ProcessContext) => Promise<void>;
 
-/** The tools the agent offers the LLM. */
-export type ToolName = 'send_message' | 'send_file' | 'add_reaction';
+/**
+ * The tools the agent offers the LLM: three that message the user, and `create_event`, an action on an external
+ * service (a calendar) whose effect the world records.
+ */
+export type ToolName = 'send_message' | 'send_file' | 'add_reaction' | 'create_event';
 
 /** A tool call as the LLM API returns it: the id is issued by the API, not by the caller. */
 export interface LlmToolCall {
   id: string;
   name: ToolName;
-  /** The payload the user sees: message text, file caption, or the reaction emoji. */
+  /** The payload the user sees (message text, file caption, or the reaction emoji), or the event to create. */
   text: string;
 }
 

@@ -4,10 +4,16 @@
 // plus a closing summary is a valid reply). With seed 001's first fix (send-flag) the handlers set the boolean
 // `turn_send_invoked` instead. Outbound row ids are derived from the turn and the call, so a repeated call (a retry
 // after a lost reply or a runner restart) writes nothing twice.
+// `create_event` acts on an external service (a calendar, part of the world): the tool server asks it to create the
+// event and answers the runner once the service confirmed. The request carries the tool-call id the LLM API issued
+// as the service's idempotency key (as a client-chosen event id: a second insert of one id creates nothing), so a
+// call the runner retries, or replays when it resumes a turn after a crash, takes effect once however many times it
+// reaches the service. nanoclaw's MCP tools draw a fresh id per execution instead (docs/MODEL.md), which acts twice.
 import { assert } from './assert.ts';
 import { isBusy } from './busy.ts';
 import type { BugId } from './config.ts';
 import type { ProcessContext, ToolName } from './ports.ts';
+import { ReplyWaiter } from './reply-waiter.ts';
 import {
   parseTurnSentPayloads,
   SessionDbs,
@@ -35,6 +41,31 @@ export interface ToolResultMessage {
   ok: boolean;
 }
 
+/** The external service `create_event` acts on (a process of the world). */
+export const calendarServiceName = 'calendar';
+
+/** How long the tool server waits for the service to confirm an event before it tells the runner the call failed. */
+export const eventCreateTimeoutMs = 5_000;
+
+/** The tool server asks the service to create an event; `key` is its idempotency key (the API's tool-call id). */
+export interface EventCreateMessage {
+  type: 'event.create';
+  key: string;
+  sessionKey: string;
+  text: string;
+}
+
+/** The service's confirmation: the event with that key exists (created now, or by an earlier request). */
+export interface EventCreatedMessage {
+  type: 'event.created';
+  key: string;
+}
+
+/** Whether a network payload is the service's confirmation of an event. */
+export function isEventCreated(payload: unknown): payload is EventCreatedMessage {
+  return typeof payload === 'object' && payload !== null && (payload as { type?: unknown }).type === 'event.created';
+}
+
 /** Whether a network payload is a tool call. */
 export function isToolCall(payload: unknown): payload is ToolCallMessage {
   return typeof payload === 'object' && payload !== null && (payload as { type?: unknown }).type === 'tool.call';
@@ -43,15 +74,43 @@ export function isToolCall(payload: unknown): payload is ToolCallMessage {
 /** The built-in tool server's process main (wrap it, or replace it through buildModel's components). */
 export async function toolServerMain(ctx: ProcessContext, bugs: ReadonlySet<BugId>): Promise<void> {
   const dbs = new SessionDbs(ctx.sqlite);
+  const events = new ReplyWaiter(ctx.timers, eventCreateTimeoutMs);
+  /** Event requests on their way to the service, by call id: a repeat of the call waits for the same answer. */
+  const inProgress = new Map<string, Promise<boolean>>();
   for (;;) {
     const delivery = await ctx.net.receive();
+    if (isEventCreated(delivery.payload)) {
+      // A confirmation nobody waits for (late, or a replay) changes nothing: the event exists either way.
+      events.settle(delivery.payload.key, true);
+      continue;
+    }
     if (!isToolCall(delivery.payload)) continue;
     const call = delivery.payload;
     ctx.spawnTask(`tool:${call.callId}`, async () => {
-      const ok = await handleToolCall(ctx, dbs, bugs, call);
+      const ok = call.name === 'create_event' ? await createEvent(ctx, events, inProgress, call) : await handleToolCall(ctx, dbs, bugs, call);
       ctx.net.send(delivery.from, { type: 'tool.result', callId: call.callId, ok } satisfies ToolResultMessage);
     });
   }
+}
+
+/**
+ * Asks the calendar to create the call's event, keyed by the call id, and waits for its confirmation. A repeat of a
+ * call still waiting (the runner retried or resumed while the first attempt is on its way, or the network replayed
+ * it) waits for the same confirmation instead of asking again. False when none came in time: the runner retries the
+ * call, which the key makes harmless.
+ */
+async function createEvent(ctx: ProcessContext, events: ReplyWaiter, inProgress: Map<string, Promise<boolean>>, call: ToolCallMessage): Promise<boolean> {
+  assert(call.name === 'create_event' && call.callId.length > 0, `create_event is keyed by its call id (${call.callId})`);
+  const waiting = inProgress.get(call.callId);
+  if (waiting !== undefined) return waiting;
+  const request: EventCreateMessage = { type: 'event.create', key: call.callId, sessionKey: call.sessionKey, text: call.text };
+  const confirmed = events.wait(call.callId, () => ctx.net.send(calendarServiceName, request));
+  inProgress.set(call.callId, confirmed);
+  assert(inProgress.size <= 1_000, `${inProgress.size} event requests in progress at once`);
+  const ok = await confirmed;
+  inProgress.delete(call.callId);
+  ctx.note('tool-event', { session: call.sessionKey, turn: call.turnId, call: call.callId, ok: ok ? 1 : 0 });
+  return ok;
 }
 
 async function handleToolCall(

@@ -7,6 +7,7 @@ import type { Ledger } from '../world/ledger.ts';
 import { attributeAll } from './attribution.ts';
 import { readDurableState } from './durable.ts';
 import { checkIngestion } from './ingestion.ts';
+import { checkEffects } from './effects.ts';
 import { checkFailureNotices } from './finality.ts';
 import { checkSendsInFlight } from './in-flight.ts';
 import { checkLiveness } from './liveness.ts';
@@ -73,6 +74,7 @@ export function checkRun(input: CheckInput): Violation[] {
   const attributions = attributeAll(o);
   checkReplies(o, attributions, out, place);
   checkFailureNotices(o, attributions, out, place);
+  checkEffects(o, attributions, out, place);
   checkIngestion(o, out, place);
   checkRotations(o, out, place);
   checkSendsInFlight(o, out);

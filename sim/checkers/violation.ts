@@ -17,6 +17,7 @@ export const builtinInvariantNames = [
   'supervision',
   'failure-notice-final',
   'one-send-in-flight',
+  'effect-at-most-once',
 ] as const;
 
 /** A built-in invariant's name, or the crash check's. */

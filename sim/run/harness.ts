@@ -110,7 +110,7 @@ export async function runSpec(spec: RunSpec, options: RunOptions): Promise<RunRe
   });
   const sessions = Array.from({ length: plan.sessions }, (_, index) => sessionKey(index));
   const queueModes = Object.fromEntries(sessions.map((session, index) => [session, plan.queueModes?.[index] ?? 'collect']));
-  const config = modelConfig({ bugs: spec.bugs, sessions, knobs: { agentCacheSize: plan.model.agentCacheSize, queueModes, ...plan.secondWriters } });
+  const config = modelConfig({ bugs: spec.bugs, sessions, knobs: { agentCacheSize: plan.model.agentCacheSize, queueModes, ...plan.secondWriters, ...(plan.processing === undefined ? {} : { processing: plan.processing }) } });
   const world = buildWorld({
     timers: config.timers,
     gatewayName,
@@ -135,6 +135,7 @@ export async function runSpec(spec: RunSpec, options: RunOptions): Promise<RunRe
   );
   const recorder = new FaultRecorder(sim, world.modelApi);
   if (plan.keylessPlatform === true) recorder.keylessRun();
+  if (plan.startup !== undefined) recorder.startupDelays(plan.startup);
   const monitor = new TranscriptMonitor(sim, sessions, modelDescription);
   // The model's note of a completed turn triggers the transcript check; the check itself reads only the files.
   sim.trace.onEvent((event) => {
@@ -143,6 +144,8 @@ export async function runSpec(spec: RunSpec, options: RunOptions): Promise<RunRe
   configureWorld(sim, model, world, spec);
   options.prepare?.(sim, model, world);
   sim.spawn(platformName, (ctx) => world.platform.main(ctx));
+  // The calendar exists only in runs that offer the agent an action on the world (a run without it spawns nothing new).
+  if (plan.model.effectToolPer1000 !== undefined) sim.spawn(world.calendar.name, (ctx) => world.calendar.main(ctx));
   for (const process of model.processes) sim.spawn(process.name, process.main);
   scheduleWorkload(sim, model, world, spec);
   for (const fault of plan.faults) scheduleFault(sim, recorder, fault);
@@ -217,6 +220,7 @@ function configureWorld(sim: Simulation, model: BuiltModel, world: World, spec: 
     errorStreakMax: faultKnobs.modelErrorStreakMax,
     toolCallsMax: knobs.toolCallsMax,
     slowPer1000: faultKnobs.modelSlowPer1000,
+    effectToolPer1000: knobs.effectToolPer1000 ?? 0,
   };
 }
 

@@ -37,6 +37,11 @@ export interface ModelBehaviour {
   slowPer1000: number;
   slowLatencyMsMax: number;
   latencyMsMax: number;
+  /**
+   * Chance (per 1000) that an answer also acts on the world: a `create_event` call (an event named uniquely by the
+   * answer, confirmed in a block of its closing text). 0, the default, draws nothing, so existing runs are unchanged.
+   */
+  effectToolPer1000: number;
 }
 
 export const defaultModelBehaviour: ModelBehaviour = {
@@ -50,6 +55,7 @@ export const defaultModelBehaviour: ModelBehaviour = {
   slowPer1000: 0,
   slowLatencyMsMax: 90_000,
   latencyMsMax: 3_000,
+  effectToolPer1000: 0,
 };
 
 /** Of the transient errors that are not an outage, the share (per 1000) that cut the stream after the closing text. */
@@ -59,6 +65,9 @@ export const streamCutPer1000 = 250;
 export const poisonInput = '[attached: core.dump, 48 GB]';
 
 export const interimPhrases = ['on it - looking at your calendar', 'interim update', 'Looking it up', 'working on it'] as const;
+
+/** What the agent books in the calendar when an answer acts on the world. */
+export const eventTitles = ['team sync', 'dentist', 'flight check-in', 'call with Sam'] as const;
 
 export const stockAnswers = ["Tomorrow at 2pm you're free", 'done', ...interimPhrases] as const;
 
@@ -176,6 +185,16 @@ export class FakeModelApi implements LlmApi {
       blocks.push(answer);
     }
     if (random.chance(1, 10)) blocks.push('(note to self)');
+    // An action on the world, drawn from a stream of its own (so the draws above are those of a run without it): the
+    // event's text names the answer, so each requested action is one text, and the closing text confirms it.
+    if (b.effectToolPer1000 > 0) {
+      const effects = this.randomFor(`effect/${tag}`);
+      if (effects.chance(b.effectToolPer1000, 1000)) {
+        const event = `${effects.pick(eventTitles)} at ${effects.int(8, 18)}:00 [e${tag}]`;
+        toolCalls.push({ name: 'create_event', text: event });
+        blocks.push(event);
+      }
+    }
     const result = blocks
       .map((body, index) => (body === '(note to self)' ? `<message to="scratchpad">${body}</message>` : `<message to="user">${body}</message>${index === 0 ? ' ' : ''}`))
       .join('\n');

@@ -1,6 +1,6 @@
 // The ground-truth ledger (DESIGN.md section 5). The world keeps it: the chat platform (what the user typed, every
 // redelivery, every acknowledgement, everything the user was shown), the LLM API (every request and every answer it
-// returned) and the workload driver (every command the node host was asked to run). No process of the system under
+// returned), the external services the agent's tools act on (every effect) and the workload driver (every command the node host was asked to run). No process of the system under
 // test holds a reference to it, so nothing the gateway, runner, tool server or node host says about itself can get
 // in; the checkers read it beside the durable state. Facts are appended in simulated-time order and never edited,
 // except the acknowledgement time of a user message, which the platform fills in once, and the outcome of an LLM
@@ -90,6 +90,21 @@ export interface SendAttemptFact {
 }
 
 /**
+ * An effect an external service of the world carried out (issue 23 item 3): the calendar created an event. `key` is
+ * the idempotency key the request carried (the tool-call id the LLM API issued, when the system passes it on), `text`
+ * the event as the request described it (the LLM's tool call names it uniquely, so the checkers trace an effect to
+ * the call by its text, not by any id the system chose).
+ */
+export interface EffectFact {
+  index: number;
+  sessionKey: string;
+  service: string;
+  key: string;
+  text: string;
+  atMs: number;
+}
+
+/**
  * The ground truth of a run, written by the world only: what the user typed and saw, what the LLM was asked and
  * answered, which commands ran.
  */
@@ -100,6 +115,7 @@ export class Ledger {
   readonly answers: LlmAnswerFact[] = [];
   readonly shown: ShownFact[] = [];
   readonly sendAttempts: SendAttemptFact[] = [];
+  readonly effects: EffectFact[] = [];
   /** Whether the platform drops a repeat of a client idempotency key; a key-less one shows every send it accepts. */
   platformHonoursKeys = true;
   private readonly byDelivery = new Map<string, UserMessageFact>();
@@ -153,6 +169,11 @@ export class Ledger {
 
   userShown(sessionKey: string, text: string, kind: string, atMs: number): void {
     this.shown.push({ index: this.shown.length, sessionKey, text, kind, atMs });
+  }
+
+  /** An external service carried out an action (once per effect: a request it deduped by its key is no effect). */
+  effectTaken(fact: Omit<EffectFact, 'index'>): void {
+    this.effects.push({ index: this.effects.length, ...fact });
   }
 
   /** The platform received a send (shown: the index of the showing it gave, or null for a dropped repeat of its key). */
