@@ -2,7 +2,8 @@
 // what a campaign costs per scenario, how it scales over worker threads, how long gatesim takes to find each seed
 // bug (focused scenario and chaos) against a plain fast-check property of the same model (the peer), and memory
 // over a long campaign. Every figure comes from this one run; the machine's load is recorded beside them, since
-// on a shared machine wall times move with it. Targets are the issue's (13); BENCHMARKS.md keeps the latest figures.
+// on a shared machine wall times move with it. Targets are issue 13's (`targets`) and issue 25's (`issue25.targets`,
+// campaign speed: its figures are gathered under `issue25`); BENCHMARKS.md keeps the latest figures.
 import { spawn } from 'node:child_process';
 import { cpus, loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
@@ -11,6 +12,7 @@ import { type BugId, bugIds, parseBugList } from '../src/index.ts';
 import { scenarios } from '../scenarios/index.ts';
 import { loadSqlJs } from '../sim/kernel/index.ts';
 import { huntAll } from './hunt.ts';
+import { measureFuzzAll } from './campaign.ts';
 import { measureKernel } from './kernel.ts';
 import { measureOpenclaw } from './openclaw.ts';
 import type { MemoryFigures } from './memory.ts';
@@ -20,7 +22,7 @@ import { round } from './stats.ts';
 import { printTable } from './table.ts';
 import { measureWorkers } from './workers.ts';
 
-export const sections = ['kernel', 'scenarios', 'workers', 'hunt', 'peer', 'memory', 'openclaw'] as const;
+export const sections = ['kernel', 'scenarios', 'workers', 'campaign', 'hunt', 'peer', 'memory', 'openclaw'] as const;
 type Section = (typeof sections)[number];
 
 export interface Budget {
@@ -28,6 +30,8 @@ export interface Budget {
   kernelRepeats: number;
   scenarioRuns: number;
   workerRuns: number;
+  /** Runs per scenario of the timed `fuzz --all` campaign on two workers (section campaign). */
+  fuzzAllRunsPerScenario: number;
   campaignSeeds: number;
   huntFocusedRuns: number;
   huntChaosRuns: number;
@@ -44,7 +48,8 @@ const fullBudget: Budget = {
   kernelEvents: 1_000_000,
   kernelRepeats: 7,
   scenarioRuns: 30,
-  workerRuns: 40,
+  workerRuns: 400,
+  fuzzAllRunsPerScenario: 100,
   campaignSeeds: 9,
   huntFocusedRuns: 1_000,
   huntChaosRuns: 300,
@@ -60,6 +65,7 @@ const quickBudget: Budget = {
   kernelRepeats: 3,
   scenarioRuns: 4,
   workerRuns: 6,
+  fuzzAllRunsPerScenario: 4,
   campaignSeeds: 3,
   huntFocusedRuns: 100,
   huntChaosRuns: 20,
@@ -77,6 +83,16 @@ export const targets = {
   focusedWallMsToFirstFailureMax: 500,
   shrunkPlanSizeMax: 10,
   rssGrowthMbMax: 16,
+};
+
+/** Issue 25's targets (campaign speed), reported under `issue25` beside the figures. */
+export const issue25Targets = {
+  chaosRunsPerSecOneCoreMin: 60,
+  twoWorkersSpeedupMin: 1.8,
+  twoWorkersChaosRunsMin: 400,
+  fuzzAllMillionRunsHoursOnTwoCoresMax: 8,
+  openclawRatioToModelMax: 3,
+  peakRssMbOf20000RunsMax: 300,
 };
 
 interface Options {
@@ -118,13 +134,46 @@ async function scenarioFigures(budget: Budget): Promise<Record<string, unknown>>
   return out;
 }
 
+const loadAverage = (): number[] => loadavg().map((value) => round(value, 2));
+
 async function workerFigures(budget: Budget): Promise<Record<string, unknown>> {
+  const atStart = loadAverage();
   const one = await measureWorkers(1, budget.workerRuns);
   const two = await measureWorkers(2, budget.workerRuns);
   progress(`workers: 1 -> ${one.runsPerSec} runs/s, 2 -> ${two.runsPerSec} runs/s`);
   return {
     '1': { runsPerSec: one.runsPerSec, runs: one.runs, wallMs: one.wallMs },
     '2': { runsPerSec: two.runsPerSec, runs: two.runs, wallMs: two.wallMs, speedupVsOne: round(two.runsPerSec / one.runsPerSec, 2) },
+    loadAverage: { start: atStart, end: loadAverage() },
+  };
+}
+
+type Figures = Record<string, unknown>;
+const at = (figures: Figures, ...path: string[]): unknown => path.reduce<unknown>((value, key) => (value as Figures | undefined)?.[key], figures);
+
+/**
+ * Issue 25's figures under stable keys, each taken from the section that measured it (null when that section did not
+ * run): chaos runs per second on one core (wall, and per CPU second), the 2-worker speed-up, the projected hours of
+ * 1,000,000 `fuzz --all` runs on two cores, peak RSS of the memory campaign, and each OpenClaw release's ratio to the
+ * model (section openclaw, bench/openclaw.ts).
+ */
+function issue25Figures(out: Figures): Figures {
+  const chaos = at(out, 'scenarios', 'chaos') as Figures | undefined;
+  const openclaw = out.openclaw as Figures | undefined;
+  const releases = Object.entries(openclaw ?? {}).filter(([key]) => /^\d{4}\./.test(key));
+  return {
+    targets: issue25Targets,
+    chaosRunsPerSecOneCore: chaos?.runsPerSec ?? null,
+    chaosRunsPerCpuSecOneCore: chaos === undefined ? null : round(1_000 / (chaos.cpuMsPerRun as number), 1),
+    twoWorkersSpeedup: at(out, 'workers', '2', 'speedupVsOne') ?? null,
+    twoWorkersChaosRuns: at(out, 'workers', '2', 'runs') ?? null,
+    twoWorkersLoadAverage: at(out, 'workers', 'loadAverage') ?? null,
+    fuzzAllMillionRunsHoursOnTwoCores: at(out, 'campaign', 'millionRunsHoursAtMeasuredRate') ?? null,
+    fuzzAllMillionRunsHoursOnTwoQuietCores: at(out, 'campaign', 'millionRunsHoursOnTwoQuietCores') ?? null,
+    fuzzAllLoadAverage: at(out, 'campaign', 'loadAverage') ?? null,
+    peakRssMb: at(out, 'memory', 'peakRssMb') ?? null,
+    peakRssRuns: at(out, 'memory', 'runs') ?? null,
+    openclawRatioToModel: openclaw === undefined ? null : Object.fromEntries(releases.map(([release, row]) => [release, (row as Figures).ratioToModel ?? null])),
   };
 }
 
@@ -185,6 +234,10 @@ async function measure(options: Options): Promise<Record<string, unknown>> {
   }
   if (chosen.has('scenarios')) out.scenarios = await scenarioFigures(budget);
   if (chosen.has('workers')) out.workers = await workerFigures(budget);
+  if (chosen.has('campaign')) {
+    out.campaign = await measureFuzzAll(sql, 2, budget.fuzzAllRunsPerScenario);
+    progress(`campaign: ${JSON.stringify(out.campaign)}`);
+  }
   if (chosen.has('hunt')) {
     const budgetOfHunt = { campaignSeeds: seeds, focusedRuns: budget.huntFocusedRuns, chaosRuns: budget.huntChaosRuns, ...(options.huntIn === undefined ? {} : { where: options.huntIn }) };
     out.hunt = await huntAll(budgetOfHunt, sql, budget.huntBugs, progress);
@@ -196,6 +249,7 @@ async function measure(options: Options): Promise<Record<string, unknown>> {
     progress(`openclaw: ${JSON.stringify(out.openclaw)}`);
   }
   (out.machine as Record<string, unknown>).loadAverageAtEnd = loadavg().map((value) => round(value, 2));
+  out.issue25 = issue25Figures(out);
   return out;
 }
 

@@ -82,6 +82,29 @@ function memoryLines(memory: Figures, targets: Record<string, number>): string[]
   ];
 }
 
+function campaignLines(campaign: Figures): string[] {
+  const load = campaign.loadAverage as Figures;
+  return [
+    pc.bold(`fuzz --all on ${String(campaign.workers)} workers (${String(campaign.runs)} runs, after a warm-up; load average ${JSON.stringify(load.start)} -> ${JSON.stringify(load.end)})`),
+    `  ${cell(campaign.runsPerSec, 7)} runs/s   ${cell(campaign.cpuMsPerRun, 7)} CPU ms/run   1,000,000 runs: ${String(campaign.millionRunsHoursAtMeasuredRate)} h at this rate, ${String(campaign.millionRunsHoursOnTwoQuietCores)} h on two quiet cores (target <= 8 h)`,
+    ...(campaign.failures as string[]).map((failure) => pc.red(`  failed on the fixed model: ${failure}`)),
+  ];
+}
+
+function issue25Lines(issue: Figures): string[] {
+  const targets = issue.targets as Record<string, number>;
+  const met = (value: unknown, ok: (value: number) => boolean, text: string): string => (typeof value === 'number' ? `${value} ${verdict(ok(value), text)}` : pc.dim(`- (${text}; section not run)`));
+  const ratios = issue.openclawRatioToModel as Record<string, number | null> | null;
+  return [
+    pc.bold('issue 25 (campaign speed)'),
+    `  chaos runs/s on one core        ${met(issue.chaosRunsPerSecOneCore, (value) => value >= (targets.chaosRunsPerSecOneCoreMin ?? 0), `>= ${targets.chaosRunsPerSecOneCoreMin}`)} (per CPU second: ${String(issue.chaosRunsPerCpuSecOneCore)})`,
+    `  2 workers vs 1 (${String(issue.twoWorkersChaosRuns)} runs)     ${met(issue.twoWorkersSpeedup, (value) => value >= (targets.twoWorkersSpeedupMin ?? 0), `>= ${targets.twoWorkersSpeedupMin}`)}`,
+    `  1M fuzz --all runs, 2 cores (h) ${met(issue.fuzzAllMillionRunsHoursOnTwoCores, (value) => value <= (targets.fuzzAllMillionRunsHoursOnTwoCoresMax ?? 0), `<= ${targets.fuzzAllMillionRunsHoursOnTwoCoresMax}`)} (two quiet cores: ${String(issue.fuzzAllMillionRunsHoursOnTwoQuietCores)})`,
+    `  peak RSS (MB, ${String(issue.peakRssRuns)} runs)       ${met(issue.peakRssMb, (value) => value < (targets.peakRssMbOf20000RunsMax ?? 0), `< ${targets.peakRssMbOf20000RunsMax}`)}`,
+    `  openclaw CPU / model            ${ratios === null ? pc.dim('- (section openclaw not run)') : Object.entries(ratios).map(([release, ratio]) => `${release} ${met(ratio, (value) => value <= (targets.openclawRatioToModelMax ?? 0), `<= ${targets.openclawRatioToModelMax}`)}`).join(', ')}`,
+  ];
+}
+
 function openclawLines(figures: Figures): string[] {
   if (figures.installed === false) return [pc.bold('openclaw'), '  not installed (npm ci --prefix openclaw)'];
   const lines = [pc.bold(`openclaw (CPU ms per chaos run, median of ${String(figures.runs)}; parts ${(figures.parts as string[]).join(', ')})`)];
@@ -112,5 +135,7 @@ export function printTable(figures: Figures): void {
   else if (figures.peer !== undefined) add([pc.bold('peer'), ...Object.entries(figures.peer as Figures).map(([bug, value]) => `  ${bug.padEnd(13)} ${String((value as Figures).verdict)}`)]);
   if (figures.memory !== undefined) add(memoryLines(figures.memory as Figures, targets));
   if (figures.openclaw !== undefined) add(openclawLines(figures.openclaw as Figures));
+  if (figures.campaign !== undefined) add(campaignLines(figures.campaign as Figures));
+  if (figures.issue25 !== undefined) add(issue25Lines(figures.issue25 as Figures));
   process.stdout.write(`${out.join('\n')}\n`);
 }
