@@ -71,6 +71,12 @@ export interface ModelTimers {
   execDedupeKeysMax: number;
   /** Tool call RPC timeout in the runner. */
   toolCallTimeoutMs: number;
+  /**
+   * Hermes' agent retries a failed LLM call within its run (run_agent.py: max_retries 3, agent/retry_utils.py
+   * jittered_backoff with base_delay 2 s and max_delay 60 s, plus up to half the delay as jitter).
+   */
+  agentRetryBaseMs: number;
+  agentRetryMaxMs: number;
 }
 
 export const defaultTimers: ModelTimers = {
@@ -92,6 +98,8 @@ export const defaultTimers: ModelTimers = {
   execDedupeWindowMs: 10 * 60_000,
   execDedupeKeysMax: 2_000,
   toolCallTimeoutMs: 10_000,
+  agentRetryBaseMs: 2_000,
+  agentRetryMaxMs: 60_000,
 };
 
 /**
@@ -119,6 +127,18 @@ export type DeliveryMirrorMode = (typeof deliveryMirrorModes)[number];
 export const gatewayAppendModes = ['off', 'skip-db', 'no-skip-db', 'no-backfill'] as const;
 export type GatewayAppendMode = (typeof gatewayAppendModes)[number];
 
+/**
+ * How the runner processes a session's messages (issue 24 item 7). `nanoclaw`: batches of due messages (up to 10,
+ * by the session's queue mode) and a failed attempt runs the whole turn again (OpenClaw's 2,500 ms, then nanoclaw's
+ * backoff, turnTriesMax attempts). `hermes`: Hermes' gateway, one platform message per run (its busy input mode
+ * `queue`: a message that arrives while the agent runs waits for a run of its own), the agent retrying a failed LLM
+ * call within its run (agentRetriesMax times), and the run ending at the first failure it cannot retry, answered with
+ * the error reply. `hermes-silent` is Hermes before it surfaced a failed run's error (a failed run with no final
+ * response sent nothing); only tests switch it on.
+ */
+export const processingModes = ['nanoclaw', 'hermes', 'hermes-silent'] as const;
+export type ProcessingMode = (typeof processingModes)[number];
+
 export interface ModelKnobs {
   /** Queue mode per session key (collect where not given). */
   queueModes: Readonly<Record<string, QueueMode>>;
@@ -131,6 +151,10 @@ export interface ModelKnobs {
   /** The second writers (off unless a run switches them on). */
   deliveryMirror: DeliveryMirrorMode;
   gatewayAppend: GatewayAppendMode;
+  /** nanoclaw's processing (batches, full-run retries) or Hermes' (one message per run, ends at its first failure). */
+  processing: ProcessingMode;
+  /** In Hermes' processing, how often the agent retries a failed LLM call within its run. */
+  agentRetriesMax: number;
 }
 
 export const defaultKnobs: ModelKnobs = {
@@ -140,6 +164,8 @@ export const defaultKnobs: ModelKnobs = {
   turnTriesMax: 5,
   deliveryMirror: 'off',
   gatewayAppend: 'off',
+  processing: 'nanoclaw',
+  agentRetriesMax: 3,
 };
 
 /** The model's configuration: bugs switched on, sessions, timers and knobs. */
@@ -153,6 +179,14 @@ export interface ModelConfig {
 /** The queue mode of a session. */
 export function queueModeOf(config: ModelConfig, sessionKey: string): QueueMode {
   return config.knobs.queueModes[sessionKey] ?? 'collect';
+}
+
+/**
+ * The queue mode a session's lane runs with: its own under nanoclaw's processing; under Hermes', `followup` (one
+ * message per run, the next waiting for a run of its own: Hermes' busy input mode `queue`).
+ */
+export function effectiveQueueMode(config: ModelConfig, sessionKey: string): QueueMode {
+  return config.knobs.processing === 'nanoclaw' ? queueModeOf(config, sessionKey) : 'followup';
 }
 
 /** A model configuration with the default timers and knobs, overridden where given. */

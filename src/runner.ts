@@ -3,12 +3,13 @@
 // is turn_sent_payloads (seed 001's cold-start boundary). Then one lane per session polls for a batch of due rows
 // (claims.ts; idle 1 s, active 500 ms; idle polls that would find nothing are skipped, idle-poll.ts), claims it and
 // runs one turn for it. A transient model error runs the turn again after the full-run retry delay; after
-// turnTriesMax attempts the turn ends with an error reply. A heartbeat file records progress so the gateway's sweep
-// can kill a runner that is stuck (host-sweep.ts).
+// turnTriesMax attempts the turn ends with an error reply. In Hermes' processing mode (config.ts `processingModes`)
+// each run takes one message and ends at its first failure: the next attempt gives up with the error reply at once.
+// A heartbeat file records progress so the gateway's sweep can kill a runner that is stuck (host-sweep.ts).
 import { assert, assertNonNegativeInteger } from './assert.ts';
 import { AgentCache } from './agent.ts';
 import { abandonBatch, type Batch, claimBatch, type IdleFetch, clearStaleProcessingAcks, completeTurn, fetchBatch, unfinishedTurns } from './claims.ts';
-import { type ModelConfig, queueModeOf } from './config.ts';
+import { effectiveQueueMode, type ModelConfig } from './config.ts';
 import { LlmTransientError, type ProcessContext, type SqlDatabase } from './ports.ts';
 import { SessionDb } from './session-db.ts';
 import { modelSessionManagerFactory } from './session-manager-port.ts';
@@ -85,7 +86,7 @@ async function lane(deps: TurnDeps, sessionKey: string): Promise<void> {
   const { ctx, config, dbs } = deps;
   const inbound = await dbs.inboundDb(sessionKey);
   const outbound = await dbs.outboundDb(sessionKey);
-  const mode = queueModeOf(config, sessionKey);
+  const mode = effectiveQueueMode(config, sessionKey);
   for (;;) {
     // The versions before the fetch: a change during it wakes the lane for the next poll.
     const watched = [watch(inbound), watch(outbound)];
@@ -112,6 +113,9 @@ async function runBatch(deps: TurnDeps, sessionKey: string, outbound: SqlDatabas
   const claimed = await ignoreBusy(claimBatch(outbound, batch, ctx.clock.nowMs()).then(() => true));
   if (claimed === undefined) return;
   const turnId = batch.turnId;
+  // Hermes' gateway ends a run at the first failure its agent could not retry; nanoclaw's runner tries it again.
+  const hermes = config.knobs.processing !== 'nanoclaw';
+  const triesMax = hermes ? 1 : config.knobs.turnTriesMax;
   deps.heartbeat.enterTurn();
   try {
     // No touch here: the heartbeat moves only with the turn's progress, so a turn silent since its claim is stuck.
@@ -120,7 +124,7 @@ async function runBatch(deps: TurnDeps, sessionKey: string, outbound: SqlDatabas
       try {
         // Past turnTriesMax failed attempts, the turn ends with an error reply (unless its reply is already durable).
         // A turn the host gave up on (failed at claimTriesMax) closes with the error reply at once.
-        branch = await runTurn(deps, sessionKey, batch, { attempt, giveUp: batch.failed || attempt > config.knobs.turnTriesMax });
+        branch = await runTurn(deps, sessionKey, batch, { attempt, giveUp: batch.failed || attempt > triesMax });
         break;
       } catch (error) {
         if (error instanceof TurnAborted) {
@@ -136,6 +140,17 @@ async function runBatch(deps: TurnDeps, sessionKey: string, outbound: SqlDatabas
       }
       // PR #2531's second boundary (sent-payloads-pr2531): the retry path does not inherit suppression.
       if (config.bugs.has('sent-payloads-pr2531')) await clearSharedPayloads(deps, sessionKey);
+      if (hermes && attempt === triesMax) {
+        // Hermes: the run failed and is not run again; the gateway answers it with the error at once (the next
+        // attempt gives up without asking the LLM).
+        ctx.note('turn-failed-first', { session: sessionKey, turn: turnId, members: batch.members.length });
+        if (config.knobs.processing === 'hermes-silent') {
+          // Hermes before a failed run's error was surfaced: no final response, so nothing is sent.
+          await retryBusy(ctx, () => completeTurn(outbound, turnId, ctx.clock.nowMs()));
+          return;
+        }
+        continue;
+      }
       const retryMs = attempt <= 1 ? config.timers.transientRetryMs : 5_000 * 2 ** Math.min(attempt - 1, 4);
       assert(retryMs > 0, `turn ${turnId} waits ${retryMs} ms before attempt ${attempt + 1}`);
       ctx.note('turn-retry', { session: sessionKey, turn: turnId, attempt, retryMs });

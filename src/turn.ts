@@ -8,7 +8,7 @@ import { assert, assertNonNegativeInteger } from './assert.ts';
 import { isBusy } from './busy.ts';
 import { AiAgent, type AgentCache, type AgentMessage, type CacheLookup } from './agent.ts';
 import { type Batch, type BatchMember, claimOf, mergeTurn, newerMessageDue, releaseMembers, turnMembers, writeErrorReplies } from './claims.ts';
-import { type ModelConfig, queueModeOf } from './config.ts';
+import { effectiveQueueMode, type ModelConfig } from './config.ts';
 import type { ModelEnvironment } from './environment.ts';
 import { type LlmAnswer, LlmTransientError, type ProcessContext, type SqlDatabase, type ToolName } from './ports.ts';
 import type { GatewayTranscriptAppend } from './gateway-append.ts';
@@ -185,7 +185,7 @@ async function runTurnWithAgent(
       : await callModel(state, batch.kind, options.attempt, prompt, options.giveUp === true);
   // interrupt: until its final row is durable, a run that a newer message arrived for stops and emits nothing more.
   const checkInterrupt = async (at: string): Promise<void> => {
-    if (durableFinal !== undefined || options.giveUp === true || batch.kind !== 'chat' || queueModeOf(config, sessionKey) !== 'interrupt') return;
+    if (durableFinal !== undefined || options.giveUp === true || batch.kind !== 'chat' || effectiveQueueMode(config, sessionKey) !== 'interrupt') return;
     if (await newerMessageDue(inbound, outbound, batch, ctx.clock.nowMs())) throw new TurnAborted(at);
   };
   assert(new Set(answer.toolCalls.map((call) => call.id)).size === answer.toolCalls.length, `turn ${turnId}'s answer repeats a tool call id`);
@@ -412,7 +412,7 @@ function missingFrom(held: readonly string[], texts: readonly string[]): string[
 }
 
 async function callModel(state: TurnState, kind: string, attempt: number, prompt: string, giveUp: boolean): Promise<LlmAnswer> {
-  const { ctx, env } = state.deps;
+  const { ctx } = state.deps;
   if (giveUp) return { toolCalls: [], result: errorResult };
   if (kind === 'command') return { toolCalls: [], result: `<message to="user">${clearedReply}</message>` };
   assert(prompt.length > 0, `turn ${state.turnId} asks the LLM an empty prompt`);
@@ -420,7 +420,7 @@ async function callModel(state: TurnState, kind: string, attempt: number, prompt
   state.agent.apiCallCount++;
   assert(state.agent.apiCallCount === 1, `turn ${state.turnId} made ${state.agent.apiCallCount} model calls in attempt ${attempt}, not one (the count is reset for each run)`);
   try {
-    return await env.llm.complete({ sessionKey: state.sessionKey, prompt }, ctx.timers);
+    return await completeWithAgentRetries(state, prompt);
   } catch (error) {
     // Hermes' gateway on a run that failed early: the user message alone is appended (skip_db when the agent wrote it).
     const user = state.agent.messages[state.historyLength];
@@ -430,6 +430,34 @@ async function callModel(state: TurnState, kind: string, attempt: number, prompt
     throw error;
   } finally {
     await state.deps.heartbeat.touch(state.sessionKey);
+  }
+}
+
+/**
+ * The LLM call. Under Hermes' processing the agent retries a transient failure within its run (run_agent.py
+ * `run_conversation`: max_retries 3, `jittered_backoff(retry_count, base_delay=2.0, max_delay=60.0)`, the jitter up to
+ * half the delay), touching the heartbeat while it waits, as a run in progress does; the last failure escapes and ends
+ * the run. Under nanoclaw's the runner retries the whole turn instead (runner.ts), so one failure escapes at once.
+ */
+async function completeWithAgentRetries(state: TurnState, prompt: string): Promise<LlmAnswer> {
+  const { ctx, env, config } = state.deps;
+  const retriesMax = config.knobs.processing === 'nanoclaw' ? 0 : config.knobs.agentRetriesMax;
+  assertNonNegativeInteger(retriesMax, 'the agent retries of an LLM call');
+  for (let retry = 1; ; retry++) {
+    try {
+      return await env.llm.complete({ sessionKey: state.sessionKey, prompt }, ctx.timers);
+    } catch (error) {
+      if (!(error instanceof LlmTransientError) || retry > retriesMax) throw error;
+      const baseMs = Math.min(config.timers.agentRetryBaseMs * 2 ** (retry - 1), config.timers.agentRetryMaxMs);
+      const delayMs = baseMs + ctx.random.int(0, Math.floor(baseMs / 2));
+      assert(delayMs >= baseMs && delayMs <= config.timers.agentRetryMaxMs * 1.5, `retry ${retry} of turn ${state.turnId} waits ${delayMs} ms`);
+      ctx.note('agent-retry', { session: state.sessionKey, turn: state.turnId, retry, delayMs, error: error.message });
+      const sliceMs = Math.max(1, Math.floor(config.timers.claimStaleMs / 2));
+      for (let leftMs = delayMs; leftMs > 0; leftMs -= sliceMs) {
+        await ctx.timers.sleep(Math.min(sliceMs, leftMs));
+        await state.deps.heartbeat.touch(state.sessionKey);
+      }
+    }
   }
 }
 

@@ -5,6 +5,12 @@
 // again from scratch; what it wrote to disk and committed to SQLite stays. Kill hooks let the network drop its
 // mailbox and resend buffers. A SIGSTOP freezes an incarnation (its events and resumptions wait) until SIGCONT: a
 // slow process, not a dead one.
+//
+// Start-up time (issue 24 item 6): a restarted incarnation may take a start-up delay (container start, module load)
+// before its main runs. It is running from its spawn on, as a container host sees a container from `docker run` on
+// (nanoclaw's `activeContainers` holds it before the agent runner's poll loop starts), so a supervisor sees it before
+// its start-up work is done; its start time is the spawn's. A kill during the start-up fences it like any other kill.
+// The delay comes from `startupDelay` (the harness draws it from the run's PRNG); without one, main runs at once.
 import type { ProcessMain } from '../../src/ports.ts';
 import { assert } from './assert.ts';
 import type { Fence, OwnerState, Scheduler } from './scheduler.ts';
@@ -35,7 +41,14 @@ export class Incarnation {
     private readonly scheduler: Scheduler,
     /** When it started (simulated ms), as a host knows a process's or container's start time. */
     readonly startedAtMs = 0,
+    /** How long its start-up takes before main runs (0: main runs at once). */
+    readonly startupMs = 0,
   ) {}
+
+  /** Its main has been started (the start-up is over). */
+  began = false;
+  /** Starts main unless it already began (set by whoever starts the incarnation; idempotent). */
+  begin: () => void = never;
 
   onKill(hook: () => void): void {
     this.killHooks.push(hook);
@@ -153,6 +166,11 @@ export class ProcessTable implements Fence {
   private readonly mains = new Map<string, ProcessMain>();
   private readonly generations = new Map<string, number>();
   readonly crashes: ProcessCrash[] = [];
+  /**
+   * The start-up delay of a restarted incarnation (by process name), drawn when it is spawned; undefined: a restart
+   * runs main at once and its trace event carries no delay (every run made before start-up times were modelled).
+   */
+  startupDelay: ((name: string) => number) | undefined;
 
   constructor(
     private readonly scheduler: Scheduler,
@@ -198,13 +216,13 @@ export class ProcessTable implements Fence {
     this.mains.set(name, body);
     const generation = this.generations.get(name) ?? 0;
     this.generations.set(name, generation + 1);
-    const incarnation = new Incarnation(this.byId.length, name, generation, this.scheduler, this.scheduler.clock.nowMs());
+    const timed = generation > 0 && this.startupDelay !== undefined;
+    const startupMs = timed ? (this.startupDelay?.(name) ?? 0) : 0;
+    assert(Number.isSafeInteger(startupMs) && startupMs >= 0, `the start-up of ${name} takes ${startupMs} ms, not whole ms from 0`);
+    const incarnation = new Incarnation(this.byId.length, name, generation, this.scheduler, this.scheduler.clock.nowMs(), startupMs);
     this.byId.push(incarnation);
     this.live.set(name, incarnation);
-    this.trace.record(generation === 0 ? 'proc.spawn' : 'proc.restart', {
-      name,
-      incarnation: incarnation.id,
-    });
+    this.trace.record(generation === 0 ? 'proc.spawn' : 'proc.restart', timed ? { name, incarnation: incarnation.id, startupMs } : { name, incarnation: incarnation.id });
     this.start(incarnation, body);
     return incarnation;
   }
@@ -246,6 +264,19 @@ export class ProcessTable implements Fence {
     this.scheduler.schedule(delayMs, () => {
       if (!this.live.has(name)) this.spawn(name);
     });
+  }
+
+  /**
+   * The faults stop: a start-up still running is slow only because of them, so it ends within `maxMs` from now (as a
+   * slow LLM response in flight then completes within a normal latency).
+   */
+  hurryStartups(maxMs: number): void {
+    assert(Number.isSafeInteger(maxMs) && maxMs >= 0, `a start-up is hurried to ${maxMs} ms, not whole ms from 0`);
+    const nowMs = this.scheduler.clock.nowMs();
+    for (const incarnation of this.live.values()) {
+      if (incarnation.began || incarnation.startedAtMs + incarnation.startupMs <= nowMs + maxMs) continue;
+      this.scheduler.schedule(maxMs, incarnation.begin, incarnation.id);
+    }
   }
 
   /** A task of a live incarnation threw: the process crashes (as an uncaught exception would kill it). */

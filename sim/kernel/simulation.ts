@@ -121,8 +121,16 @@ export class Simulation {
   private start(incarnation: Incarnation, main: ProcessMain): void {
     this.network.attach(incarnation);
     const ctx = this.context(incarnation);
-    // main starts from an event owned by the incarnation, like every other resumption.
-    this.scheduler.schedule(0, () => this.runTask(incarnation, 'main', () => main(ctx)), incarnation.id);
+    // main starts from an event owned by the incarnation, like every other resumption; after its start-up, if any.
+    // A start-up the fault phase's end hurried (ProcessTable.hurryStartups) begins then, and only once.
+    const startupMs = incarnation.startupMs;
+    incarnation.begin = () => {
+      if (incarnation.began) return;
+      incarnation.began = true;
+      if (startupMs > 0) this.trace.record('proc.ready', { name: incarnation.name, incarnation: incarnation.id, startupMs: this.clock.nowMs() - incarnation.startedAtMs });
+      this.runTask(incarnation, 'main', () => main(ctx));
+    };
+    this.scheduler.schedule(startupMs, incarnation.begin, incarnation.id);
   }
 
   private runTask(incarnation: Incarnation, name: string, task: () => Promise<void>): void {

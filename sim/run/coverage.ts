@@ -4,8 +4,11 @@
 // tables of its runs. Below the faults, shapes of a run that are no fault but must be reached (issue 9): a message
 // row the host marked failed after 5 tries, an LLM request that hung on a poison message (the world's shape that
 // leads there), an LLM response stream cut after its closing text (the shape that leads to the backfill), a session rotation (/clear), a run on a platform without idempotency keys (once per run, idle) and an
-// interrupt-mode abort.
-import { type FaultType, faultTypes, hostProcesses, type KillableProcess, linkPairs, type Phase, phaseOfTrace, phases } from './plan.ts';
+// interrupt-mode abort, a restart that waited out a start-up delay, and in Hermes' processing mode a run ended at its
+// first failure and an LLM call the agent retried within its run. The recorder also draws each restart's start-up
+// delay (issue 24 item 6), since a slow start-up is a fault: only while the faults last.
+import { assert } from '../kernel/assert.ts';
+import { type FaultType, faultTypes, hostProcesses, type KillableProcess, linkPairs, type Phase, phaseOfTrace, phases, type StartupKnobs } from './plan.ts';
 import type { Simulation } from '../kernel/simulation.ts';
 import type { FakeModelApi } from '../world/fake-model.ts';
 import type { TraceEvent } from '../kernel/trace.ts';
@@ -20,7 +23,7 @@ const gatewayProcess: (typeof hostProcesses)[number] = 'gateway';
  */
 export const secondWriterShapes = ['mirror-appended', 'mirror-deduped', 'mirror-lock-busy', 'lock-reclaimed', 'append-skip-db', 'append-to-db', 'append-backfill'] as const;
 /** Other shapes of a run counted beside the faults (not fault types: the plan does not switch them on and off). */
-export const shapeTypes = ['failed-row', 'poison-hang', 'stream-cut', 'session-rotation', 'keyless-run', 'interrupt-abort'] as const;
+export const shapeTypes = ['failed-row', 'poison-hang', 'stream-cut', 'session-rotation', 'keyless-run', 'interrupt-abort', 'startup-wait', 'first-failure-end', 'agent-retry'] as const;
 export type ShapeType = (typeof shapeTypes)[number];
 /** The rows of the coverage table: fault types, then the shapes the system took. */
 export const coverageRows = [...faultTypes, ...secondWriterShapes, ...shapeTypes] as const;
@@ -61,8 +64,39 @@ export class FaultRecorder {
     this.coverage['keyless-run'].idle++;
   }
 
+  private faultsActive = true;
+  private startup: StartupKnobs | undefined;
+
   /** After the fault phase ends, no new fault lands (a delayed phase-triggered one included). */
-  active = true;
+  get active(): boolean {
+    return this.faultsActive;
+  }
+
+  /** The faults stop: a slow start-up still running ends within a normal one. */
+  set active(value: boolean) {
+    this.faultsActive = value;
+    if (!value && this.startup !== undefined) this.sim.processes.hurryStartups(this.startup.msMax);
+  }
+
+  /**
+   * Each restart of a process takes a start-up delay drawn from the run's PRNG (its own sub-stream, so no other draw
+   * moves): msMin to msMax, and while the faults last a slow one (a `startup-slow` fault) with chance slowPer1000.
+   */
+  startupDelays(knobs: StartupKnobs): void {
+    assert(knobs.msMin >= 0 && knobs.msMin <= knobs.msMax, `start-up delays of ${knobs.msMin} to ${knobs.msMax} ms`);
+    assert(knobs.slowMsMin <= knobs.slowMsMax && knobs.slowPer1000 >= 0 && knobs.slowPer1000 <= 1000, 'slow start-ups are a range and a chance per 1000');
+    this.startup = knobs;
+    const random = this.sim.prng.fork('startup');
+    this.sim.processes.startupDelay = (name) => {
+      // Every draw is made on every restart, so one draw's outcome never shifts the next restart's.
+      const slow = random.chance(knobs.slowPer1000, 1000);
+      const slowMs = random.int(knobs.slowMsMin, knobs.slowMsMax);
+      const normalMs = random.int(knobs.msMin, knobs.msMax);
+      if (!slow || !this.faultsActive) return normalMs;
+      this.sim.trace.record('fault', { kind: 'startup-slow', name, startupMs: slowMs });
+      return slowMs;
+    };
+  }
 
   kill(process: KillableProcess, restartAfterMs: number): void {
     if (!this.active) return;
@@ -132,6 +166,12 @@ export class FaultRecorder {
         return 'session-rotation';
       case 'model.turn-aborted':
         return 'interrupt-abort';
+      case 'proc.ready':
+        return 'startup-wait';
+      case 'model.turn-failed-first':
+        return 'first-failure-end';
+      case 'model.agent-retry':
+        return 'agent-retry';
       case 'model.mirror-appended':
       case 'model.mirror-deduped':
         return event.kind === 'model.mirror-appended' ? 'mirror-appended' : 'mirror-deduped';
@@ -170,7 +210,7 @@ export class FaultRecorder {
       case 'fault':
         // The LLM API (the world) marks the slow responses and transient errors it injects.
         if (fields.kind === 'model-error') return fields.cause === 'outage' ? undefined : 'model-error';
-        if (fields.kind === 'poison-hang' || fields.kind === 'stream-cut') return fields.kind;
+        if (fields.kind === 'poison-hang' || fields.kind === 'stream-cut' || fields.kind === 'startup-slow') return fields.kind;
         return fields.kind === 'model-slow' || fields.kind === 'power-loss' || fields.kind === 'model-outage' ? fields.kind : undefined;
       default:
         return undefined;

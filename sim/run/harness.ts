@@ -110,7 +110,7 @@ export async function runSpec(spec: RunSpec, options: RunOptions): Promise<RunRe
   });
   const sessions = Array.from({ length: plan.sessions }, (_, index) => sessionKey(index));
   const queueModes = Object.fromEntries(sessions.map((session, index) => [session, plan.queueModes?.[index] ?? 'collect']));
-  const config = modelConfig({ bugs: spec.bugs, sessions, knobs: { agentCacheSize: plan.model.agentCacheSize, queueModes, ...plan.secondWriters } });
+  const config = modelConfig({ bugs: spec.bugs, sessions, knobs: { agentCacheSize: plan.model.agentCacheSize, queueModes, ...plan.secondWriters, ...(plan.processing === undefined ? {} : { processing: plan.processing }) } });
   const world = buildWorld({
     timers: config.timers,
     gatewayName,
@@ -135,6 +135,7 @@ export async function runSpec(spec: RunSpec, options: RunOptions): Promise<RunRe
   );
   const recorder = new FaultRecorder(sim, world.modelApi);
   if (plan.keylessPlatform === true) recorder.keylessRun();
+  if (plan.startup !== undefined) recorder.startupDelays(plan.startup);
   const monitor = new TranscriptMonitor(sim, sessions, modelDescription);
   // The model's note of a completed turn triggers the transcript check; the check itself reads only the files.
   sim.trace.onEvent((event) => {

@@ -1,7 +1,7 @@
 // A plan: everything one run of the model needs besides the seed. Workload (what users and commands do), faults
 // with their timing, and knobs. Scenarios generate plans with fast-check, so a failing plan shrinks; the seed
 // string encodes a plan exactly.
-import type { BugId, DeliveryMirrorMode, GatewayAppendMode, QueueMode } from '../../src/index.ts';
+import type { BugId, DeliveryMirrorMode, GatewayAppendMode, ProcessingMode, QueueMode } from '../../src/index.ts';
 
 export { type QueueMode, queueModes } from '../../src/index.ts';
 
@@ -60,7 +60,7 @@ export type FaultStep =
   /** The LLM API is down: every request fails for durationMs. */
   | { kind: 'model-outage'; atMs: number; durationMs: number };
 
-export const faultTypes = ['kill-gateway', 'kill-runner', 'kill-tool-server', 'kill-node-host', 'power-loss', 'partition', 'hold', 'reset', 'drop', 'duplicate', 'reorder', 'disk-tear', 'disk-writeback', 'sql-busy', 'model-error', 'model-slow', 'model-outage', 'stall'] as const;
+export const faultTypes = ['kill-gateway', 'kill-runner', 'kill-tool-server', 'kill-node-host', 'power-loss', 'partition', 'hold', 'reset', 'drop', 'duplicate', 'reorder', 'disk-tear', 'disk-writeback', 'sql-busy', 'model-error', 'model-slow', 'model-outage', 'stall', 'startup-slow'] as const;
 export type FaultType = (typeof faultTypes)[number];
 
 /** Fault rates for the whole fault phase: network, disk, SQLite and LLM faults (per 1000). */
@@ -94,6 +94,19 @@ export interface ModelKnobsPlan {
   effectToolPer1000?: number;
 }
 
+/**
+ * The start-up delay of a restarted process (container start, module load), drawn per restart from the run's PRNG:
+ * msMin to msMax, and while the faults last, with chance slowPer1000, a slow one of slowMsMin to slowMsMax (a fault:
+ * an image pulled again, a cold module cache, a loaded machine).
+ */
+export interface StartupKnobs {
+  msMin: number;
+  msMax: number;
+  slowPer1000: number;
+  slowMsMin: number;
+  slowMsMax: number;
+}
+
 /** Everything one run needs besides its seed: sessions, workload, faults, knobs and timing. */
 export interface Plan {
   sessions: number;
@@ -107,6 +120,13 @@ export interface Plan {
   secondWriters?: { deliveryMirror: DeliveryMirrorMode; gatewayAppend: GatewayAppendMode };
   /** The chat platform ignores client idempotency keys (drawn per run by chaos only; absent: it honours them). */
   keylessPlatform?: boolean;
+  /** How long a restarted process takes to start (issue 24 item 6); absent: a restart runs at once, as before. */
+  startup?: StartupKnobs;
+  /**
+   * How the runner processes messages (issue 24 item 7): nanoclaw's batches and full-run retries, or Hermes' one
+   * message per run ending at its first failure; absent: nanoclaw's.
+   */
+  processing?: ProcessingMode;
   /** Faults stop at this time; afterwards the run goes on fault-free for settleMs (liveness). */
   faultPhaseMs: number;
   settleMs: number;
