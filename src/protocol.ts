@@ -10,6 +10,22 @@ export const runnerName = 'runner';
 export const toolServerName = 'tool-server';
 /** The node host process. */
 export const nodeHostName = 'node-host';
+/** The external service the tool server's `create_event` acts on (a calendar, part of the world). */
+export const calendarServiceName = 'calendar';
+
+/** The tool server asks the service to create an event; `key` is its idempotency key (the API's tool-call id). */
+export interface EventCreateMessage {
+  type: 'event.create';
+  key: string;
+  sessionKey: string;
+  text: string;
+}
+
+/** The service's confirmation: the event with that key exists (created now, or by an earlier request). */
+export interface EventCreatedMessage {
+  type: 'event.created';
+  key: string;
+}
 
 export interface InboundMessage {
   type: 'inbound';

@@ -22,7 +22,9 @@ import {
   turnSentPayloadsKeyFor,
 } from './session-dbs.ts';
 
-export { toolServerName } from './protocol.ts';
+import { calendarServiceName, type EventCreatedMessage, type EventCreateMessage } from './protocol.ts';
+
+export { calendarServiceName, type EventCreatedMessage, type EventCreateMessage, toolServerName } from './protocol.ts';
 
 /** A tool call from the runner to the tool server. */
 export interface ToolCallMessage {
@@ -41,25 +43,8 @@ export interface ToolResultMessage {
   ok: boolean;
 }
 
-/** The external service `create_event` acts on (a process of the world). */
-export const calendarServiceName = 'calendar';
-
 /** How long the tool server waits for the service to confirm an event before it tells the runner the call failed. */
 export const eventCreateTimeoutMs = 5_000;
-
-/** The tool server asks the service to create an event; `key` is its idempotency key (the API's tool-call id). */
-export interface EventCreateMessage {
-  type: 'event.create';
-  key: string;
-  sessionKey: string;
-  text: string;
-}
-
-/** The service's confirmation: the event with that key exists (created now, or by an earlier request). */
-export interface EventCreatedMessage {
-  type: 'event.created';
-  key: string;
-}
 
 /** Whether a network payload is the service's confirmation of an event. */
 export function isEventCreated(payload: unknown): payload is EventCreatedMessage {

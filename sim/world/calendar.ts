@@ -4,7 +4,7 @@
 // effect in the ground-truth ledger, and confirms over the network. A request with a key it has seen is confirmed
 // again and changes nothing. What the calendar created is what happened in the world, whatever the system believes.
 import type { ProcessContext } from '../../src/ports.ts';
-import type { EventCreatedMessage, EventCreateMessage } from '../../src/tool-server.ts';
+import type { EventCreatedMessage, EventCreateMessage } from '../../src/protocol.ts';
 import type { Ledger } from './ledger.ts';
 
 export class CalendarService {

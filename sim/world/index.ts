@@ -3,7 +3,7 @@
 // the node host and records the commands it asked for, each with a command line the world draws for its run.
 import type { ModelTimers } from '../../src/config.ts';
 import type { Random } from '../../src/ports.ts';
-import { calendarServiceName } from '../../src/tool-server.ts';
+import { calendarServiceName } from '../../src/protocol.ts';
 import { CalendarService } from './calendar.ts';
 import { FakeModelApi } from './fake-model.ts';
 import { Ledger } from './ledger.ts';
