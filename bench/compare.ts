@@ -2,7 +2,10 @@
 // fixed-model specs (seeds 1..runs) through another checkout of gatesim (say `git worktree add /tmp/before <commit>`,
 // with its node_modules linked) and through this one, alternating run by run, and prints the CPU time per run of
 // each and their ratio. On a shared machine the load moves between two processes run one after the other, by
-// more than a speed-up is worth; run by run in one process, both sides see the same load.
+// more than a speed-up is worth; run by run in one process, both sides see the same load. The other tree may be a
+// compiled one (`tsc -p tsconfig.build.json --outDir <dir>`, its node_modules linked): then its .js modules are
+// loaded as they are, which measures what tsx's transform costs against the built package (`bin/gatesim.js`).
+import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -19,11 +22,12 @@ interface Tree {
 }
 
 async function load(root: string): Promise<Tree> {
+  const ext = existsSync(`${root}/scenarios/index.ts`) ? 'ts' : 'js';
   return {
-    scenarios: (await import(`${root}/scenarios/index.ts`)) as Scenarios,
-    generate: (await import(`${root}/sim/run/generate.ts`)) as Generate,
-    harness: (await import(`${root}/sim/run/harness.ts`)) as Harness,
-    kernel: (await import(`${root}/sim/kernel/index.ts`)) as Kernel,
+    scenarios: (await import(`${root}/scenarios/index.${ext}`)) as Scenarios,
+    generate: (await import(`${root}/sim/run/generate.${ext}`)) as Generate,
+    harness: (await import(`${root}/sim/run/harness.${ext}`)) as Harness,
+    kernel: (await import(`${root}/sim/kernel/index.${ext}`)) as Kernel,
   };
 }
 
