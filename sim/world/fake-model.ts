@@ -4,7 +4,8 @@
 // the run's seed, the session and the prompt, so a retried run that sends the same prompt gets the same answer
 // (with the same API-issued tool-call ids). Every answer ends with a line outside its message blocks naming it
 // (`(reply <tag>)`), so a durable assistant row can be traced to exactly one answer, while the visible blocks may
-// be stock phrases that other answers also use. An answer makes 0 to toolCallsMax tool calls of mixed kinds. Latency,
+// be stock phrases that other answers also use. An answer makes 0 to toolCallsMax tool calls of mixed kinds (and, when
+// a run offers the calendar, may book an event with create_event, drawn from a stream of its own). Latency,
 // transient errors (alone, in streaks on one prompt, or for every request during an outage) and slow responses are
 // drawn per request and only while the fault phase lasts. A quarter of the transient errors outside an outage strike
 // after the whole closing text has streamed (a partial stream: the caller gets the answer marked `streamCut`, and
