@@ -238,8 +238,10 @@ function assignCanned(
   // A turn may give up after its answer was shown (a write failed after the send, then every retry failed too): the
   // error reply then follows the session's last request, which carried the subject. The turn tells each message that
   // woke it, so one request may be followed by as many error replies as the messages it carried (each answers one).
+  // A request still in flight at the showing is a later turn's, asked while the reply was on its way (Hermes' processing
+  // mode: the runner starts the next message's run as soon as the failed one wrote its error reply, issue 24 item 7).
   const lastAskedBefore = (atMs: number, subject: Subject): boolean => {
-    const last = requests.filter((request) => request.atMs <= atMs).at(-1);
+    const last = requests.filter((request) => request.atMs <= atMs && (request.endedAtMs ?? Infinity) <= atMs).at(-1);
     return last !== undefined && carries(last.prompt, subject);
   };
   // Each canned reply answers one subject of its own (primary). An error reply ends a turn, so it also answers the
