@@ -4,15 +4,17 @@
 // result with no final response becomes an error reply). nanoclaw's runner, the default, runs the whole turn again
 // instead, and batches the due messages. The sabotage is Hermes before it surfaced a failed run's error
 // ('hermes-silent': the run ends and nothing is sent), caught by every-inbound-answered, which reads only the ledger.
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { errorReply, LlmTransientError, type BuiltModel } from '../../src/index.ts';
 import type { Simulation } from '../../sim/kernel/simulation.ts';
 import type { Plan } from '../../sim/run/plan.ts';
 import type { World } from '../../sim/world/index.ts';
-import { llmPrompts, handPlan, invariants, marker, notes, user, visible, withRun } from './support.ts';
+import { forMessage, llmPrompts, handPlan, invariants, marker, notes, reply, rowWriteBusyOnce, user, visible, withRun } from './support.ts';
 import { loadSqlJs } from '../../sim/kernel/sqlite.ts';
 
 const sql = await loadSqlJs();
+
+afterEach(() => vi.restoreAllMocks());
 
 /**
  * A `prepare` hook: the first `count` requests carrying message `index` fail (a 503 after 500 ms; Infinity: every one),
@@ -84,6 +86,26 @@ describe("Hermes' processing mode", () => {
     });
     await withRun(sql, { bugs: [], plan: hermes(two) }, (result) => {
       expect(markersPerPrompt(result)).toEqual([1, 1]);
+      expect(result.violations).toEqual([]);
+    });
+  });
+
+  const finalRowOfM0 = (row: { role: string; toolCalls: string | null; content: string }): boolean => row.role === 'assistant' && row.toolCalls === null && row.content.includes('on it');
+
+  it("a run that fails after its whole answer was shown gets its error reply while the next message's run is asking", async () => {
+    // m0's answer is all in its tool message (its closing text repeats it); the write of its final row is busy, so the
+    // run ends at that first failure. m1 came meanwhile, and its run asks the LLM before m0's error reply is shown:
+    // the request in flight then is m1's turn's, not the one m0's error reply follows (chaos seed 101, run 205).
+    const script = forMessage({ 0: { toolCalls: [{ name: 'send_message', text: 'on it' }], result: reply('on it') }, 1: { toolCalls: [], result: reply('sunny') } });
+    // The platform's link is held from 2.9 s to 3.7 s: the error reply waits on it while m1's request is in flight.
+    const plan = hermes(handPlan([user(1_000, 'can you check calendar?'), user(2_000, 'and the weather?')], [{ kind: 'hold', atMs: 2_900, link: 0, releaseAfterMs: 800 }]));
+    await withRun(sql, { bugs: [], plan, script, prepare: rowWriteBusyOnce(finalRowOfM0) }, (result) => {
+      expect(notes(result, 'turn-failed-first')).toHaveLength(1);
+      expect(shown(result)).toEqual(['on it', errorReply, 'sunny']);
+      const errorShownAtMs = result.ledger.shown.find((fact) => fact.text === errorReply)?.atMs ?? 0;
+      const m1Asked = result.ledger.requests.find((request) => request.prompt.includes(marker(1)));
+      expect(m1Asked?.atMs).toBeLessThan(errorShownAtMs);
+      expect(m1Asked?.endedAtMs).toBeGreaterThan(errorShownAtMs);
       expect(result.violations).toEqual([]);
     });
   });
