@@ -113,8 +113,11 @@ async function runBatch(deps: TurnDeps, sessionKey: string, outbound: SqlDatabas
   const claimed = await ignoreBusy(claimBatch(outbound, batch, ctx.clock.nowMs()).then(() => true));
   if (claimed === undefined) return;
   const turnId = batch.turnId;
-  // Hermes' gateway ends a run at the first failure its agent could not retry; nanoclaw's runner tries it again.
-  const hermes = config.knobs.processing !== 'nanoclaw';
+  // Hermes' gateway ends a run at the first failure its agent could not retry; nanoclaw's runner tries it again. Only a
+  // platform message is an agent run: a command (/clear: Hermes' gateway resets the session itself, no agent runs) and
+  // a heartbeat's row keep the retried turn (chaos: a /clear that met a busy state.db was answered with the error reply
+  // after its rotation, and never with `Session cleared.`).
+  const hermes = config.knobs.processing !== 'nanoclaw' && batch.kind === 'chat';
   const triesMax = hermes ? 1 : config.knobs.turnTriesMax;
   deps.heartbeat.enterTurn();
   try {
