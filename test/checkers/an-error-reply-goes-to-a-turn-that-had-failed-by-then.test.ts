@@ -49,3 +49,34 @@ describe('an error reply goes to a turn that had failed by the time it was shown
     expect(attribution?.answers.find((answer) => answer.subjects.includes('<m1>'))?.gaveUp).toBe(false);
   });
 });
+
+describe('an error reply with no turn that had ended by then', () => {
+  it('is credited to no message whose request was still in flight: it is a reply nobody was owed', () => {
+    // m1's only request is in flight when an error reply is shown; its answer comes back later and is shown. Before,
+    // the error reply went to m1 as the earliest open message, and the user's being told m1 failed went unremarked.
+    const h = new KeylessHistory();
+    h.userTypes(1_000, 'm1', 'can you check the calendar?');
+    const forM1 = h.ledger.requestReceived(session, 'can you check the calendar? <m1>', 1_100);
+    const bogus = h.sendsAndShows(2_000, errorReply);
+    h.ledger.answerReturned(forM1, { toolCalls: [], result: '<message to="user">the calendar is clear</message>' }, 3_000);
+    h.sendsAndShows(3_100, 'the calendar is clear');
+    const attribution = attributeAll(h.observations()).get(session);
+    expect(attribution?.cannedFor.has('<m1>')).toBe(false);
+    expect(attribution?.unexplained.map((entry) => entry.shown)).toEqual([bogus.shown]);
+  });
+});
+
+describe('one error reply for a turn of several messages', () => {
+  it('answers every message the failed request carried (a system may tell a merged turn once)', () => {
+    const h = new KeylessHistory();
+    h.userTypes(1_000, 'm1', 'can you check the calendar?');
+    h.userTypes(1_050, 'm2', 'and the weather?');
+    h.ledger.requestFailed(h.ledger.requestReceived(session, 'can you check the calendar? <m1>\nand the weather? <m2>', 1_100), 1_500);
+    const reply = h.sendsAndShows(2_000, errorReply);
+    const attribution = attributeAll(h.observations()).get(session);
+    expect(attribution?.cannedFirst.get('<m1>')).toBe(reply.shown);
+    expect(attribution?.cannedFirst.get('<m2>')).toBe(reply.shown);
+    expect(attribution?.cannedFor.get('<m2>')).toBe(reply.shown);
+    expect(attribution?.unexplained).toEqual([]);
+  });
+});
