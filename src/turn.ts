@@ -183,6 +183,10 @@ async function runTurnWithAgent(
     durableFinal !== undefined
       ? { toolCalls: durableToolCalls(built.own, durableFinal), result: durableFinal.content }
       : await callModel(state, batch.kind, options.attempt, prompt, options.giveUp === true);
+  // Hermes persists a failed run's messages before it answers with the error (run_agent.py calls _persist_session on
+  // its failure returns): the run that ends at its first failure replays the tool calls its carriers show were made
+  // (idempotent by call id: nothing is sent again), so their result rows reach state.db beside the error reply.
+  if (durableFinal === undefined && options.giveUp === true && batch.kind === 'chat' && config.knobs.processing !== 'nanoclaw') answer.toolCalls = durableToolCalls(built.own, undefined);
   // interrupt: until its final row is durable, a run that a newer message arrived for stops and emits nothing more.
   const checkInterrupt = async (at: string): Promise<void> => {
     if (durableFinal !== undefined || options.giveUp === true || batch.kind !== 'chat' || effectiveQueueMode(config, sessionKey) !== 'interrupt') return;
@@ -469,9 +473,9 @@ async function completeWithAgentRetries(state: TurnState, prompt: string): Promi
  * replayed the superseded answer's "working on it" call and so suppressed the new answer's closing text, equal to it,
  * which the first attempt at the same answer would have sent).
  */
-function durableToolCalls(own: readonly DbMessage[], final: DbMessage): LlmAnswer['toolCalls'] {
-  const end = own.indexOf(final);
-  assert(end >= 0, `the final row of turn ${final.turnId} is one of its own rows`);
+function durableToolCalls(own: readonly DbMessage[], final: DbMessage | undefined): LlmAnswer['toolCalls'] {
+  const end = final === undefined ? own.length : own.indexOf(final);
+  assert(end >= 0, `the final row of turn ${final?.turnId ?? ''} is one of its own rows`);
   let start = end;
   while (start > 0 && own[start - 1]?.role !== 'user') start--;
   return own.slice(start, end).flatMap((message) => {

@@ -131,7 +131,17 @@ function attribute(o: Observations, session: string, excused: RepeatExcuse): Att
     // before a superseded one, then the latest answer (a stock phrase shown after a newer answer returned is credited
     // to it, not to an older answer the system may have given up on since). A superseded answer's tool call whose
     // carrier row is durable was made before the run was cut off, and beats a slot state.db shows no sign of.
-    const rank = (candidate: Slot): number => 2 * evidence(candidate) + (candidate.answer.superseded ? 1 : 0);
+    // Between slots equal on that, one whose answer's earlier tool messages were all shown by then ranks first: a run
+    // makes its tool calls one after another, each send done before the next call, and a session's rows are delivered
+    // in order (campaign seed 2 with issue 24's chaos patch: a Hermes run failed after its second tool message, the next
+    // message's run began at once, and that message went to the newer answer's third call, none of whose first two
+    // had been shown, which left the older answer's own message unshown).
+    const inOrder = (candidate: Slot): boolean => {
+      const calls = candidate.answer.slots.filter((other) => other.toolCalls.length > 0);
+      const index = calls.indexOf(candidate);
+      return index <= 0 || calls.slice(0, index).every((other) => other.shownBy !== null && other.shownBy.atMs <= fact.atMs);
+    };
+    const rank = (candidate: Slot): number => 2 * (2 * evidence(candidate) + (candidate.answer.superseded ? 1 : 0)) + (inOrder(candidate) ? 0 : 1);
     const slot = open.reduce<Slot | undefined>((best, candidate) => (best === undefined || rank(candidate) <= rank(best) ? candidate : best), undefined);
     // A showing that only a superseded answer, or a slot state.db does not show as surely sent (a tool call with no
     // result row: never made, or cut off before the send; a closing text with no final row), could explain is rather
@@ -238,10 +248,12 @@ function assignCanned(
   // A turn may give up after its answer was shown (a write failed after the send, then every retry failed too): the
   // error reply then follows the session's last request, which carried the subject. The turn tells each message that
   // woke it, so one request may be followed by as many error replies as the messages it carried (each answers one).
-  // A request still in flight at the showing is a later turn's, asked while the reply was on its way (Hermes' processing
-  // mode: the runner starts the next message's run as soon as the failed one wrote its error reply, issue 24 item 7).
+  // A request still in flight at the showing (asked before it, answered or failed after it) is a later turn's, asked
+  // while the reply was on its way (Hermes' processing mode: the runner starts the next message's run as soon as the
+  // failed one wrote its error reply, issue 24 item 7); one that never returned stays the last, as it always was.
+  const askedBy = (request: LlmRequestFact, atMs: number): boolean => request.atMs <= atMs && (request.outcome === 'pending' || (request.endedAtMs ?? Infinity) <= atMs);
   const lastAskedBefore = (atMs: number, subject: Subject): boolean => {
-    const last = requests.filter((request) => request.atMs <= atMs && (request.endedAtMs ?? Infinity) <= atMs).at(-1);
+    const last = requests.filter((request) => askedBy(request, atMs)).at(-1);
     return last !== undefined && carries(last.prompt, subject);
   };
   // Each canned reply answers one subject of its own (primary). An error reply ends a turn, so it also answers the
@@ -277,7 +289,7 @@ function assignCanned(
     // older turn's last request failed (chaos seed 2 gave such a reply to a command's start that failed hours before).
     // Only when part of that answer was shown before the error reply: that is the turn that gave up (chaos seed 8 gave
     // a reply held on its link to a heartbeat answered meanwhile with nothing to show).
-    const lastRequest = requests.filter((request) => request.atMs <= fact.atMs).at(-1);
+    const lastRequest = requests.filter((request) => askedBy(request, fact.atMs)).at(-1);
     const lastAnswer = lastRequest?.answer === null || lastRequest?.answer === undefined ? undefined : o.ledger.answers[lastRequest.answer];
     // Part of that answer was shown before the error reply (an answer with nothing shown yet, such as a heartbeat's,
     // says nothing of the turn that gave up)...
