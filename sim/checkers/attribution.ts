@@ -248,10 +248,11 @@ function assignCanned(
   // A turn may give up after its answer was shown (a write failed after the send, then every retry failed too): the
   // error reply then follows the session's last request, which carried the subject. The turn tells each message that
   // woke it, so one request may be followed by as many error replies as the messages it carried (each answers one).
-  // A request still in flight at the showing (asked before it, answered or failed after it) is a later turn's, asked
-  // while the reply was on its way (Hermes' processing mode: the runner starts the next message's run as soon as the
-  // failed one wrote its error reply, issue 24 item 7); one that never returned stays the last, as it always was.
-  const askedBy = (request: LlmRequestFact, atMs: number): boolean => request.atMs <= atMs && (request.outcome === 'pending' || (request.endedAtMs ?? Infinity) <= atMs);
+  // A request still in flight at the showing (asked before it, answered or failed after it, or never returned: a hang)
+  // is a later turn's, asked while the reply was on its way (Hermes' processing mode: the runner starts the next
+  // message's run as soon as the failed one wrote its error reply, issue 24 item 7; chaos seed 1 with its patch: that
+  // run hung on a poison message, and the error reply of the run before went to the poison).
+  const askedBy = (request: LlmRequestFact, atMs: number): boolean => request.atMs <= atMs && (request.endedAtMs ?? Infinity) <= atMs;
   const lastAskedBefore = (atMs: number, subject: Subject): boolean => {
     const last = requests.filter((request) => askedBy(request, atMs)).at(-1);
     return last !== undefined && carries(last.prompt, subject);
@@ -302,6 +303,18 @@ function assignCanned(
     const answeredLast = (candidate: Subject): boolean => lastRequest !== undefined && lastAnswer !== undefined && lastAnswer.returnedAtMs <= fact.atMs && (partlyShown || neverShown) && carries(lastRequest.prompt, candidate);
     // A message whose answer was shown whole may still get the error reply when the system gave up on it afterwards
     // (killed before it finished, then every retry failed): its last request carrying it failed.
+    // Or the session moved on: the last request carrying the subject was answered and part of that answer was shown by
+    // then, and a later request that does not carry it was asked before the showing. A session runs one turn at a time,
+    // so that turn was over, its answer not shown whole: it gave up (Hermes' processing mode starts the next message's
+    // run as soon as a failed run wrote its error reply; chaos seed 2 with issue 24's patch, on a key-less platform).
+    const movedOn = (candidate: Subject): boolean => {
+      const last = lastCarrying(candidate, fact.atMs);
+      if (last === undefined || last.outcome !== 'answer' || (last.endedAtMs ?? Infinity) > fact.atMs || last.answer === null) return false;
+      const own = o.ledger.answers[last.answer];
+      const logical = own === undefined ? undefined : answers.find((answer) => answer.prompt === own.prompt);
+      const partly = logical !== undefined && logical.slots.some((slot) => slot.shownBy !== null && slot.shownBy.atMs <= fact.atMs);
+      return partly && requests.some((request) => request.atMs > last.atMs && request.atMs <= fact.atMs && !carries(request.prompt, candidate));
+    };
     const settledEvident =
       settledUnanswered.find(answeredLast) ??
       // The same turn's next error reply answers the next message that request carried (one reply per message).
@@ -309,7 +322,8 @@ function assignCanned(
       settledUnanswered.find(endedHere) ??
       settledUnanswered.find((candidate) => gaveUpOn(candidate, fact.atMs)) ??
       settledOpen.find(endedHere) ??
-      settledOpen.find((candidate) => gaveUpOn(candidate, fact.atMs));
+      settledOpen.find((candidate) => gaveUpOn(candidate, fact.atMs)) ??
+      settledUnanswered.find(movedOn);
     const evident =
       settledEvident ??
       unanswered.find(endedHere) ??
