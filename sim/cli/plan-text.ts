@@ -11,7 +11,10 @@ export function planText(plan: Plan): string[] {
   const modes = (plan.queueModes ?? []).slice(0, plan.sessions);
   const queue = modes.some((mode) => mode !== 'collect') ? `; queue ${modes.map((mode, index) => `s${index} ${mode}`).join(', ')}` : '';
   const keyless = plan.keylessPlatform === true ? '; platform ignores idempotency keys' : '';
-  const lines = [`  ${plan.sessions} session(s); faults until ${formatMs(plan.faultPhaseMs)}, then ${formatMs(plan.settleMs)} fault-free${queue}${keyless}`];
+  // Issue 24's knobs: Hermes' processing mode, and the start-up time of a restart (slow ones only during the faults).
+  const processing = plan.processing !== undefined && plan.processing !== 'nanoclaw' ? `; ${plan.processing} processing` : '';
+  const startup = plan.startup === undefined ? '' : `; restarts start in ${formatMs(plan.startup.msMin)}-${formatMs(plan.startup.msMax)}${plan.startup.slowPer1000 > 0 ? ` (${plan.startup.slowPer1000}‰ ${formatMs(plan.startup.slowMsMin)}-${formatMs(plan.startup.slowMsMax)})` : ''}`;
+  const lines = [`  ${plan.sessions} session(s); faults until ${formatMs(plan.faultPhaseMs)}, then ${formatMs(plan.settleMs)} fault-free${queue}${keyless}${processing}${startup}`];
   lines.push(`  workload: ${listed(plan.workload.map(workloadText))}`);
   lines.push(`  faults:   ${listed(plan.faults.map(faultText))}`);
   const knobs = knobText(plan);
