@@ -62,6 +62,7 @@ describe("Hermes' processing mode", () => {
       expect(asked).toHaveLength(4);
       expect(notes(result, 'turn-failed-first')).toHaveLength(1);
       expect(notes(result, 'turn-start').map((note) => note.fields.attempt)).toEqual([1, 2]);
+      expect(Object.values(result.coverage['first-failure-end']).reduce((sum, count) => sum + count, 0)).toBe(1);
       expect(shown(result)).toEqual([errorReply]);
       expect(result.violations).toEqual([]);
     });
