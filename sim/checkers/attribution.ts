@@ -303,17 +303,15 @@ function assignCanned(
     const answeredLast = (candidate: Subject): boolean => lastRequest !== undefined && lastAnswer !== undefined && lastAnswer.returnedAtMs <= fact.atMs && (partlyShown || neverShown) && carries(lastRequest.prompt, candidate);
     // A message whose answer was shown whole may still get the error reply when the system gave up on it afterwards
     // (killed before it finished, then every retry failed): its last request carrying it failed.
-    // Or the session moved on: the last request carrying the subject was answered and part of that answer was shown by
+    // Or the session moved on: the last request carrying the subject was answered, that answer was not shown whole by
     // then, and a later request that does not carry it was asked before the showing. A session runs one turn at a time,
-    // so that turn was over, its answer not shown whole: it gave up (Hermes' processing mode starts the next message's
-    // run as soon as a failed run wrote its error reply; chaos seed 2 with issue 24's patch, on a key-less platform).
+    // so that turn was over without showing its answer: it gave up (Hermes' processing mode starts the next message's
+    // run as soon as a failed run wrote its error reply; chaos seeds 1 and 2 with issue 24's patch, key-less platforms:
+    // a partly shown answer, and one whose run failed before anything of it was shown).
     const movedOn = (candidate: Subject): boolean => {
       const last = lastCarrying(candidate, fact.atMs);
-      if (last === undefined || last.outcome !== 'answer' || (last.endedAtMs ?? Infinity) > fact.atMs || last.answer === null) return false;
-      const own = o.ledger.answers[last.answer];
-      const logical = own === undefined ? undefined : answers.find((answer) => answer.prompt === own.prompt);
-      const partly = logical !== undefined && logical.slots.some((slot) => slot.shownBy !== null && slot.shownBy.atMs <= fact.atMs);
-      return partly && requests.some((request) => request.atMs > last.atMs && request.atMs <= fact.atMs && !carries(request.prompt, candidate));
+      if (last === undefined || last.outcome !== 'answer' || (last.endedAtMs ?? Infinity) > fact.atMs) return false;
+      return !coveredBy(candidate, fact.atMs) && requests.some((request) => request.atMs > last.atMs && request.atMs <= fact.atMs && !carries(request.prompt, candidate));
     };
     const settledEvident =
       settledUnanswered.find(answeredLast) ??
