@@ -66,14 +66,6 @@ export interface DurableState {
   files: Map<string, Transcript[]>;
   /** By session key: the file of its current (last) session with a file; absent when none has one. */
   transcripts: Map<string, Transcript>;
-  /** By session key: every message queued for the platform in its outbound.db (nanoclaw's `messages_out`), in order. */
-  queued: Map<string, QueuedMessage[]>;
-}
-
-/** A row of nanoclaw's `messages_out`: the text it queued (null when `content` holds no text) and when. */
-export interface QueuedMessage {
-  text: string | null;
-  createdAt: number;
 }
 
 /**
@@ -101,31 +93,7 @@ export function readDurableState(sim: Simulation, sessions: readonly string[], v
     : [];
   const files = readFamilyFiles(sim, families, view, system);
   const transcripts = new Map([...files].flatMap(([key, list]) => (list.length === 0 ? [] : [[key, list.at(-1) as Transcript] as const])));
-  return { rows, families, files, transcripts, queued: readQueued(sim, sessions, system) };
-}
-
-/** Each key's outbound.db `messages_out` rows, oldest first (none when the file does not exist). */
-function readQueued(sim: Simulation, sessions: readonly string[], system: SystemDescription): Map<string, QueuedMessage[]> {
-  const paths = new Set(sim.sqlite.paths());
-  return new Map(
-    sessions.map((key) => {
-      const path = system.outboundPath(key);
-      if (!paths.has(path)) return [key, []] as const;
-      const rows = sim.sqlite.inspect(path, 'SELECT content, created_at FROM messages_out ORDER BY seq, created_at');
-      return [key, rows.map((row) => ({ text: textOfContent(row.content), createdAt: Number(row.created_at) }))] as const;
-    }),
-  );
-}
-
-/** The `text` of a `messages_out` content (a JSON object), or null when it has none. */
-function textOfContent(content: unknown): string | null {
-  if (typeof content !== 'string') return null;
-  try {
-    const parsed = JSON.parse(content) as unknown;
-    return typeof parsed === 'object' && parsed !== null && typeof (parsed as { text?: unknown }).text === 'string' ? (parsed as { text: string }).text : null;
-  } catch {
-    return null;
-  }
+  return { rows, families, files, transcripts };
 }
 
 /**

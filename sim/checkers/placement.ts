@@ -6,9 +6,7 @@
 // - a state.db row: the kernel's commit of it, found by the row's timestamp (Hermes' column: the writer's clock when
 //   it wrote the row, so the commit is the state.db write at or just after it; rows of one instant commit in id order);
 // - a JSONL entry: the transcript monitor's check at which it was first durable (the check after each completed turn);
-// - an acknowledgement: its arrival at the platform; a kill or a crash: the kernel's own event;
-// - a reply never queued: the next commit to the session's outbound.db by the process that committed the reply's last
-//   state.db row (the dispatch of the turn's result), when no `messages_out` row ever carried it.
+// - an acknowledgement: its arrival at the platform; a kill or a crash: the kernel's own event.
 // Each placement also says in words what happened there (`evidence`), for the report's decisive line.
 import type { ShownFact, UserMessageFact } from '../world/ledger.ts';
 import type { DbRow, JsonlEntry } from './durable.ts';
@@ -94,21 +92,6 @@ export class Placement {
     const evidence = `the JSONL file, read here, holds ${what}${then}`;
     const step = this.sightings.firstSeenStep(sessionKey, entry);
     return step === undefined ? this.end(evidence) : this.step(step, evidence);
-  }
-
-  /**
-   * The next commit to a session's outbound.db (nanoclaw's queue of messages for the platform) by the process that
-   * made the commit at `step`, unless that process is killed or crashes first: a runner's dispatch of a turn's result
-   * after the turn's last state.db commit.
-   */
-  nextQueueCommit(step: number, sessionKey: string, evidence: string): Place | undefined {
-    const process = this.o.events[step]?.fields.process;
-    if (process === undefined) return undefined;
-    const outboundPath = systemOf(this.o).outboundPath(sessionKey);
-    const next = this.o.events.findIndex((event, index) => index > step && event.kind === 'sql.write' && event.fields.path === outboundPath && event.fields.process === process);
-    if (next < 0) return undefined;
-    const died = this.o.kernel.some((fact) => fact.kind !== 'start' && fact.process === process && fact.step > step && fact.step < next);
-    return died ? undefined : this.step(next, evidence);
   }
 
   /** The first kill or crash of any process after a simulated instant, if there is one. */

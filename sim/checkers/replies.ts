@@ -132,6 +132,12 @@ function checkUnexplained(a: Attribution, out: Violation[], place: Placement): v
   }
 }
 
+/** The closing text a no-lost-reply violation says was never shown (normalised), if it is about one (a tool message is not). */
+export function lostClosingText(violation: Violation): string | undefined {
+  if (violation.invariant !== 'no-lost-reply') return undefined;
+  return /: the reply "(.*)" the LLM produced for .* was never shown$/s.exec(violation.message)?.[1];
+}
+
 function checkLost(o: Observations, a: Attribution, out: Violation[], place: Placement): void {
   for (const answer of a.answers) {
     if (answer.superseded || answer.gaveUp) continue;
@@ -144,12 +150,10 @@ function checkLost(o: Observations, a: Attribution, out: Violation[], place: Pla
 }
 
 /**
- * Where a reply that was never shown was lost: for a closing text committed to state.db, the result's dispatch that
- * queued no message with it (the committing process's next commit to the session's outbound.db, with no such message
- * queued from the row to it); else the last durable record of it (the commit of the row, or the check that first saw
- * the entry, holding its closing text or its tool call or the tool's result: the system had the reply then and never
- * showed it), else the first kill or crash after the LLM answered (the system lost it with a process), else the
- * answer's return.
+ * Where a reply that was never shown was lost: the last durable record of it (the commit of the row, or the check
+ * that first saw the entry, holding its closing text or its tool call or the tool's result: the system had the reply
+ * then and never showed it, so the dispatch that dropped it follows), else the first kill or crash after the LLM
+ * answered (the system lost it with a process), else the answer's return.
  */
 function lostPlace(o: Observations, session: string, slot: Slot, place: Placement): Place {
   const ids = slot.toolCalls.map((call) => call.id);
@@ -158,17 +162,7 @@ function lostPlace(o: Observations, session: string, slot: Slot, place: Placemen
   const what = fromTool ? `tool call ${ids.join(', ')} with "${slot.text}"` : `the closing text with "${slot.text}"`;
   const rows = familyRows(o.durable, session).filter((row) => (row.role === 'assistant' && holds(row, row.content)) || (row.role === 'tool' && row.toolCallId !== null && ids.includes(row.toolCallId)));
   const lastRow = rows.at(-1);
-  if (lastRow !== undefined) {
-    const committed = place.rowCommit(lastRow, what, ', and is never shown');
-    if (fromTool) return committed;
-    // The closing text: the runner's next commit to the session's queue is the result's dispatch; when no message
-    // with the text was queued from the row's commit to that dispatch, the dispatch is where the reply was dropped.
-    const dispatch = place.nextQueueCommit(committed.step, session, `the result is dispatched to outbound.db without "${slot.text}" (its closing text, committed to state.db at #${committed.step}); it is never shown`);
-    const queued = o.durable.queued.get(session);
-    if (dispatch === undefined || queued === undefined) return committed;
-    const queuedThen = queued.some((message) => message.createdAt >= lastRow.timestamp && message.createdAt <= dispatch.timeMs && message.text !== null && normalized(message.text) === normalized(slot.text));
-    return queuedThen ? committed : dispatch;
-  }
+  if (lastRow !== undefined) return place.rowCommit(lastRow, what, ', and is never shown');
   const entries = familyEntries(o.durable, session).filter((entry) => entry.role === 'assistant' && !entry.mirror && holds(entry, entry.text));
   const seen = entries.map((entry) => place.entrySeen(session, entry, what, ', which is never shown')).sort((x, y) => x.step - y.step);
   const lastSeen = seen.at(-1);

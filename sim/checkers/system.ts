@@ -16,11 +16,6 @@ export interface SystemDescription {
   stateDbPath: string;
   /** Where the pi JSONL transcript of a session lives on the simulated disk, by session id (`<sessionId>.jsonl`). */
   transcriptPath(sessionId: string): string;
-  /**
-   * Where nanoclaw's outbound.db of a session lives (by session key): its `messages_out` table holds every message
-   * queued for the platform, `content` a JSON object with the `text`.
-   */
-  outboundPath(sessionKey: string): string;
   /** The most messages one LLM prompt takes (nanoclaw's batch): an older context message may be left out of it. */
   maxMessagesPerPrompt: number;
   /**
@@ -49,7 +44,6 @@ export const referenceSystem: SystemDescription = Object.freeze({
   clearedReply: 'Session cleared.',
   stateDbPath: '/data/state.db',
   transcriptPath: (sessionId: string): string => `/data/sessions/${encodeURIComponent(sessionId)}.jsonl`,
-  outboundPath: (sessionKey: string): string => `/data/sessions/${encodeURIComponent(sessionKey)}/outbound.db`,
   maxMessagesPerPrompt: 10,
   sendAckTimeoutMs: 5_000,
 });

@@ -15,7 +15,6 @@ import {
   type ModelComponents,
   modelConfig,
   nodeHostName,
-  outboundPath,
   platformName,
   type Random,
   runnerName,
@@ -30,6 +29,7 @@ import { poisonInput } from '../world/fake-model.ts';
 import { assert } from '../kernel/assert.ts';
 import { checkRun, type SystemDescription, TranscriptMonitor, type Violation } from '../checkers/index.ts';
 import { type FaultCoverage, FaultRecorder } from './coverage.ts';
+import { labelDecisiveSteps } from './decisive.ts';
 import { type FaultStep, linkPairs, type Phase, phaseOfTrace, type RunSpec, sessionKey } from './plan.ts';
 import { Simulation } from '../kernel/simulation.ts';
 import { findScenario } from '../../scenarios/index.ts';
@@ -45,7 +45,6 @@ export const modelDescription: SystemDescription = Object.freeze({
   clearedReply,
   stateDbPath,
   transcriptPath,
-  outboundPath,
   maxMessagesPerPrompt,
   sendAckTimeoutMs,
 });
@@ -157,7 +156,7 @@ export async function runSpec(spec: RunSpec, options: RunOptions): Promise<RunRe
   if (gatewayParts !== undefined && gatewayParts.escapes.length > 0) {
     throw new Error(`openclaw ${options.openclaw?.release}: the real code reached what the simulation does not cover: ${gatewayParts.escapes.slice(0, 3).join('; ')}${gatewayParts.escapes.length > 3 ? ` (and ${gatewayParts.escapes.length - 3} more)` : ''}`);
   }
-  const violations = checkRun({ sim, ledger: world.ledger, sessions, faultPhaseMs: plan.faultPhaseMs, quiescenceGraceMs, endMs, monitor, system: modelDescription });
+  const violations = labelDecisiveSteps(checkRun({ sim, ledger: world.ledger, sessions, faultPhaseMs: plan.faultPhaseMs, quiescenceGraceMs, endMs, monitor, system: modelDescription }), sim.trace.events);
   return {
     spec,
     verdict: violations.length === 0 ? 'pass' : 'fail',

@@ -86,7 +86,7 @@ export class KeylessHistory {
     return {
       sessions: [session],
       ledger: this.ledger,
-      durable: { rows: [], families: new Map(), files: new Map(), transcripts: new Map(), queued: new Map() },
+      durable: { rows: [], families: new Map(), files: new Map(), transcripts: new Map() },
       kernel: kernelFacts(events),
       events,
       faultPhaseMs: 0,

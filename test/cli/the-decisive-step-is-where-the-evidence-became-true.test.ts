@@ -1,9 +1,9 @@
 // The failure report's decisive step (`>>`, the `step` of the first violation) is the event at which the invariant's
 // evidence became true, placed from black-box facts: for a replayed exec event that became a second user turn, the
 // state.db commit of the second user row (after the replay and its ingest on the timeline); for a reply the send-flag
-// bug swallowed, the result's dispatch: the runner's commit to outbound.db that queued no message with it, after the
-// commit of the closing text to state.db. The timeline goes on past the decisive line, and a violation message with
-// newlines stays on one line.
+// bug swallowed, the result that dropped it (the checkers place it at the commit of the row holding the closing text;
+// the harness labels the step from the system's own note of the result, as a timeline label may). The timeline goes on
+// past the decisive line, and a violation message with newlines stays on one line.
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -83,26 +83,25 @@ describe('the send-flag report', () => {
   const { before, decisive, after } = timelineOf(run.lines);
   const first = run.json.violations[0];
 
-  it("marks the result's dispatch that queued nothing of the reply, not a heartbeat write nor the row's commit", () => {
+  it('marks the result that dropped the reply, not a heartbeat write nor the commit of the row holding it', () => {
     expect(first?.invariant).toBe('no-lost-reply');
     expect(first?.message).toContain('"Looking it up"');
     expect(decisive).toContain(`#${first?.step} `);
-    expect(decisive).toMatch(/the result is dispatched to outbound\.db without "Looking it up" \(its closing text, committed to state\.db at #\d+\); it is never shown/);
+    expect(decisive).toMatch(/result of \S+: blocks \["Looking it up"\], dispatched \[\]/);
+    expect(decisive).toMatch(/the reply "Looking it up" is left out of the result dispatched \(its closing text was committed to state\.db at #\d+\); it is never shown/);
     expect(decisive).not.toContain('heartbeat');
-    const event = run.trace[first?.step ?? -1];
-    expect(event?.kind).toBe('sql.write');
-    expect(event?.fields.path).toBe('/data/sessions/agent%3Amain%3Achat%3A0/outbound.db');
-    // The model's own note of that result (which the checkers never read) is the trace's next event: the step is the
-    // result that dropped the reply.
-    expect(run.trace[(first?.step ?? -1) + 1]?.kind).toBe('model.result');
+    // The label comes from the system's own note of its result (a timeline label, DESIGN.md section 5); the verdict is
+    // the checkers', which placed it at the commit of the row holding the closing text.
+    expect(run.trace[first?.step ?? -1]?.kind).toBe('model.result');
     const rowCommit = Number(/committed to state\.db at #(\d+)/.exec(decisive)?.[1]);
+    expect(run.trace[rowCommit]?.kind).toBe('sql.write');
     expect(run.trace[rowCommit]?.fields.path).toBe('/data/state.db');
     expect(rowCommit).toBeLessThan(first?.step ?? -1);
   });
 
-  it('shows the tool send and the flush before it, the result that dispatched nothing right after it', () => {
+  it('shows the tool send and the flush before it, and the turn completing after it', () => {
     expect(before.some((line) => line.includes('send_message('))).toBe(true);
-    expect(after[0]).toMatch(/result of \S+: blocks \["Looking it up"\], dispatched \[\]/);
+    expect(before.some((line) => /state\.db flush for /.test(line))).toBe(true);
     expect(after.some((line) => / completed$/.test(line.trim()))).toBe(true);
     expect(run.lines.some((line) => line.includes('user sees "Looking it up"'))).toBe(false);
   });
