@@ -93,10 +93,12 @@ describe('JSON output', () => {
     expect(json.wallMs).toBeGreaterThan(0);
     expect(Object.keys(json.coverage)).toEqual([
       'kill-gateway', 'kill-runner', 'kill-tool-server', 'kill-node-host', 'power-loss', 'partition', 'hold', 'reset', 'drop', 'duplicate', 'reorder',
-      'disk-tear', 'disk-writeback', 'sql-busy', 'model-error', 'model-slow', 'model-outage', 'stall',
+      'disk-tear', 'disk-writeback', 'sql-busy', 'model-error', 'model-slow', 'model-outage', 'stall', 'startup-slow',
       // What the second writers did (the delivery mirror, the session write lock, Hermes' gateway append).
       'mirror-appended', 'mirror-deduped', 'mirror-lock-busy', 'lock-reclaimed', 'append-skip-db', 'append-to-db', 'append-backfill',
       'failed-row', 'poison-hang', 'stream-cut', 'session-rotation', 'keyless-run', 'interrupt-abort',
+      // Issue 24: restarts that waited out a start-up; Hermes' runs ended at their first failure, LLM calls retried in a run.
+      'startup-wait', 'first-failure-end', 'agent-retry',
     ]);
     expect(Object.keys(json.coverage['kill-runner'] ?? {})).toEqual(['idle', 'ingest', 'prompt-persisted', 'model-call', 'abort', 'tool-send', 'result-dispatch', 'flush', 'delivery']);
   });
