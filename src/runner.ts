@@ -98,6 +98,8 @@ async function lane(deps: TurnDeps, sessionKey: string): Promise<void> {
     }
     assert(batch.members.length > 0, `a fetched batch of ${sessionKey} has at least one message`);
     await runBatch(deps, sessionKey, outbound, batch);
+    // Hermes' gateway sends a run's response (its error included) before it runs the chat's next pending message.
+    if (config.knobs.processing !== 'nanoclaw') await untilSent(deps, outbound);
     await ctx.timers.sleep(config.timers.pollActiveMs);
   }
 }
@@ -170,6 +172,21 @@ async function runBatch(deps: TurnDeps, sessionKey: string, outbound: SqlDatabas
     deps.heartbeat.leaveTurn();
   }
   await deps.heartbeat.touch(sessionKey);
+}
+
+/**
+ * Under Hermes' processing: wait until every outbound row of the session was delivered (the host's pollers retry until
+ * it is), checking every pollActiveMs. Hermes' adapter awaits the send of a run's response before the chat's next
+ * pending message runs (gateway/platforms/base.py), so the user sees a failed run's error reply before the next run
+ * asks the LLM; nanoclaw's runner, the default, goes on at once.
+ */
+async function untilSent(deps: TurnDeps, outbound: SqlDatabase): Promise<void> {
+  const { ctx, config } = deps;
+  for (;;) {
+    const rows = await ignoreBusy(outbound.query('SELECT COUNT(*) AS pending FROM messages_out WHERE delivered = 0'));
+    if (rows !== undefined && Number(rows[0]?.pending ?? 0) === 0) return;
+    await ctx.timers.sleep(config.timers.pollActiveMs);
+  }
 }
 
 /** Sleep before a retry, touching the heartbeat at least every claimStaleMs / 2: waiting to retry is progress. */
