@@ -338,7 +338,7 @@ function memoizedJson5(json5) {
 const hostRequire = createRequire(import.meta.url);
 
 let esbuild;
-/** esbuild, the ES module to CommonJS rewriter (a dependency of tsx, which runs gatesim's command line). */
+/** esbuild, the ES module to CommonJS rewriter (pinned in gatesim's devDependencies, the version tsx also brings: the rewrite is deterministic for one version). */
 function esbuildOf() {
   esbuild ??= hostRequire('esbuild');
   return esbuild;
