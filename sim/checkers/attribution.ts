@@ -299,7 +299,9 @@ function assignCanned(
     // Or it had something for the user and none of it was ever shown: the turn gave up after its answer came back
     // (campaign seed 41: the final row was durable, and every dispatch found outbound.db busy). A heartbeat's answer
     // has nothing for the user, and an answer shown after the reply was a later turn's.
-    const neverShown = lastLogical !== undefined && lastLogical.slots.length > 0 && lastLogical.slots.every((slot) => slot.shownBy === null);
+    // (Judged as of the showing: a stock phrase of it shown only later may be another answer's or a resend; chaos seed
+    // 2 with issue 24's patch, a Hermes run that failed before anything of its answer was shown, on a key-less platform.)
+    const neverShown = lastLogical !== undefined && lastLogical.slots.length > 0 && lastLogical.slots.every((slot) => slot.shownBy === null || slot.shownBy.atMs > fact.atMs);
     const answeredLast = (candidate: Subject): boolean => lastRequest !== undefined && lastAnswer !== undefined && lastAnswer.returnedAtMs <= fact.atMs && (partlyShown || neverShown) && carries(lastRequest.prompt, candidate);
     // A message whose answer was shown whole may still get the error reply when the system gave up on it afterwards
     // (killed before it finished, then every retry failed): its last request carrying it failed.
