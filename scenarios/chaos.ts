@@ -75,7 +75,8 @@ export const chaos: Scenario = {
       secondWriters: fc.record({ deliveryMirror: fc.constantFrom('off' as const, 'on' as const), gatewayAppend: fc.constantFrom('off' as const, 'skip-db' as const) }),
       keylessPlatform: fc.boolean(),
       faultKnobs: swarmFaultKnobs(),
-      model: modelKnobs(),
+      // Every chaos run offers the agent an action on the world (issue 23 item 3): a quarter of the answers book an event.
+      model: modelKnobs().map((knobs) => ({ ...knobs, effectToolPer1000: 250 })),
       faultPhaseMs: fc.constant(faultPhaseMs),
       settleMs: fc.constant(settleMs),
     }),
