@@ -75,8 +75,7 @@ export const chaos: Scenario = {
       secondWriters: fc.record({ deliveryMirror: fc.constantFrom('off' as const, 'on' as const), gatewayAppend: fc.constantFrom('off' as const, 'skip-db' as const) }),
       keylessPlatform: fc.boolean(),
       faultKnobs: swarmFaultKnobs(),
-      // Every chaos run offers the agent an action on the world (issue 23 item 3): a quarter of the answers book an event.
-      model: modelKnobs().map((knobs) => ({ ...knobs, effectToolPer1000: 250 })),
+      model: modelKnobs(),
       faultPhaseMs: fc.constant(faultPhaseMs),
       settleMs: fc.constant(settleMs),
     }),
