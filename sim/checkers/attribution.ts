@@ -21,7 +21,7 @@ import type { LlmAnswerFact, LlmRequestFact, ShownFact } from '../world/ledger.t
 import { atLeastOnceRepeats, type RepeatExcuse } from './at-least-once.ts';
 import { familyRows } from './durable.ts';
 import { readResultBlocks } from './formats.ts';
-import { answersIn, cannedRepliesIn, carries, commandStartsOf, commandsOf, normalized, type Observations, shownIn, type Subject, subjectAtMs, subjectKey, takenUp } from './observations.ts';
+import { answersIn, cannedRepliesIn, carries, commandStartsOf, commandsOf, normalized, subjectsIn, type Observations, shownIn, type Subject, subjectAtMs, subjectKey, takenUp } from './observations.ts';
 
 /** A tool call of an LLM answer, as the ledger records it (the API-issued id, the tool's name, the payload). */
 export interface ToolCall {
@@ -377,7 +377,7 @@ function assignCanned(
 function logicalAnswers(o: Observations, session: string): LogicalAnswer[] {
   const byPrompt = new Map<string, LogicalAnswer>();
   const subjectsOf = (prompt: string): string[] =>
-    [...o.ledger.userMessages.filter((message) => message.sessionKey === session), ...commandsOf(o, session), ...commandStartsOf(o, session)]
+    subjectsIn(o, session)
       .filter((subject) => carries(prompt, subject))
       .map(subjectKey);
   for (const fact of answersIn(o, session)) {

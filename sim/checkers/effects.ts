@@ -7,7 +7,8 @@
 // by the key or any id the system passed on; the request's subjects are the messages and commands its prompt carried,
 // and their failure notice is the error reply the attribution gives them first (as failure-notice-final reads it).
 import type { Attribution } from './attribution.ts';
-import { carries, cannedRepliesIn, commandStartsOf, commandsOf, describeSubject, normalized, type Observations, type Subject, subjectKey } from './observations.ts';
+import { failureNoticeOf } from './finality.ts';
+import { carries, describeSubject, type Observations, seconds, subjectsIn } from './observations.ts';
 import type { Placement } from './placement.ts';
 import { placedViolation, type Violation } from './violation.ts';
 
@@ -15,13 +16,12 @@ import { placedViolation, type Violation } from './violation.ts';
 export const effectTools: readonly string[] = ['create_event'];
 
 export function checkEffects(o: Observations, attributions: ReadonlyMap<string, Attribution>, out: Violation[], place: Placement): void {
-  const errorReply = normalized(cannedRepliesIn(o)[0]);
   for (const session of o.sessions) {
     const effects = o.ledger.effects.filter((effect) => effect.sessionKey === session);
     if (effects.length === 0) continue;
     const byText = new Map<string, typeof effects>();
     for (const effect of effects) byText.set(effect.text, [...(byText.get(effect.text) ?? []), effect]);
-    const subjects: Subject[] = [...o.ledger.userMessages.filter((message) => message.sessionKey === session), ...commandsOf(o, session), ...commandStartsOf(o, session)];
+    const subjects = subjectsIn(o, session);
     for (const [text, taken] of byText) {
       const first = taken[0];
       if (first === undefined) continue;
@@ -42,8 +42,8 @@ export function checkEffects(o: Observations, attributions: ReadonlyMap<string, 
       }
       const prompts = new Set(answers.map((answer) => answer.prompt));
       for (const subject of subjects.filter((candidate) => [...prompts].some((prompt) => carries(prompt, candidate)))) {
-        const notice = attributions.get(session)?.cannedFirst.get(subjectKey(subject));
-        if (notice === undefined || normalized(notice.text) !== errorReply) continue;
+        const notice = failureNoticeOf(o, attributions.get(session), subject);
+        if (notice === undefined) continue;
         const late = taken.find((effect) => effect.atMs > notice.atMs);
         if (late === undefined) continue;
         const what = describeSubject(subject);
@@ -58,8 +58,4 @@ export function checkEffects(o: Observations, attributions: ReadonlyMap<string, 
       }
     }
   }
-}
-
-function seconds(ms: number): string {
-  return `${(ms / 1000).toFixed(1)}s`;
 }

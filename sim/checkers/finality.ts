@@ -4,19 +4,24 @@
 // a new message with its own marker). Read from the ledger alone: the error reply that answered the subject first
 // (the attribution's, as its own or as its turn's mate) and every request the LLM API received after that showing.
 import type { Attribution } from './attribution.ts';
-import { carries, cannedRepliesIn, commandStartsOf, commandsOf, describeSubject, normalized, type Observations, type Subject, subjectKey } from './observations.ts';
+import type { ShownFact } from '../world/ledger.ts';
+import { carries, cannedRepliesIn, describeSubject, normalized, type Observations, seconds, type Subject, subjectKey, subjectsIn } from './observations.ts';
 import type { Placement } from './placement.ts';
 import { placedViolation, type Violation } from './violation.ts';
 
+/** The error reply that first answered a subject (its own or its turn's mate), if its first canned reply is one. */
+export function failureNoticeOf(o: Observations, attribution: Attribution | undefined, subject: Subject): ShownFact | undefined {
+  const notice = attribution?.cannedFirst.get(subjectKey(subject));
+  return notice !== undefined && normalized(notice.text) === normalized(cannedRepliesIn(o)[0]) ? notice : undefined;
+}
+
 export function checkFailureNotices(o: Observations, attributions: ReadonlyMap<string, Attribution>, out: Violation[], place: Placement): void {
-  const errorReply = normalized(cannedRepliesIn(o)[0]);
   for (const session of o.sessions) {
     const attribution = attributions.get(session);
     if (attribution === undefined) continue;
-    const subjects: Subject[] = [...o.ledger.userMessages.filter((message) => message.sessionKey === session), ...commandsOf(o, session), ...commandStartsOf(o, session)];
-    for (const subject of subjects) {
-      const notice = attribution.cannedFirst.get(subjectKey(subject));
-      if (notice === undefined || normalized(notice.text) !== errorReply) continue;
+    for (const subject of subjectsIn(o, session)) {
+      const notice = failureNoticeOf(o, attribution, subject);
+      if (notice === undefined) continue;
       const again = o.ledger.requests.find((request) => request.sessionKey === session && request.atMs > notice.atMs && carries(request.prompt, subject));
       if (again === undefined) continue;
       const what = describeSubject(subject);
@@ -29,8 +34,4 @@ export function checkFailureNotices(o: Observations, attributions: ReadonlyMap<s
       );
     }
   }
-}
-
-function seconds(ms: number): string {
-  return `${(ms / 1000).toFixed(1)}s`;
 }

@@ -9,7 +9,7 @@
 //   a context message (it did not mention the agent) only once it is due there (observations.ts contextDue).
 import { assert } from '../kernel/assert.ts';
 import { type DbRow, familyBranch, familyEntries, familyRows, type JsonlEntry } from './durable.ts';
-import { acceptedMessages, commandStartsOf, commandsOf, contextDue, carries, describeSubject, type Observations, occurrences, type Subject } from './observations.ts';
+import { acceptedMessages, contextDue, carries, describeSubject, type Observations, occurrences, type Subject, subjectsIn } from './observations.ts';
 import { type Place, Placement } from './placement.ts';
 import { placedViolation, type Violation } from './violation.ts';
 
@@ -18,7 +18,7 @@ export function checkIngestion(o: Observations, out: Violation[], place = new Pl
   for (const session of o.sessions) {
     const userRows = familyRows(o.durable, session).filter((row) => row.role === 'user');
     const entries = familyEntries(o.durable, session).filter((entry) => entry.role === 'user');
-    const subjects: Subject[] = [...o.ledger.userMessages.filter((message) => message.sessionKey === session), ...commandsOf(o, session), ...commandStartsOf(o, session)];
+    const subjects: Subject[] = subjectsIn(o, session);
     for (const subject of subjects) {
       const inDb = ingested(userRows.map((row) => row.content), subject, 'user rows of state.db');
       if (inDb !== undefined) out.push(placedViolation('no-double-ingestion', `${session}: ${describeSubject(subject)} ${inDb}`, secondRow(place, userRows, subject)));

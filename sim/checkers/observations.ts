@@ -199,6 +199,16 @@ export function occurrences(text: string, subject: Subject): number {
   return [...text.matchAll(new RegExp(`Exec finished \\(node=[^\\s,()]+ id=${escapeRegExp(subject.runId)},`, 'g'))].length;
 }
 
+/** Every subject of a session: the user messages, the commands and the commands' starts, in that order. */
+export function subjectsIn(o: Observations, session: string): Subject[] {
+  return [...o.ledger.userMessages.filter((message) => message.sessionKey === session), ...commandsOf(o, session), ...commandStartsOf(o, session)];
+}
+
+/** A simulated instant as a message gives it (`12.3s`). */
+export function seconds(ms: number): string {
+  return `${(ms / 1000).toFixed(1)}s`;
+}
+
 export function commandsOf(o: Observations, session: string): CommandFact[] {
   return o.ledger.commands.filter((command) => command.sessionKey === session);
 }
