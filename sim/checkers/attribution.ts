@@ -302,7 +302,15 @@ function assignCanned(
     // (Judged as of the showing: a stock phrase of it shown only later may be another answer's or a resend; chaos seed
     // 2 with issue 24's patch, a Hermes run that failed before anything of its answer was shown, on a key-less platform.)
     const neverShown = lastLogical !== undefined && lastLogical.slots.length > 0 && lastLogical.slots.every((slot) => slot.shownBy === null || slot.shownBy.atMs > fact.atMs);
-    const answeredLast = (candidate: Subject): boolean => lastRequest !== undefined && lastAnswer !== undefined && lastAnswer.returnedAtMs <= fact.atMs && (partlyShown || neverShown) && carries(lastRequest.prompt, candidate);
+    const answeredLastWith = (shownSoFar: boolean) => (candidate: Subject): boolean =>
+      lastRequest !== undefined && lastAnswer !== undefined && lastAnswer.returnedAtMs <= fact.atMs && shownSoFar && carries(lastRequest.prompt, candidate);
+    const answeredLast = answeredLastWith(partlyShown || neverShown);
+    // A part shown before the reply is evidence of the turn that gave up; an answer that had nothing shown yet is
+    // weaker evidence than a subject whose last request had failed and was never asked again: that turn's error reply
+    // may have been on its way while the next turn's answer came back (chaos seeds 1 and 2 with issue 24's start-up
+    // delays: m3's error reply was sent, m4's turn ran and its answer returned, then the reply was shown, then m4's
+    // answer; crediting m4 left m3 unanswered and its lost answer unexcused).
+    const answeredLastPartly = answeredLastWith(partlyShown);
     // A message whose answer was shown whole may still get the error reply when the system gave up on it afterwards
     // (killed before it finished, then every retry failed): its last request carrying it failed.
     // Or the session moved on: the last request carrying the subject was answered, that answer was not shown whole by
@@ -316,10 +324,12 @@ function assignCanned(
       return !coveredBy(candidate, fact.atMs) && requests.some((request) => request.atMs > last.atMs && request.atMs <= fact.atMs && !carries(request.prompt, candidate));
     };
     const settledEvident =
-      settledUnanswered.find(answeredLast) ??
+      settledUnanswered.find(answeredLastPartly) ??
       // The same turn's next error reply answers the next message that request carried (one reply per message).
-      settledOpen.find(answeredLast) ??
+      settledOpen.find(answeredLastPartly) ??
       settledUnanswered.find(endedHere) ??
+      settledUnanswered.find(answeredLast) ??
+      settledOpen.find(answeredLast) ??
       settledUnanswered.find((candidate) => gaveUpOn(candidate, fact.atMs)) ??
       settledOpen.find(endedHere) ??
       settledOpen.find((candidate) => gaveUpOn(candidate, fact.atMs)) ??

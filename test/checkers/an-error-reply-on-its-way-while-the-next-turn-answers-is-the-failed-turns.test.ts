@@ -1,0 +1,47 @@
+// An error reply goes to the message whose last request had failed and was never asked again, before a message whose
+// answer had come back by the showing but had nothing shown yet: the failed turn's error reply may be on its way to the
+// platform while the next turn runs and its answer returns (chaos seeds 1 and 2 with issue 24's start-up delays: m3's
+// turn gave up, its error reply was sent, m4's answer came back, then the reply was shown, then m4's answer). Crediting
+// the reply to m4 left m3 unanswered (every-inbound-answered) and, where m3 had an answer that was never shown, called
+// that answer lost (no-lost-reply). A part of an answer shown before the error reply still names the turn that gave up
+// (the partly-shown tier comes first), which the last case keeps.
+import { describe, expect, it } from 'vitest';
+import { attributeAll } from '../../sim/checkers/attribution.ts';
+import { KeylessHistory, session } from './keyless-history.ts';
+
+const errorReply = 'Sorry, something went wrong. Please try again.';
+
+describe('an error reply on its way while the next turn answers', () => {
+  it("is the failed turn's, not the one whose answer came back just before it was shown", () => {
+    const h = new KeylessHistory();
+    h.userTypes(1_000, 'm1', 'can you check the calendar?');
+    h.userTypes(1_200, 'm2', 'and the build?');
+    const forM1 = h.ledger.requestReceived(session, 'can you check the calendar? <m1>', 1_100);
+    h.ledger.requestFailed(forM1, 1_500);
+    // m1's turn gives up (its last retry asks nothing) and its error reply is sent; m2's turn runs meanwhile.
+    const forM2 = h.ledger.requestReceived(session, 'and the build? <m2>', 2_000);
+    h.ledger.answerReturned(forM2, { toolCalls: [], result: '<message to="user">green</message>' }, 2_500);
+    const reply = h.sendsAndShows(2_600, errorReply).shown;
+    h.sendsAndShows(3_000, 'green');
+    const attribution = attributeAll(h.observations()).get(session);
+    expect(attribution?.cannedFor.get('<m1>')).toBe(reply);
+    expect(attribution?.cannedFor.has('<m2>')).toBe(false);
+    expect(attribution?.answers.find((answer) => answer.subjects.includes('<m2>'))?.gaveUp).toBe(false);
+    expect(attribution?.unexplained).toEqual([]);
+  });
+
+  it('is the turn whose answer was partly shown before it, even when an older request had failed', () => {
+    const h = new KeylessHistory();
+    h.userTypes(1_000, 'm1', 'can you check the calendar?');
+    h.userTypes(1_200, 'm2', 'and the build?');
+    const forM1 = h.ledger.requestReceived(session, 'can you check the calendar? <m1>', 1_100);
+    h.ledger.requestFailed(forM1, 1_500);
+    const forM2 = h.ledger.requestReceived(session, 'and the build? <m2>', 2_000);
+    h.ledger.answerReturned(forM2, { toolCalls: [{ id: 'call-1', name: 'send_message', text: 'Looking it up' }], result: '<message to="user">green</message>' }, 2_500);
+    h.sendsAndShows(2_550, 'Looking it up');
+    const reply = h.sendsAndShows(2_600, errorReply).shown;
+    const attribution = attributeAll(h.observations()).get(session);
+    expect(attribution?.cannedFor.get('<m2>')).toBe(reply);
+    expect(attribution?.answers.find((answer) => answer.subjects.includes('<m2>'))?.gaveUp).toBe(true);
+  });
+});
