@@ -21,7 +21,7 @@ import type { LlmAnswerFact, LlmRequestFact, ShownFact } from '../world/ledger.t
 import { atLeastOnceRepeats, type RepeatExcuse } from './at-least-once.ts';
 import { familyRows } from './durable.ts';
 import { readResultBlocks } from './formats.ts';
-import { answersIn, cannedRepliesIn, carries, commandStartsOf, commandsOf, normalized, subjectsIn, type Observations, shownIn, type Subject, subjectAtMs, subjectKey, takenUp } from './observations.ts';
+import { answersIn, cannedRepliesIn, carries, commandStartsOf, commandsOf, normalized, subjectsIn, type Observations, showsNoText, shownIn, type Subject, subjectAtMs, subjectKey, takenUp } from './observations.ts';
 
 /** A tool call of an LLM answer, as the ledger records it (the API-issued id, the tool's name, the payload). */
 export interface ToolCall {
@@ -418,7 +418,8 @@ function logicalAnswers(o: Observations, session: string): LogicalAnswer[] {
 function slotsOf(answer: LogicalAnswer): Slot[] {
   const slots = new Map<string, Slot>();
   for (const call of answer.toolCalls) {
-    if (call.name === 'add_reaction') continue;
+    // A reaction and an action on the world offer no text to show: they fill no slot.
+    if (showsNoText(call.name)) continue;
     const text = normalized(call.text);
     const slot = slots.get(text) ?? { answer, text, toolCalls: [], shownBy: null };
     slot.toolCalls.push(call);

@@ -8,12 +8,9 @@
 // and their failure notice is the error reply the attribution gives them first (as failure-notice-final reads it).
 import type { Attribution } from './attribution.ts';
 import { failureNoticeOf } from './finality.ts';
-import { carries, describeSubject, type Observations, seconds, subjectsIn } from './observations.ts';
+import { carries, describeSubject, effectTools, type Observations, seconds, subjectsIn } from './observations.ts';
 import type { Placement } from './placement.ts';
 import { placedViolation, type Violation } from './violation.ts';
-
-/** The tools whose calls act on the world rather than message the user. */
-export const effectTools: readonly string[] = ['create_event'];
 
 export function checkEffects(o: Observations, attributions: ReadonlyMap<string, Attribution>, out: Violation[], place: Placement): void {
   for (const session of o.sessions) {

@@ -108,6 +108,14 @@ export function stepAt(o: Observations, timeMs: number): number {
   return Math.min(low, Math.max(0, o.events.length - 1));
 }
 
+/** The world's tools whose calls act on an external service (the calendar) rather than message the user. */
+export const effectTools: readonly string[] = ['create_event'];
+
+/** Tool calls that show the user no text of their own: a reaction, and an action on the world. */
+export function showsNoText(toolName: string): boolean {
+  return toolName === 'add_reaction' || effectTools.includes(toolName);
+}
+
 /** Text as nanoclaw compares it: whitespace runs collapsed, trimmed, case kept (the checkers' own reader, formats.ts). */
 export function normalized(text: string): string {
   return collapseWhitespace(text);

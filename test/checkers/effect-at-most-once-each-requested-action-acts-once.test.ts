@@ -115,6 +115,17 @@ const freshKeyPerExecution: Prepare = (sim) => {
   };
 };
 
+describe('an action on the world in the attribution', () => {
+  it('offers the user nothing to see: its call is no slot, and no evidence that the closing text went out', () => {
+    // The closing text names the event (the fake LLM confirms what it booked): its slot is the block's alone, so the
+    // calendar's tool-result row in state.db is not read as a sign that the confirmation was dispatched.
+    const attribution = attributeAll(asked().observations()).get(session);
+    const answer = attribution?.answers[0];
+    expect(answer?.slots.map((slot) => slot.text)).toEqual([event]);
+    expect(answer?.slots[0]?.toolCalls).toEqual([]);
+  });
+});
+
 describe('effect-at-most-once in a model run', () => {
   it('the fixed tool path creates the event once, and the user sees its confirmation', async () => {
     await withRun(sql, { bugs: [], plan: booking, script }, (result) => {
