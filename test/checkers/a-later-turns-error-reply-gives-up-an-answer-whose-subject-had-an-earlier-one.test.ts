@@ -4,20 +4,21 @@
 // up with one error reply. Before it, the platform (it ignores idempotency keys) showed another message's error reply
 // a second time, and that showing was assigned to run-0. The answer is given up all the same: it is not owed (chaos
 // campaign seed 2 found the case at run 1306, a false no-lost-reply; this plan is the one the same campaign finds at
-// run 224 with the rule taken out, shrunk). The shape needs a campaign's plan, so its seed string is replayed and the
+// run 224 with the rule taken out, shrunk). The shape needs a campaign's plan, so its plan is replayed and the
 // shape checked first.
 import { describe, expect, it } from 'vitest';
 import { errorReply } from '../../src/index.ts';
 import { loadSqlJs } from '../../sim/kernel/sqlite.ts';
-import { withReplay } from '../model/support.ts';
+import { withFrozenPlan } from '../model/support.ts';
 
 const sql = await loadSqlJs();
 
-const seed = 'gs2.chaos.none.659554298.0-21-1-0-1-1-1-1-1-3-0-4-3-3-3-5-23-22-35-35-35-35-36.0_1_0-4f551d.17b90c17';
+// Found as gs2.chaos.none.659554298.0-21-1-0-1-1-1-1-1-3-0-4-3-3-3-5-23-22-35-35-35-35-36.0_1_0-4f551d.17b90c17 (chaos before it offered an action on the world); its plan is frozen.
+const plan = 'later-turn-error-reply-gives-up';
 
 describe("a later turn's error reply", () => {
   it('gives up its partly shown answer although one of its subjects had an earlier error reply', async () => {
-    await withReplay(sql, seed, (result) => {
+    await withFrozenPlan(sql, plan, (result) => {
       const session = 'agent:main:chat:0';
       // The answer whose prompt carries run-0's and run-3's finishes.
       const answer = result.ledger.answers.find((fact) => fact.sessionKey === session && fact.prompt.includes('id=run-0,') && fact.prompt.includes('id=run-3,'));

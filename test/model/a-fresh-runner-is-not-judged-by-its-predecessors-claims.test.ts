@@ -4,18 +4,19 @@
 // does at its start, clearStaleProcessingAcks), so the sweep killed it 8 ms after its start (`supervision`, chaos
 // campaign `fuzz --scenario chaos --runs 2000 --seed 9`, shrunk). The fixed sweep judges only claims and a heartbeat
 // from after the running runner started (the host knows when it started it). The shape needs the campaign's plan, so
-// its seed string is replayed and the shape checked first.
+// its plan is replayed and the shape checked first.
 import { describe, expect, it } from 'vitest';
 import { loadSqlJs } from '../../sim/kernel/sqlite.ts';
-import { withReplay } from './support.ts';
+import { withFrozenPlan } from './support.ts';
 
 const sql = await loadSqlJs();
 
-const seed = 'gs2.chaos.none.1575275187.0-28-2-2-17-4-5-5-5-5-5-4-4-4-4-5-4-5-4-6-5-5-4-2-4-3-3-3-3-5-14-14-14-15-27-2-18.0_1_0-4f551d.67979302';
+// Found as gs2.chaos.none.1575275187.0-28-2-2-17-4-5-5-5-5-5-4-4-4-4-5-4-5-4-6-5-5-4-2-4-3-3-3-3-5-14-14-14-15-27-2-18.0_1_0-4f551d.67979302 (chaos before it offered an action on the world); its plan is frozen.
+const plan = 'fresh-runner-predecessor-claims';
 
 describe("the host sweep after a power loss", () => {
   it("restarts the runner and leaves it alone while its predecessor's claims wait to be cleared", async () => {
-    await withReplay(sql, seed, (result) => {
+    await withFrozenPlan(sql, plan, (result) => {
       const events = result.sim.trace.events;
       // The shape: a power loss, then a runner started again with a claim of its predecessor still processing.
       const powerLoss = events.find((event) => event.kind === 'fault' && event.fields.kind === 'power-loss');

@@ -1,16 +1,16 @@
 // Helpers shared by the symptom tests: a hand-built plan with no random faults, one run of it through runSpec with
 // the fake model scripted per turn, and readers of the durable state (state.db, outbound.db, the JSONL transcript)
 // and of what the user saw.
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import type { SqlJsStatic } from 'sql.js';
 import { vi } from 'vitest';
 import { type BugId, type BuiltModel, type LlmRequest, LlmTransientError, outboundPath, parseTranscript, type SessionEntry, SqliteBusyError, stateDbPath, transcriptPath } from '../../src/index.ts';
 import { type DbMessage, SessionDb } from '../../src/session-db.ts';
 import { findScenario } from '../../scenarios/index.ts';
-import { decodeSeedString } from '../../sim/cli/seed-string.ts';
-import { generateSpec } from '../../sim/run/generate.ts';
 import type { AnswerScript, LlmAnswerFact, ScriptedAnswer, VisibleMessage, World } from '../../sim/world/index.ts';
 import { type RunResult, runSpec } from '../../sim/run/harness.ts';
-import { type FaultStep, noFaults, type Plan, sessionKey, type WorkloadStep } from '../../sim/run/plan.ts';
+import { type FaultStep, noFaults, type Plan, type RunSpec, sessionKey, type WorkloadStep } from '../../sim/run/plan.ts';
 import type { Simulation } from '../../sim/kernel/simulation.ts';
 
 export const session0 = sessionKey(0);
@@ -281,11 +281,16 @@ export function outageBetween(fromMs: number, untilMs: number): (sim: Simulation
 }
 
 /** Replays a seed string (a campaign's plan, from its scenario, bugs, seed and path), hands the run to `check`, then releases it. */
-export async function withReplay(sql: SqlJsStatic, seed: string, check: (result: RunResult) => void): Promise<void> {
-  const decoded = decodeSeedString(seed);
-  const scenario = findScenario(decoded.scenario);
-  if (scenario === undefined) throw new Error(`no scenario ${decoded.scenario} for ${seed}`);
-  const result = await runSpec(generateSpec(scenario, decoded.bugs, decoded.seed, decoded.path), { sql });
+/**
+ * Replays the run a regression test was found as, from its frozen plan (test/fixtures/plans/<name>.json, written by
+ * test/fixtures/freeze-plan.ts from the campaign's seed string): a seed string is refused once its scenario's
+ * generator changes, while the plan it stood for is plain data and replays under every build of the same model.
+ */
+export async function withFrozenPlan(sql: SqlJsStatic, name: string, check: (result: RunResult) => void): Promise<void> {
+  const file = fileURLToPath(new URL(`../fixtures/plans/${name}.json`, import.meta.url));
+  const fixture = JSON.parse(readFileSync(file, 'utf8')) as { foundAs: string; spec: RunSpec };
+  if (findScenario(fixture.spec.scenario) === undefined) throw new Error(`no scenario ${fixture.spec.scenario} for the frozen plan ${name}`);
+  const result = await runSpec(fixture.spec, { sql });
   try {
     check(result);
   } finally {
