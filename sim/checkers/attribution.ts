@@ -306,10 +306,12 @@ function assignCanned(
       lastRequest !== undefined && lastAnswer !== undefined && lastAnswer.returnedAtMs <= fact.atMs && shownSoFar && carries(lastRequest.prompt, candidate);
     const answeredLast = answeredLastWith(partlyShown || neverShown);
     // A part shown before the reply is evidence of the turn that gave up; an answer that had nothing shown yet is
-    // weaker evidence than a subject whose last request had failed and was never asked again: that turn's error reply
-    // may have been on its way while the next turn's answer came back (chaos seeds 1 and 2 with issue 24's start-up
-    // delays: m3's error reply was sent, m4's turn ran and its answer returned, then the reply was shown, then m4's
-    // answer; crediting m4 left m3 unanswered and its lost answer unexcused).
+    // weaker evidence than a subject never asked again whose last request had failed, or past which the session had
+    // moved on (movedOn, below): that turn's error reply may have been on its way while the next turn's answer came
+    // back, its dispatch not yet done (chaos seeds 1 and 2 with issue 24's start-up delays: m3's error reply was sent,
+    // m4's turn ran and its answer returned, then the reply was shown, then m4's answer; crediting m4 left m3
+    // unanswered and its lost answer unexcused; seed 1 run 738 the same where m7's last request was answered and its
+    // turn then failed on a write and gave up).
     const answeredLastPartly = answeredLastWith(partlyShown);
     // A message whose answer was shown whole may still get the error reply when the system gave up on it afterwards
     // (killed before it finished, then every retry failed): its last request carrying it failed.
@@ -328,12 +330,12 @@ function assignCanned(
       // The same turn's next error reply answers the next message that request carried (one reply per message).
       settledOpen.find(answeredLastPartly) ??
       settledUnanswered.find(endedHere) ??
+      settledUnanswered.find(movedOn) ??
       settledUnanswered.find(answeredLast) ??
       settledOpen.find(answeredLast) ??
       settledUnanswered.find((candidate) => gaveUpOn(candidate, fact.atMs)) ??
       settledOpen.find(endedHere) ??
-      settledOpen.find((candidate) => gaveUpOn(candidate, fact.atMs)) ??
-      settledUnanswered.find(movedOn);
+      settledOpen.find((candidate) => gaveUpOn(candidate, fact.atMs));
     const evident =
       settledEvident ??
       unanswered.find(endedHere) ??

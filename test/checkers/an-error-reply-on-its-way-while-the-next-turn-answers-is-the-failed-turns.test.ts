@@ -3,7 +3,8 @@
 // platform while the next turn runs and its answer returns (chaos seeds 1 and 2 with issue 24's start-up delays: m3's
 // turn gave up, its error reply was sent, m4's answer came back, then the reply was shown, then m4's answer). Crediting
 // the reply to m4 left m3 unanswered (every-inbound-answered) and, where m3 had an answer that was never shown, called
-// that answer lost (no-lost-reply). A part of an answer shown before the error reply still names the turn that gave up
+// that answer lost (no-lost-reply); seed 1 run 738 the same where m7's last request was answered and its turn then
+// failed on a write (the session moved on from it). A part of an answer shown before the error reply still names the turn that gave up
 // (the partly-shown tier comes first), which the last case keeps.
 import { describe, expect, it } from 'vitest';
 import { attributeAll } from '../../sim/checkers/attribution.ts';
@@ -28,6 +29,25 @@ describe('an error reply on its way while the next turn answers', () => {
     expect(attribution?.cannedFor.has('<m2>')).toBe(false);
     expect(attribution?.answers.find((answer) => answer.subjects.includes('<m2>'))?.gaveUp).toBe(false);
     expect(attribution?.unexplained).toEqual([]);
+  });
+
+  it('is the turn the session moved on from, whose answer came back and was never shown (seed 1, run 738)', () => {
+    // m1's last request is answered, then its turn fails on a write and gives up; m2's turn runs while the error reply
+    // is on its way, and m2's answer is shown after it.
+    const h = new KeylessHistory();
+    h.userTypes(1_000, 'm1', 'can you check the weather?');
+    h.userTypes(1_200, 'm2', 'and the calendar?');
+    const forM1 = h.ledger.requestReceived(session, 'can you check the weather? <m1>', 1_100);
+    h.ledger.answerReturned(forM1, { toolCalls: [], result: '<message to="user">rain</message>' }, 1_500);
+    const forM2 = h.ledger.requestReceived(session, 'and the calendar? <m2>', 2_000);
+    h.ledger.answerReturned(forM2, { toolCalls: [], result: '<message to="user">free at 2</message>' }, 2_500);
+    const reply = h.sendsAndShows(2_600, errorReply).shown;
+    h.sendsAndShows(3_000, 'free at 2');
+    const attribution = attributeAll(h.observations()).get(session);
+    expect(attribution?.cannedFor.get('<m1>')).toBe(reply);
+    expect(attribution?.cannedFor.has('<m2>')).toBe(false);
+    expect(attribution?.answers.find((answer) => answer.subjects.includes('<m1>'))?.gaveUp).toBe(true);
+    expect(attribution?.answers.find((answer) => answer.subjects.includes('<m2>'))?.gaveUp).toBe(false);
   });
 
   it('is the turn whose answer was partly shown before it, even when an older request had failed', () => {
