@@ -325,17 +325,22 @@ function assignCanned(
       if (last === undefined || last.outcome !== 'answer' || (last.endedAtMs ?? Infinity) > fact.atMs) return false;
       return !coveredBy(candidate, fact.atMs) && requests.some((request) => request.atMs > last.atMs && request.atMs <= fact.atMs && !carries(request.prompt, candidate));
     };
+    // The tiers, strongest evidence of the turn that gave up first: part of its last answer shown before the reply; its
+    // last request failed (or it was never asked); the session moved on past it; its last answer came back with nothing
+    // shown yet (its turn may still have been dispatching: chaos seed 2 run 1841 with issue 24's knobs, a batch's error
+    // replies, one per message, were shown while a heartbeat turn's answer was on its way to the user, and the third
+    // went to the heartbeat's command instead of its own message).
     const settledEvident =
       settledUnanswered.find(answeredLastPartly) ??
       // The same turn's next error reply answers the next message that request carried (one reply per message).
       settledOpen.find(answeredLastPartly) ??
       settledUnanswered.find(endedHere) ??
-      settledUnanswered.find(movedOn) ??
-      settledUnanswered.find(answeredLast) ??
-      settledOpen.find(answeredLast) ??
       settledUnanswered.find((candidate) => gaveUpOn(candidate, fact.atMs)) ??
       settledOpen.find(endedHere) ??
-      settledOpen.find((candidate) => gaveUpOn(candidate, fact.atMs));
+      settledOpen.find((candidate) => gaveUpOn(candidate, fact.atMs)) ??
+      settledUnanswered.find(movedOn) ??
+      settledUnanswered.find(answeredLast) ??
+      settledOpen.find(answeredLast);
     const evident =
       settledEvident ??
       unanswered.find(endedHere) ??

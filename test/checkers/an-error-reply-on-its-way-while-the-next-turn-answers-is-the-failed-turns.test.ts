@@ -50,6 +50,26 @@ describe('an error reply on its way while the next turn answers', () => {
     expect(attribution?.answers.find((answer) => answer.subjects.includes('<m2>'))?.gaveUp).toBe(false);
   });
 
+  it("of a batch that gave up, one per message, goes to each message before an answer that came back with nothing shown yet (seed 2, run 1841)", () => {
+    // m1 and m2 are one turn whose request never returned; it gives up and tells each message. m3's turn asks and its
+    // answer comes back before the second error reply is shown; m3's answer is shown after it.
+    const h = new KeylessHistory();
+    h.userTypes(1_000, 'm1', 'can you check the calendar?');
+    h.userTypes(1_050, 'm2', 'and the weather?');
+    h.ledger.requestReceived(session, 'can you check the calendar? <m1>\nand the weather? <m2>', 1_100);
+    h.userTypes(1_200, 'm3', 'and the build?');
+    const first = h.sendsAndShows(2_000, errorReply).shown;
+    const forM3 = h.ledger.requestReceived(session, 'and the build? <m3>', 2_100);
+    h.ledger.answerReturned(forM3, { toolCalls: [], result: '<message to="user">green</message>' }, 2_300);
+    const second = h.sendsAndShows(2_400, errorReply).shown;
+    h.sendsAndShows(3_000, 'green');
+    const attribution = attributeAll(h.observations()).get(session);
+    expect(attribution?.cannedFor.get('<m1>')).toBe(first);
+    expect(attribution?.cannedFor.get('<m2>')).toBe(second);
+    expect(attribution?.cannedFor.has('<m3>')).toBe(false);
+    expect(attribution?.answers.find((answer) => answer.subjects.includes('<m3>'))?.gaveUp).toBe(false);
+  });
+
   it('is the turn whose answer was partly shown before it, even when an older request had failed', () => {
     const h = new KeylessHistory();
     h.userTypes(1_000, 'm1', 'can you check the calendar?');
