@@ -323,6 +323,10 @@ function assignCanned(
     const movedOn = (candidate: Subject): boolean => {
       const last = lastCarrying(candidate, fact.atMs);
       if (last === undefined || last.outcome !== 'answer' || (last.endedAtMs ?? Infinity) > fact.atMs) return false;
+      // An answer with nothing for the user (a heartbeat's HEARTBEAT_OK for a command's start) ends its turn complete.
+      const answer = last.answer === null ? undefined : o.ledger.answers[last.answer];
+      const logical = answer === undefined ? undefined : answers.find((candidateAnswer) => candidateAnswer.prompt === answer.prompt);
+      if (logical === undefined || logical.slots.length === 0) return false;
       return !coveredBy(candidate, fact.atMs) && requests.some((request) => request.atMs > last.atMs && request.atMs <= fact.atMs && !carries(request.prompt, candidate));
     };
     // The tiers, strongest evidence of the turn that gave up first: part of its last answer shown before the reply; its

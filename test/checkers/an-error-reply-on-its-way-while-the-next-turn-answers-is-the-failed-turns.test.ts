@@ -70,6 +70,23 @@ describe('an error reply on its way while the next turn answers', () => {
     expect(attribution?.answers.find((answer) => answer.subjects.includes('<m3>'))?.gaveUp).toBe(false);
   });
 
+  it('is not for a subject whose answer had nothing to show: that turn ended complete (a heartbeat for a command start)', () => {
+    // m1's answer has nothing for the user (as a heartbeat's HEARTBEAT_OK for a command's start); m2's run asks after
+    // it, its answer comes back, and the run fails and gives up before anything of it is shown (Hermes' processing
+    // mode, chaos seed 2 with issue 24's knobs and the effect tool).
+    const h = new KeylessHistory();
+    h.userTypes(1_000, 'm1', 'can you check the calendar?');
+    const forM1 = h.ledger.requestReceived(session, 'can you check the calendar? <m1>', 1_100);
+    h.ledger.answerReturned(forM1, { toolCalls: [], result: '' }, 1_500);
+    h.userTypes(1_700, 'm2', 'and the build?');
+    const forM2 = h.ledger.requestReceived(session, 'and the build? <m2>', 2_000);
+    h.ledger.answerReturned(forM2, { toolCalls: [], result: '<message to="user">green</message>' }, 2_500);
+    const reply = h.sendsAndShows(2_600, errorReply).shown;
+    const attribution = attributeAll(h.observations()).get(session);
+    expect(attribution?.cannedFor.get('<m2>')).toBe(reply);
+    expect(attribution?.answers.find((answer) => answer.subjects.includes('<m2>'))?.gaveUp).toBe(true);
+  });
+
   it('is the turn whose answer was partly shown before it, even when an older request had failed', () => {
     const h = new KeylessHistory();
     h.userTypes(1_000, 'm1', 'can you check the calendar?');
