@@ -214,6 +214,7 @@ function assignCanned(
     ...[...commandsOf(o, session), ...commandStartsOf(o, session)].filter((command) => takenUp(o, session, command)),
     ...messages.filter((message) => message.acknowledgedAtMs === null),
   ];
+  const unacknowledged = new Set<Subject>(messages.filter((message) => message.acknowledgedAtMs === null));
   // A message is answered at an instant when some answer carrying it had been shown whole by then; a partly shown
   // answer (its tool message went out, then the run was given up) still leaves the message open for the error reply,
   // and so does an answer with nothing to show (a heartbeat's HEARTBEAT_OK for a command's start): the user saw
@@ -334,17 +335,24 @@ function assignCanned(
     // shown yet (its turn may still have been dispatching: chaos seed 2 run 1841 with issue 24's knobs, a batch's error
     // replies, one per message, were shown while a heartbeat turn's answer was on its way to the user, and the third
     // went to the heartbeat's command instead of its own message).
-    const settledEvident =
-      settledUnanswered.find(answeredLastPartly) ??
-      // The same turn's next error reply answers the next message that request carried (one reply per message).
-      settledOpen.find(answeredLastPartly) ??
-      settledUnanswered.find(endedHere) ??
-      settledUnanswered.find((candidate) => gaveUpOn(candidate, fact.atMs)) ??
-      settledOpen.find(endedHere) ??
-      settledOpen.find((candidate) => gaveUpOn(candidate, fact.atMs)) ??
-      settledUnanswered.find(movedOn) ??
-      settledUnanswered.find(answeredLast) ??
-      settledOpen.find(answeredLast);
+    // Messages the gateway never acknowledged (most likely never taken in) go through the tiers only after the others.
+    const tiers = (taken: (candidate: Subject) => boolean): Subject | undefined => {
+      const unansweredHere = settledUnanswered.filter(taken);
+      const openHere = settledOpen.filter(taken);
+      return (
+        unansweredHere.find(answeredLastPartly) ??
+        // The same turn's next error reply answers the next message that request carried (one reply per message).
+        openHere.find(answeredLastPartly) ??
+        unansweredHere.find(endedHere) ??
+        unansweredHere.find((candidate) => gaveUpOn(candidate, fact.atMs)) ??
+        openHere.find(endedHere) ??
+        openHere.find((candidate) => gaveUpOn(candidate, fact.atMs)) ??
+        unansweredHere.find(movedOn) ??
+        unansweredHere.find(answeredLast) ??
+        openHere.find(answeredLast)
+      );
+    };
+    const settledEvident = tiers((candidate) => !unacknowledged.has(candidate)) ?? tiers((candidate) => unacknowledged.has(candidate));
     const evident =
       settledEvident ??
       unanswered.find(endedHere) ??

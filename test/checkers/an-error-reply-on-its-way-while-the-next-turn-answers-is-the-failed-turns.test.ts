@@ -87,6 +87,20 @@ describe('an error reply on its way while the next turn answers', () => {
     expect(attribution?.answers.find((answer) => answer.subjects.includes('<m2>'))?.gaveUp).toBe(true);
   });
 
+  it('goes to an acknowledged message on the weakest evidence before an unacknowledged one never asked (seed 1, run 355)', () => {
+    // m1 never reached the gateway (a power loss took it before its acknowledgement, and it was never asked); m2's
+    // Hermes run got its answer back and failed before anything of it was shown.
+    const h = new KeylessHistory();
+    h.ledger.userTyped({ sessionKey: session, deliveryId: 'm1', text: 'and the calendar?', marker: '<m1>', mentions: true, sentAtMs: 1_000 });
+    h.userTypes(1_200, 'm2', 'and the build?');
+    const forM2 = h.ledger.requestReceived(session, 'and the build? <m2>', 2_000);
+    h.ledger.answerReturned(forM2, { toolCalls: [], result: '<message to="user">green</message>' }, 2_500);
+    const reply = h.sendsAndShows(2_600, errorReply).shown;
+    const attribution = attributeAll(h.observations()).get(session);
+    expect(attribution?.cannedFor.get('<m2>')).toBe(reply);
+    expect(attribution?.cannedFor.has('<m1>')).toBe(false);
+  });
+
   it('is the turn whose answer was partly shown before it, even when an older request had failed', () => {
     const h = new KeylessHistory();
     h.userTypes(1_000, 'm1', 'can you check the calendar?');
