@@ -139,6 +139,29 @@ export type GatewayAppendMode = (typeof gatewayAppendModes)[number];
 export const processingModes = ['nanoclaw', 'hermes', 'hermes-silent'] as const;
 export type ProcessingMode = (typeof processingModes)[number];
 
+/**
+ * A scheduled task a session was given (by an earlier conversation's schedule_task; issue 24 item 2, task-scheduler.ts):
+ * once, or every everyMs, count times in all.
+ */
+export interface ScheduledTask {
+  id: string;
+  sessionKey: string;
+  prompt: string;
+  firstDueMs: number;
+  /** null: a one-shot task (nanoclaw's recurrence NULL). */
+  everyMs: number | null;
+  /** How many occurrences the series has (1 for a one-shot task). */
+  count: number;
+}
+
+/**
+ * How the host fans out a recurring task's next occurrence: `atomic`, the insert and the clear of the completed row's
+ * recurrence in one transaction (fixed); `two-step`, nanoclaw's handleRecurrence as written (two statements, a fresh
+ * id), which only tests switch on.
+ */
+export const recurrenceModes = ['atomic', 'two-step'] as const;
+export type RecurrenceMode = (typeof recurrenceModes)[number];
+
 export interface ModelKnobs {
   /** Queue mode per session key (collect where not given). */
   queueModes: Readonly<Record<string, QueueMode>>;
@@ -155,6 +178,10 @@ export interface ModelKnobs {
   processing: ProcessingMode;
   /** In Hermes' processing, how often the agent retries a failed LLM call within its run. */
   agentRetriesMax: number;
+  /** Scheduled tasks the sessions were given (issue 24 item 2; task-scheduler.ts); none by default. */
+  tasks: readonly ScheduledTask[];
+  /** How the host fans out a recurring task's next occurrence: `atomic` (fixed) or nanoclaw's `two-step` (tests only). */
+  recurrence: RecurrenceMode;
 }
 
 export const defaultKnobs: ModelKnobs = {
@@ -166,6 +193,8 @@ export const defaultKnobs: ModelKnobs = {
   gatewayAppend: 'off',
   processing: 'nanoclaw',
   agentRetriesMax: 3,
+  tasks: [],
+  recurrence: 'atomic',
 };
 
 /** The model's configuration: bugs switched on, sessions, timers and knobs. */

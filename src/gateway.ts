@@ -19,6 +19,7 @@ import { ignoreBusy, isBusy, retryBusy } from './busy.ts';
 import { laneAcks, pendingTriggersSql, triggerWaiting } from './claims.ts';
 import { HostSweep } from './host-sweep.ts';
 import { SessionDbs } from './session-dbs.ts';
+import { TaskScheduler } from './task-scheduler.ts';
 import { formatSystemEvents, isExecCompletionEvent, type SystemEvent, SystemEventQueue, type SystemEventQueuePort, systemEventsPerSessionMax } from './system-events.ts';
 
 export const execOutputCharsMax = 180;
@@ -37,6 +38,12 @@ export async function gatewayMain(ctx: ProcessContext, config: ModelConfig, sess
   ctx.spawnTask('delivery-fast', () => gateway.delivery.pollLoop('fast'));
   ctx.spawnTask('delivery-slow', () => gateway.delivery.pollLoop('slow'));
   ctx.spawnTask('sweep', () => gateway.sweepLoop());
+  // Scheduled tasks (issue 24 item 2): stored as due messages_in rows; the sweep fans out their recurrences.
+  if (config.knobs.tasks.length > 0) {
+    const scheduler = new TaskScheduler(ctx, config, gateway.dbs);
+    gateway.scheduler = scheduler;
+    ctx.spawnTask('task-scheduler', () => scheduler.seed());
+  }
   ctx.note('gateway-ready', { incarnation: ctx.incarnation });
 }
 
@@ -50,6 +57,8 @@ class Gateway {
   private systemRows = 0;
   /** seed 000's proposed fix (exec-dedupe-memory): `<sessionKey>::<runId>` -> when first queued, in memory only. */
   private readonly execSeenInMemory = new Map<string, number>();
+  /** The scheduled tasks' host side (task-scheduler.ts), when the sessions have tasks. */
+  scheduler: TaskScheduler | undefined;
 
   constructor(
     private readonly ctx: ProcessContext,
@@ -277,6 +286,8 @@ class Gateway {
     for (;;) {
       await this.ctx.timers.sleep(timers.sweepEveryMs);
       await sweep.sweep();
+      // nanoclaw's sweep ends with the recurrence fanout, over the completions its sync just recorded.
+      if (this.scheduler !== undefined) await this.scheduler.fanoutAll();
       this.wakeRunner();
       await this.pruneExecKeys(this.ctx.clock.nowMs());
     }

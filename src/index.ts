@@ -22,8 +22,12 @@ export {
   type QueueMode,
   queueModeOf,
   queueModes,
+  type RecurrenceMode,
+  recurrenceModes,
+  type ScheduledTask,
   UnknownBugError,
 } from './config.ts';
+export { occurrenceId, taskDueTimes, taskOccurrenceText } from './task-scheduler.ts';
 export { execEventPrompt, execEventText, gatewayName, heartbeatPrompt, platformName } from './gateway.ts';
 export {
   buildModel,

@@ -121,6 +121,9 @@ async function runBatch(deps: TurnDeps, sessionKey: string, outbound: SqlDatabas
   // after its rotation, and never with `Session cleared.`).
   const hermes = config.knobs.processing !== 'nanoclaw' && batch.kind === 'chat';
   const triesMax = hermes ? 1 : config.knobs.turnTriesMax;
+  // A scheduled task's occurrence runs as a turn like a message (task-scheduler.ts); the note labels the coverage only.
+  const occurrences = batch.members.filter((member) => member.kind === 'task').map((member) => member.id);
+  if (occurrences.length > 0) ctx.note('task-run', { session: sessionKey, turn: turnId, occurrences: occurrences.join(',') });
   deps.heartbeat.enterTurn();
   try {
     // No touch here: the heartbeat moves only with the turn's progress, so a turn silent since its claim is stuck.

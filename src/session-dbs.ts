@@ -1,5 +1,6 @@
 // nanoclaw's two SQLite files per session. `inbound.db` is written by the host (gateway) and only read by the
-// runner: `messages_in` (id, seq, kind, status, process_after, tries, trigger, content, ...) plus gatesim's durable
+// runner: `messages_in` (id, seq, kind, status, process_after, tries, trigger, content, ..., and a scheduled task's
+// recurrence and series_id: task-scheduler.ts) plus gatesim's durable
 // `exec_seen` dedupe keys. `outbound.db` is written by the runner and the tool server: `messages_out` (id, seq,
 // in_reply_to, kind, content as {"text": ...}, delivered, attempts), `session_state(key, value, updated_at)`, the
 // runner's claims `processing_ack(message_id, status, status_changed)` and the fixed runner's own `turn_claims`
@@ -17,7 +18,9 @@ CREATE TABLE messages_in (
   tries INTEGER NOT NULL DEFAULT 0,
   trigger INTEGER NOT NULL DEFAULT 1,
   content TEXT NOT NULL,
-  created_at INTEGER NOT NULL
+  created_at INTEGER NOT NULL,
+  recurrence INTEGER,
+  series_id TEXT
 );
 CREATE INDEX messages_in_due ON messages_in(status, process_after);
 CREATE TABLE exec_seen (

@@ -190,7 +190,7 @@ export function subjectKey(subject: Subject): string {
 
 /** A subject as a violation message names it. */
 export function describeSubject(subject: Subject): string {
-  if ('marker' in subject) return `message ${subject.marker} (delivery ${subject.deliveryId})`;
+  if ('marker' in subject) return subject.task === undefined ? `message ${subject.marker} (delivery ${subject.deliveryId})` : `the occurrence of task ${subject.task.taskId} due at ${subject.task.dueMs} ms`;
   return 'start' in subject ? `the start of command ${subject.start.runId}` : `command ${subject.runId}`;
 }
 

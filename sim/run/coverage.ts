@@ -12,6 +12,7 @@ import { type FaultType, faultTypes, hostProcesses, type KillableProcess, linkPa
 import type { Simulation } from '../kernel/simulation.ts';
 import type { FakeModelApi } from '../world/fake-model.ts';
 import type { TraceEvent } from '../kernel/trace.ts';
+import { occurrenceId, type ScheduledTask, taskDueTimes } from '../../src/index.ts';
 
 const gatewayProcess: (typeof hostProcesses)[number] = 'gateway';
 
@@ -22,8 +23,15 @@ const gatewayProcess: (typeof hostProcesses)[number] = 'gateway';
  * itself, or backfilled a response that no message of the run carried.
  */
 export const secondWriterShapes = ['mirror-appended', 'mirror-deduped', 'mirror-lock-busy', 'lock-reclaimed', 'append-skip-db', 'append-to-db', 'append-backfill'] as const;
+/**
+ * Where the faults met scheduled tasks (issue 24 item 2): a runner or tool server killed (or the machine's power lost)
+ * while a task occurrence's turn ran; a poll that took an occurrence some earlier poll had already taken (after a kill,
+ * or a claim the host reset while a stalled runner held it); the gateway killed after an occurrence's turn completed
+ * and before the host fanned out its series' next occurrence.
+ */
+export const taskShapes = ['task-kill', 'task-repoll', 'task-fanout-restart'] as const;
 /** Other shapes of a run counted beside the faults (not fault types: the plan does not switch them on and off). */
-export const shapeTypes = ['failed-row', 'poison-hang', 'stream-cut', 'session-rotation', 'keyless-run', 'interrupt-abort', 'startup-wait', 'first-failure-end', 'agent-retry'] as const;
+export const shapeTypes = ['failed-row', 'poison-hang', 'stream-cut', 'session-rotation', 'keyless-run', 'interrupt-abort', 'startup-wait', 'first-failure-end', 'agent-retry', ...taskShapes] as const;
 export type ShapeType = (typeof shapeTypes)[number];
 /** The rows of the coverage table: fault types, then the shapes the system took. */
 export const coverageRows = [...faultTypes, ...secondWriterShapes, ...shapeTypes] as const;
@@ -51,12 +59,18 @@ export class FaultRecorder {
   private phase: Phase | 'idle' = 'idle';
   private inPowerLoss = false;
   private readonly reorders = new ReorderDetector();
+  private readonly tasks = new TaskShapes();
 
   constructor(
     private readonly sim: Simulation,
     private readonly modelApi?: FakeModelApi,
   ) {
     sim.trace.onEvent((event) => this.observe(event));
+  }
+
+  /** The occurrences of the run's scheduled tasks whose series goes on (the host fans out a next one after each). */
+  scheduledTasks(tasks: readonly ScheduledTask[]): void {
+    for (const task of tasks) for (const dueMs of taskDueTimes(task).slice(0, -1)) this.tasks.followed.add(occurrenceId(task.id, dueMs));
   }
 
   /** The run's platform ignores client idempotency keys. */
@@ -155,6 +169,7 @@ export class FaultRecorder {
     if (phase !== undefined) this.phase = phase;
     const type = this.faultTypeOf(event);
     if (type !== undefined) this.coverage[type][this.phase]++;
+    for (const shape of this.tasks.observe(event)) this.coverage[shape][this.phase]++;
   }
 
   private faultTypeOf(event: TraceEvent): CoverageRow | undefined {
@@ -254,5 +269,58 @@ export class ReorderDetector {
     const last = this.lastDeliveredId.get(link) ?? 0;
     this.lastDeliveredId.set(link, Math.max(last, id));
     return id < last;
+  }
+}
+
+/** Follows the model's notes of task runs and the kernel's kills to count where faults met scheduled tasks (labels only). */
+class TaskShapes {
+  /** Occurrences whose series goes on after them. */
+  readonly followed = new Set<string>();
+  /** The occurrences each turn took (noted `task-run`, or taken over from an unfinished turn: `merge`). */
+  private readonly occurrencesOf = new Map<string, string[]>();
+  /** Turns with task occurrences that run now (not completed, their runner not killed since). */
+  private readonly running = new Set<string>();
+  private readonly taken = new Set<string>();
+  /** Completed occurrences whose next occurrence the host has not fanned out yet. */
+  private readonly awaitingFanout = new Set<string>();
+
+  observe(event: TraceEvent): (typeof taskShapes)[number][] {
+    const fields = event.fields;
+    switch (event.kind) {
+      case 'model.task-run':
+        return this.take(String(fields.turn), String(fields.occurrences).split(','));
+      case 'model.merge':
+        return this.take(String(fields.turn), this.occurrencesOf.get(String(fields.merged)) ?? []);
+      case 'model.turn-completed': {
+        const turn = String(fields.turn);
+        this.running.delete(turn);
+        for (const id of this.occurrencesOf.get(turn) ?? []) if (this.followed.has(id)) this.awaitingFanout.add(id);
+        return [];
+      }
+      case 'model.task-recurrence':
+        this.awaitingFanout.delete(String(fields.after));
+        return [];
+      case 'proc.kill': {
+        const name = String(fields.name);
+        const shapes: (typeof taskShapes)[number][] = [];
+        if ((name === 'runner' || name === 'tool-server') && this.running.size > 0) shapes.push('task-kill');
+        // The runner's turns die with it; a later run of the same occurrence takes it again.
+        if (name === 'runner') this.running.clear();
+        if (name === 'gateway' && this.awaitingFanout.size > 0) shapes.push('task-fanout-restart');
+        return shapes;
+      }
+      default:
+        return [];
+    }
+  }
+
+  /** A turn takes occurrences: a repoll when an earlier poll had taken one of them. */
+  private take(turn: string, occurrences: readonly string[]): (typeof taskShapes)[number][] {
+    if (occurrences.length === 0) return [];
+    const repoll = occurrences.some((id) => this.taken.has(id));
+    for (const id of occurrences) this.taken.add(id);
+    this.occurrencesOf.set(turn, [...new Set([...(this.occurrencesOf.get(turn) ?? []), ...occurrences])]);
+    this.running.add(turn);
+    return repoll ? ['task-repoll'] : [];
   }
 }

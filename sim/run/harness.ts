@@ -17,9 +17,13 @@ import {
   nodeHostName,
   platformName,
   type Random,
+  type RecurrenceMode,
   runnerName,
+  type ScheduledTask,
   sendAckTimeoutMs,
   stateDbPath,
+  taskDueTimes,
+  taskOccurrenceText,
   transcriptPath,
 } from '../../src/index.ts';
 import type { GatewayParts, SessionManagerFactory } from '../../src/index.ts';
@@ -109,7 +113,7 @@ export async function runSpec(spec: RunSpec, options: RunOptions): Promise<RunRe
   });
   const sessions = Array.from({ length: plan.sessions }, (_, index) => sessionKey(index));
   const queueModes = Object.fromEntries(sessions.map((session, index) => [session, plan.queueModes?.[index] ?? 'collect']));
-  const config = modelConfig({ bugs: spec.bugs, sessions, knobs: { agentCacheSize: plan.model.agentCacheSize, queueModes, ...plan.secondWriters, ...(plan.processing === undefined ? {} : { processing: plan.processing }) } });
+  const config = modelConfig({ bugs: spec.bugs, sessions, knobs: { agentCacheSize: plan.model.agentCacheSize, queueModes, ...plan.secondWriters, ...(plan.processing === undefined ? {} : { processing: plan.processing }), ...scheduledTasks(plan) } });
   const world = buildWorld({
     timers: config.timers,
     gatewayName,
@@ -135,6 +139,7 @@ export async function runSpec(spec: RunSpec, options: RunOptions): Promise<RunRe
   const recorder = new FaultRecorder(sim, world.modelApi);
   if (plan.keylessPlatform === true) recorder.keylessRun();
   if (plan.startup !== undefined) recorder.startupDelays(plan.startup);
+  if (plan.tasks !== undefined) recorder.scheduledTasks(model.config.knobs.tasks);
   const monitor = new TranscriptMonitor(sim, sessions, modelDescription);
   // The model's note of a completed turn triggers the transcript check; the check itself reads only the files.
   sim.trace.onEvent((event) => {
@@ -147,6 +152,7 @@ export async function runSpec(spec: RunSpec, options: RunOptions): Promise<RunRe
   if (plan.model.effectToolPer1000 !== undefined) sim.spawn(world.calendar.name, (ctx) => world.calendar.main(ctx));
   for (const process of model.processes) sim.spawn(process.name, process.main);
   scheduleWorkload(sim, model, world, spec);
+  for (const task of model.config.knobs.tasks) scheduleOccurrences(sim, world, task);
   for (const fault of plan.faults) scheduleFault(sim, recorder, fault);
   sim.at(plan.faultPhaseMs, () => {
     recorder.active = false;
@@ -249,6 +255,30 @@ function scheduleWorkload(sim: Simulation, model: BuiltModel, world: World, spec
         break;
     }
   });
+}
+
+/** The plan's scheduled tasks as the model's knobs (task `t<i>`, its prompt marked `[t<i>]`), with the fanout mode. */
+function scheduledTasks(plan: RunSpec['plan']): { tasks: ScheduledTask[]; recurrence?: RecurrenceMode } | Record<string, never> {
+  if (plan.tasks === undefined) return {};
+  const tasks = plan.tasks.map((task, index) => ({
+    id: `t${index}`,
+    sessionKey: sessionKey(task.session % plan.sessions),
+    prompt: `${task.prompt} [t${index}]`,
+    firstDueMs: task.firstDueMs,
+    everyMs: task.everyMs,
+    count: task.count,
+  }));
+  return { tasks, ...(plan.recurrence === undefined ? {} : { recurrence: plan.recurrence }) };
+}
+
+/**
+ * The world knows the schedule the run set up: at each due time the ledger records the occurrence as a subject owed a
+ * reply, found by its text as the system renders a task occurrence (the description of the system under test).
+ */
+function scheduleOccurrences(sim: Simulation, world: World, task: ScheduledTask): void {
+  for (const dueMs of taskDueTimes(task)) {
+    sim.at(dueMs, () => world.ledger.taskDue({ sessionKey: task.sessionKey, taskId: task.id, dueMs, text: taskOccurrenceText(task.prompt, dueMs) }));
+  }
 }
 
 /** The unique token the workload puts in the text of user message i, by which the checkers find it. */

@@ -1,7 +1,7 @@
 // A plan: everything one run of the model needs besides the seed. Workload (what users and commands do), faults
 // with their timing, and knobs. Scenarios generate plans with fast-check, so a failing plan shrinks; the seed
 // string encodes a plan exactly.
-import type { BugId, DeliveryMirrorMode, GatewayAppendMode, ProcessingMode, QueueMode } from '../../src/index.ts';
+import type { BugId, DeliveryMirrorMode, GatewayAppendMode, ProcessingMode, QueueMode, RecurrenceMode } from '../../src/index.ts';
 
 export { type QueueMode, queueModes } from '../../src/index.ts';
 
@@ -107,6 +107,18 @@ export interface StartupKnobs {
   slowMsMax: number;
 }
 
+/**
+ * A scheduled task a session was given before the run (issue 24 item 2): due first at firstDueMs, then every everyMs
+ * (null: once), count occurrences in all. The world knows the schedule; the system stores it as nanoclaw does.
+ */
+export interface TaskPlan {
+  session: number;
+  prompt: string;
+  firstDueMs: number;
+  everyMs: number | null;
+  count: number;
+}
+
 /** Everything one run needs besides its seed: sessions, workload, faults, knobs and timing. */
 export interface Plan {
   sessions: number;
@@ -127,6 +139,10 @@ export interface Plan {
    * message per run ending at its first failure; absent: nanoclaw's.
    */
   processing?: ProcessingMode;
+  /** Scheduled tasks (issue 24 item 2); absent: none, and the gateway runs no task scheduler. */
+  tasks?: TaskPlan[];
+  /** How the host fans out a recurring task's next occurrence; absent: the fixed `atomic` one (`two-step`: tests only). */
+  recurrence?: RecurrenceMode;
   /** Faults stop at this time; afterwards the run goes on fault-free for settleMs (liveness). */
   faultPhaseMs: number;
   settleMs: number;

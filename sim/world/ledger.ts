@@ -25,6 +25,11 @@ export interface UserMessageFact {
   deliveriesAtMs: number[];
   /** When the gateway first acknowledged it, or null: an acknowledged message is one the system accepted. */
   acknowledgedAtMs: number | null;
+  /**
+   * Set for a scheduled task's occurrence (issue 24 item 2), a subject like a message the user typed: the system
+   * holds the schedule (accepted from its due time on), and owes the occurrence one turn and one reply.
+   */
+  task?: { taskId: string; dueMs: number };
 }
 
 /** A command the node host was asked to run. */
@@ -125,6 +130,29 @@ export class Ledger {
     const full: UserMessageFact = { ...fact, deliveriesAtMs: [], acknowledgedAtMs: null };
     this.userMessages.push(full);
     this.byDelivery.set(fact.deliveryId, full);
+  }
+
+  /**
+   * A scheduled task's occurrence fell due (the schedule the run set up, which the world knows): a subject owed a
+   * reply, found by its text (the occurrence as the system renders it, unique by task and due time). No platform
+   * delivered it; it counts as accepted at its due time, since the system stored the schedule before.
+   */
+  taskDue(fact: { sessionKey: string; taskId: string; dueMs: number; text: string }): void {
+    const deliveryId = `task:${fact.taskId}@${fact.dueMs}`;
+    if (this.byDelivery.has(deliveryId)) throw new Error(`ledger: occurrence ${deliveryId} due twice`);
+    const full: UserMessageFact = {
+      sessionKey: fact.sessionKey,
+      deliveryId,
+      text: fact.text,
+      marker: fact.text,
+      mentions: true,
+      sentAtMs: fact.dueMs,
+      deliveriesAtMs: [],
+      acknowledgedAtMs: fact.dueMs,
+      task: { taskId: fact.taskId, dueMs: fact.dueMs },
+    };
+    this.userMessages.push(full);
+    this.byDelivery.set(deliveryId, full);
   }
 
   delivered(deliveryId: string, atMs: number): void {
