@@ -215,6 +215,9 @@ function assignCanned(
     ...messages.filter((message) => message.acknowledgedAtMs === null),
   ];
   const unacknowledged = new Set<Subject>(messages.filter((message) => message.acknowledgedAtMs === null));
+  // A command's start is owed no reply (its heartbeat's answer asks for HEARTBEAT_OK): it takes a canned reply on any
+  // evidence only after the messages and commands that are owed one.
+  const owed = (candidate: Subject): boolean => !unacknowledged.has(candidate) && !('start' in candidate);
   // A message is answered at an instant when some answer carrying it had been shown whole by then; a partly shown
   // answer (its tool message went out, then the run was given up) still leaves the message open for the error reply,
   // and so does an answer with nothing to show (a heartbeat's HEARTBEAT_OK for a command's start): the user saw
@@ -296,7 +299,13 @@ function assignCanned(
     // Part of that answer was shown before the error reply (an answer with nothing shown yet, such as a heartbeat's,
     // says nothing of the turn that gave up)...
     const lastLogical = lastAnswer === undefined ? undefined : answers.find((answer) => answer.prompt === lastAnswer.prompt);
-    const partlyShown = lastLogical !== undefined && lastLogical.slots.some((slot) => slot.shownBy !== null && slot.shownBy.atMs <= fact.atMs);
+    // (An answer part of which was shown after the reply was not given up by it: a session's rows go out in order, so
+    // that part was written after the reply, by a turn still running; chaos seed 4 run 1280 with issue 24's knobs: m5's
+    // first tool message went out, then a heartbeat turn's error reply, then the rest of m5's answer.)
+    const partlyShown =
+      lastLogical !== undefined &&
+      lastLogical.slots.some((slot) => slot.shownBy !== null && slot.shownBy.atMs <= fact.atMs) &&
+      !lastLogical.slots.some((slot) => slot.shownBy !== null && slot.shownBy.atMs > fact.atMs);
     // Or it had something for the user and none of it was ever shown: the turn gave up after its answer came back
     // (campaign seed 41: the final row was durable, and every dispatch found outbound.db busy). A heartbeat's answer
     // has nothing for the user, and an answer shown after the reply was a later turn's.
@@ -335,7 +344,10 @@ function assignCanned(
     // shown yet (its turn may still have been dispatching: chaos seed 2 run 1841 with issue 24's knobs, a batch's error
     // replies, one per message, were shown while a heartbeat turn's answer was on its way to the user, and the third
     // went to the heartbeat's command instead of its own message).
-    // Messages the gateway never acknowledged (most likely never taken in) go through the tiers only after the others.
+    // The tiers run over the acknowledged messages and commands first, then over commands' starts (chaos seed 1 run
+    // 400 with issue 24's knobs: a start whose heartbeat turn had failed 70 minutes before, and whose session had
+    // answered three messages since, took a Hermes run's error reply from its message), then over messages the
+    // gateway never acknowledged (most likely never taken in).
     const tiers = (taken: (candidate: Subject) => boolean): Subject | undefined => {
       const unansweredHere = settledUnanswered.filter(taken);
       const openHere = settledOpen.filter(taken);
@@ -352,7 +364,7 @@ function assignCanned(
         openHere.find(answeredLast)
       );
     };
-    const settledEvident = tiers((candidate) => !unacknowledged.has(candidate)) ?? tiers((candidate) => unacknowledged.has(candidate));
+    const settledEvident = tiers(owed) ?? tiers((candidate) => 'start' in candidate) ?? tiers((candidate) => unacknowledged.has(candidate));
     const evident =
       settledEvident ??
       unanswered.find(endedHere) ??

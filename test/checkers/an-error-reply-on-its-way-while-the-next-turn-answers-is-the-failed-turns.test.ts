@@ -101,6 +101,41 @@ describe('an error reply on its way while the next turn answers', () => {
     expect(attribution?.cannedFor.has('<m1>')).toBe(false);
   });
 
+  it("goes to a message on the weakest evidence before a command's start, owed no reply, whose heartbeat failed long before (seed 1, run 400)", () => {
+    // A heartbeat for run-1's start fails and is never asked again; much later m1's Hermes run gets its answer back
+    // and fails before anything of it is shown.
+    const h = new KeylessHistory();
+    h.ledger.commandRequested({ sessionKey: session, runId: 'run-1', command: 'make', output: '', exitCode: 0, timedOut: false, requestedAtMs: 500 });
+    const heartbeat = h.ledger.requestReceived(session, 'System: Exec started (node=n1 id=run-1)\nreply HEARTBEAT_OK', 600);
+    h.ledger.requestFailed(heartbeat, 700);
+    h.userTypes(60_000, 'm1', 'and the build?');
+    const forM1 = h.ledger.requestReceived(session, 'and the build? <m1>', 60_100);
+    h.ledger.answerReturned(forM1, { toolCalls: [], result: '<message to="user">green</message>' }, 60_500);
+    const reply = h.sendsAndShows(60_600, errorReply).shown;
+    const attribution = attributeAll(h.observations()).get(session);
+    expect(attribution?.cannedFor.get('<m1>')).toBe(reply);
+    expect(attribution?.cannedFor.has('start:run-1')).toBe(false);
+  });
+
+  it('is not for a turn part of whose answer was shown after it: that part was written after the reply (seed 4, run 1280)', () => {
+    // m1's turn failed and gave up; m2's answer comes back and its first tool message is shown, then m1's error reply,
+    // then the rest of m2's answer.
+    const h = new KeylessHistory();
+    h.userTypes(1_000, 'm1', 'can you check the calendar?');
+    const forM1 = h.ledger.requestReceived(session, 'can you check the calendar? <m1>', 1_100);
+    h.ledger.requestFailed(forM1, 1_500);
+    h.userTypes(1_700, 'm2', 'and the build?');
+    const forM2 = h.ledger.requestReceived(session, 'and the build? <m2>', 2_000);
+    h.ledger.answerReturned(forM2, { toolCalls: [{ id: 'call-1', name: 'send_message', text: 'Looking it up' }], result: '<message to="user">green</message>' }, 2_500);
+    h.sendsAndShows(2_550, 'Looking it up');
+    const reply = h.sendsAndShows(2_600, errorReply).shown;
+    h.sendsAndShows(2_700, 'green');
+    const attribution = attributeAll(h.observations()).get(session);
+    expect(attribution?.cannedFor.get('<m1>')).toBe(reply);
+    expect(attribution?.cannedFor.has('<m2>')).toBe(false);
+    expect(attribution?.answers.find((answer) => answer.subjects.includes('<m2>'))?.gaveUp).toBe(false);
+  });
+
   it('is the turn whose answer was partly shown before it, even when an older request had failed', () => {
     const h = new KeylessHistory();
     h.userTypes(1_000, 'm1', 'can you check the calendar?');
