@@ -1,14 +1,31 @@
 // scheduled-tasks (issue 24 item 2): nanoclaw's scheduled tasks, once or recurring, stored as due messages_in rows
-// and run as turns beside the sessions' chat. Faults that reach them: SIGKILLs of the runner while an occurrence's
-// turn runs (at its phases), a runner stalled past the sweep's claim rule (the host resets the claim and the restarted
-// runner polls the same occurrence while the stalled one held it), gateway kills and power losses between a run's
-// completion and the recurrence fanout (timed ones land there, the fanout waits for the sweep's sync), busy databases
-// (a fanout or a claim that fails) and transient LLM errors.
+// and run as turns beside the sessions' chat (group messages, bursts, a /clear now and then, every queue mode). Faults
+// that reach them: SIGKILLs of the runner while an occurrence's turn runs (at its phases), a runner stalled past the
+// sweep's claim rule (the sweep kills it and the next runner polls the same occurrence), gateway kills and power
+// losses between a run's completion and the recurrence fanout (the fanout waits for the sweep's sync, so a timed
+// kill lands there often), busy databases (a fanout or a claim that fails), LLM errors and outages, link faults, and
+// swarm-chosen network and disk faults, second writers and a platform without idempotency keys.
 import fc from 'fast-check';
-import type { TaskPlan } from '../sim/run/plan.ts';
-import { byTime, faultKnobs, killAtPhase, modelKnobs, powerLoss, type Scenario, settleMs, stall, timedKill, userStep } from './common.ts';
+import { queueModes, type TaskPlan } from '../sim/run/plan.ts';
+import {
+  byTime,
+  clearStep,
+  groupUserStep,
+  killAtPhase,
+  linkFault,
+  modelKnobs,
+  modelOutage,
+  powerLoss,
+  resetAtPhase,
+  type Scenario,
+  settleMs,
+  stall,
+  swarmFaultKnobs,
+  timedKill,
+  userBurst,
+} from './common.ts';
 
-const faultPhaseMs = 480_000;
+const faultPhaseMs = 600_000;
 
 const prompts = ['Post the morning digest', 'Check the build and report', 'Remind me to water the plants', 'Summarise the inbox'];
 
@@ -17,7 +34,7 @@ function taskPlan(session: number): fc.Arbitrary<TaskPlan> {
   return fc
     .record({
       prompt: fc.constantFrom(...prompts),
-      firstDueMs: fc.integer({ min: 2_000, max: 120_000 }),
+      firstDueMs: fc.integer({ min: 2_000, max: 180_000 }),
       everyMs: fc.oneof(fc.constant(null), fc.integer({ min: 60_000, max: 180_000 })),
       count: fc.integer({ min: 2, max: 4 }),
     })
@@ -26,28 +43,36 @@ function taskPlan(session: number): fc.Arbitrary<TaskPlan> {
 
 export const scheduledTasks: Scenario = {
   name: 'scheduled-tasks',
-  description: "nanoclaw's scheduled tasks (once and recurring) run as turns under runner kills, stalls, gateway kills and busy fanouts",
+  description: "nanoclaw's scheduled tasks (once and recurring) run as turns beside chat, under kills, stalls, power losses and busy fanouts",
   focus: [],
-  plan: fc.integer({ min: 1, max: 2 }).chain((sessions) =>
+  plan: fc.integer({ min: 1, max: 3 }).chain((sessions) =>
     fc.record({
       sessions: fc.constant(sessions),
       tasks: fc.tuple(...Array.from({ length: sessions }, (_, session) => taskPlan(session))),
-      workload: fc.array(userStep(faultPhaseMs, sessions), { maxLength: 6 }).map(byTime),
+      workload: fc
+        .tuple(
+          fc.array(groupUserStep(faultPhaseMs, sessions), { maxLength: 8 }),
+          fc.array(userBurst(faultPhaseMs, sessions, { min: 200, max: 6_000 }), { maxLength: 2 }),
+          fc.array(clearStep(faultPhaseMs, sessions), { maxLength: 1 }),
+        )
+        .map(([users, bursts, clears]) => byTime([...users, ...bursts.flat(), ...clears])),
       faults: fc.array(
         fc.oneof(
           { weight: 3, arbitrary: killAtPhase(['runner'], fc.constantFrom('prompt-persisted', 'model-call', 'tool-send', 'result-dispatch', 'flush')) },
-          timedKill(faultPhaseMs, ['runner', 'gateway']),
-          stall(faultPhaseMs, ['runner']),
-          powerLoss(faultPhaseMs, fc.constantFrom('flush', 'delivery')),
+          { weight: 2, arbitrary: timedKill(faultPhaseMs, ['runner', 'gateway', 'tool-server']) },
+          stall(faultPhaseMs, ['runner', 'gateway']),
+          powerLoss(faultPhaseMs),
+          modelOutage(faultPhaseMs),
+          linkFault(faultPhaseMs),
+          resetAtPhase(fc.constantFrom('ingest', 'delivery')),
         ),
-        { maxLength: 4 },
+        { maxLength: 6 },
       ),
-      faultKnobs: faultKnobs({
-        sqlBusyPer1000: fc.oneof(fc.constant(0), fc.integer({ min: 1, max: 80 })),
-        modelErrorPer1000: fc.oneof(fc.constant(0), fc.integer({ min: 1, max: 200 })),
-        modelErrorStreakMax: fc.integer({ min: 0, max: 3 }),
-      }),
-      model: modelKnobs({ toolCallsMax: fc.integer({ min: 1, max: 2 }) }),
+      queueModes: fc.array(fc.constantFrom(...queueModes), { minLength: 3, maxLength: 3 }),
+      secondWriters: fc.record({ deliveryMirror: fc.constantFrom('off' as const, 'on' as const), gatewayAppend: fc.constantFrom('off' as const, 'skip-db' as const) }),
+      keylessPlatform: fc.boolean(),
+      faultKnobs: swarmFaultKnobs(),
+      model: modelKnobs({ toolCallsMax: fc.integer({ min: 1, max: 3 }) }),
       faultPhaseMs: fc.constant(faultPhaseMs),
       settleMs: fc.constant(settleMs),
     }),

@@ -79,7 +79,7 @@ export async function fetchBatch(inbound: SqlDatabase, outbound: SqlDatabase, no
   // The time test is done here, not in SQL: the query then has no parameter that changes every poll, so while the
   // table is unchanged an idle poll is answered from the SQLite adapter's read cache.
   assertNonNegativeInteger(nowMs, 'fetchBatch nowMs');
-  const pending = await inbound.query("SELECT id, seq, kind, content, trigger, status, process_after FROM messages_in WHERE status IN ('pending', 'failed') ORDER BY seq DESC");
+  const pending = await inbound.query("SELECT id, seq, kind, content, trigger, status, process_after, created_at FROM messages_in WHERE status IN ('pending', 'failed') ORDER BY seq DESC");
   if (pending.length === 0) return undefined;
   if (idle !== undefined) {
     for (const row of pending) {
@@ -120,7 +120,9 @@ export async function fetchBatch(inbound: SqlDatabase, outbound: SqlDatabase, no
   assert(head.kind !== 'command' || members.length === 1, `the command ${head.id} runs as a turn of its own, not with ${members.length - 1} other rows`);
   // A /clear waits for every message before it that still wants a run (one backing off after a stuck claim, say):
   // the session it ends is theirs, and one run after the rotation would be ingested again in the new session.
-  const waitedFor = head.kind === 'command' ? pending.filter((row) => row.status === 'pending' && !done.has(row.id as string) && Number(row.trigger) === 1 && Number(row.seq) < head.seq) : [];
+  // A scheduled task's occurrence stored ahead of its due time (task-scheduler.ts) has not come yet: the /clear is not
+  // after it (a row backing off keeps its due time, so it is still waited for).
+  const waitedFor = head.kind === 'command' ? pending.filter((row) => row.status === 'pending' && !done.has(row.id as string) && Number(row.trigger) === 1 && Number(row.seq) < head.seq && !(row.kind === 'task' && Number(row.created_at) > nowMs)) : [];
   if (waitedFor.length > 0) {
     // What it waits for may lie beyond the newest rows this fetch looked at (a backlog behind a turn the host reset
     // with backoff): the oldest of those that is due and not being processed runs first, else the /clear would wait

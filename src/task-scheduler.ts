@@ -5,7 +5,8 @@
 // so a task occurrence is claimed, retried, re-formed after a SIGKILL and answered as a message is. The host's sweep
 // syncs a completed claim into messages_in (host-sweep.ts); then the recurrence fanout (nanoclaw handleRecurrence,
 // run from the sweep) finds each completed row that still has a recurrence, inserts the series' next occurrence and
-// clears the recurrence of the completed row, so the next sweep does not clone it again.
+// clears the recurrence of the completed row, so the next sweep does not clone it again. The fixed host fans out an
+// occurrence once it is due rather than once its run completed, so a series does not wait for a run stuck in retries.
 //
 // The model's departures, each stated in docs/MODEL.md: the recurrence is a fixed interval in ms (nanoclaw: a cron
 // expression) and a series ends after its stated count (nanoclaw: until cancel_task); a missed slot is run late, not
@@ -79,11 +80,20 @@ export class TaskScheduler {
     }
   }
 
-  /** nanoclaw handleRecurrence: each completed occurrence with a recurrence gets its successor(s); the recurrence is cleared. */
+  /**
+   * nanoclaw handleRecurrence: an occurrence with a recurrence gets its successor(s), and its recurrence is cleared;
+   * nanoclaw takes completed occurrences, the fixed host every occurrence that is due.
+   */
   async fanout(sessionKey: string): Promise<void> {
     if (!this.tasks.some((task) => task.sessionKey === sessionKey)) return;
     const inbound = await this.dbs.inboundDb(sessionKey);
-    const rows = await ignoreBusy(inbound.query("SELECT id, series_id, created_at FROM messages_in WHERE kind = 'task' AND status = 'completed' AND recurrence IS NOT NULL ORDER BY seq"));
+    // nanoclaw clones a completed row only, so a series waits for its last run (retries, backoff) and then for a sweep;
+    // the fixed host fans out once an occurrence is due, whatever its run's state (the session's lane still runs the
+    // series in order): after an LLM outage the next occurrence was answered past the bench's bound (docs/MODEL.md).
+    const whenDue = this.config.knobs.recurrence === 'two-step' ? "status = 'completed'" : 'created_at <= ?';
+    const rows = await ignoreBusy(
+      inbound.query(`SELECT id, series_id, created_at FROM messages_in WHERE kind = 'task' AND recurrence IS NOT NULL AND ${whenDue} ORDER BY seq`, this.config.knobs.recurrence === 'two-step' ? [] : [this.ctx.clock.nowMs()]),
+    );
     for (const row of rows ?? []) {
       const task = this.tasks.find((candidate) => candidate.id === row.series_id);
       assert(task !== undefined, `task row ${String(row.id)} names an unknown series ${String(row.series_id)}`);

@@ -144,6 +144,9 @@ export function contextDue(o: Observations, context: UserMessageFact): boolean {
   const ackMs = context.acknowledgedAtMs;
   if (ackMs === null) return false;
   return addressedMessages(o, context.sessionKey).some((later) => {
+    // A scheduled task's occurrence was stored when it was scheduled, maybe before the context came: its run may leave
+    // the context to the chat's next message (a followup lane takes the rows up to its first trigger, in stored order).
+    if (later.task !== undefined) return false;
     if (later.sentAtMs <= ackMs || later.text.trim().toLowerCase().startsWith('/clear')) return false;
     const first = requests.find((request) => carries(request.prompt, later));
     if (first === undefined) return false;

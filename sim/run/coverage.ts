@@ -26,8 +26,8 @@ export const secondWriterShapes = ['mirror-appended', 'mirror-deduped', 'mirror-
 /**
  * Where the faults met scheduled tasks (issue 24 item 2): a runner or tool server killed (or the machine's power lost)
  * while a task occurrence's turn ran; a poll that took an occurrence some earlier poll had already taken (after a kill,
- * or a claim the host reset while a stalled runner held it); the gateway killed after an occurrence's turn completed
- * and before the host fanned out its series' next occurrence.
+ * or a claim the host reset while a stalled runner held it); the gateway killed after a turn took an occurrence and
+ * before the host fanned out its series' next occurrence.
  */
 export const taskShapes = ['task-kill', 'task-repoll', 'task-fanout-restart'] as const;
 /** Other shapes of a run counted beside the faults (not fault types: the plan does not switch them on and off). */
@@ -281,7 +281,7 @@ class TaskShapes {
   /** Turns with task occurrences that run now (not completed, their runner not killed since). */
   private readonly running = new Set<string>();
   private readonly taken = new Set<string>();
-  /** Completed occurrences whose next occurrence the host has not fanned out yet. */
+  /** Occurrences a turn took whose next occurrence the host has not fanned out yet. */
   private readonly awaitingFanout = new Set<string>();
 
   observe(event: TraceEvent): (typeof taskShapes)[number][] {
@@ -291,12 +291,9 @@ class TaskShapes {
         return this.take(String(fields.turn), String(fields.occurrences).split(','));
       case 'model.merge':
         return this.take(String(fields.turn), this.occurrencesOf.get(String(fields.merged)) ?? []);
-      case 'model.turn-completed': {
-        const turn = String(fields.turn);
-        this.running.delete(turn);
-        for (const id of this.occurrencesOf.get(turn) ?? []) if (this.followed.has(id)) this.awaitingFanout.add(id);
+      case 'model.turn-completed':
+        this.running.delete(String(fields.turn));
         return [];
-      }
       case 'model.task-recurrence':
         this.awaitingFanout.delete(String(fields.after));
         return [];
@@ -318,7 +315,11 @@ class TaskShapes {
   private take(turn: string, occurrences: readonly string[]): (typeof taskShapes)[number][] {
     if (occurrences.length === 0) return [];
     const repoll = occurrences.some((id) => this.taken.has(id));
-    for (const id of occurrences) this.taken.add(id);
+    for (const id of occurrences) {
+      this.taken.add(id);
+      // Run, its successor not yet fanned out (the sabotage fans out after the run, the fixed host once it is due).
+      if (this.followed.has(id)) this.awaitingFanout.add(id);
+    }
     this.occurrencesOf.set(turn, [...new Set([...(this.occurrencesOf.get(turn) ?? []), ...occurrences])]);
     this.running.add(turn);
     return repoll ? ['task-repoll'] : [];
