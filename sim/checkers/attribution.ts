@@ -350,7 +350,11 @@ function assignCanned(
     // gateway never acknowledged (most likely never taken in).
     const tiers = (taken: (candidate: Subject) => boolean): Subject | undefined => {
       const unansweredHere = settledUnanswered.filter(taken);
-      const openHere = settledOpen.filter(taken);
+      // A subject already answered as a mate may get an error reply of its own only if it is a message: a turn tells
+      // each message that woke it, while a heartbeat turn answers its row once, whatever commands it carried (chaos seed
+      // 1 run 400 with issue 24's knobs: a heartbeat turn's error reply went to run-0, and run-1, its mate, took m10's
+      // error reply 70 minutes later).
+      const openHere = settledOpen.filter((candidate) => taken(candidate) && 'marker' in candidate);
       return (
         unansweredHere.find(answeredLastPartly) ??
         // The same turn's next error reply answers the next message that request carried (one reply per message).

@@ -117,6 +117,24 @@ describe('an error reply on its way while the next turn answers', () => {
     expect(attribution?.cannedFor.has('start:run-1')).toBe(false);
   });
 
+  it("is not taken by a command that was the mate of a heartbeat turn's one error reply (seed 1, run 400)", () => {
+    // A heartbeat turn carrying the finishes of run-0 and run-1 fails and gives up with one error reply (a heartbeat
+    // answers its row once). Later m1's run gets its answer back and fails before anything of it is shown.
+    const h = new KeylessHistory();
+    for (const runId of ['run-0', 'run-1']) h.ledger.commandRequested({ sessionKey: session, runId, command: 'make', output: 'ok', exitCode: 0, timedOut: false, requestedAtMs: 500 });
+    const heartbeat = h.ledger.requestReceived(session, 'System: Exec finished (node=n1 id=run-0, code 0) ok\nSystem: Exec finished (node=n1 id=run-1, code 0) ok', 600);
+    h.ledger.requestFailed(heartbeat, 700);
+    const first = h.sendsAndShows(800, errorReply).shown;
+    h.userTypes(60_000, 'm1', 'and the build?');
+    const forM1 = h.ledger.requestReceived(session, 'and the build? <m1>', 60_100);
+    h.ledger.answerReturned(forM1, { toolCalls: [], result: '<message to="user">green</message>' }, 60_500);
+    const second = h.sendsAndShows(60_600, errorReply).shown;
+    const attribution = attributeAll(h.observations()).get(session);
+    expect(attribution?.cannedFor.get('run:run-0')).toBe(first);
+    expect(attribution?.cannedFor.get('run:run-1')).toBe(first);
+    expect(attribution?.cannedFor.get('<m1>')).toBe(second);
+  });
+
   it('is not for a turn part of whose answer was shown after it: that part was written after the reply (seed 4, run 1280)', () => {
     // m1's turn failed and gave up; m2's answer comes back and its first tool message is shown, then m1's error reply,
     // then the rest of m2's answer.
