@@ -13,8 +13,8 @@ describe('seed strings name their build', () => {
     expect(build.version).toBe(packageJson.version);
     expect(build.scenarios).toMatch(/^[0-9a-f]{6}$/);
     expect(thisBuild().scenarios).toMatch(/^[0-9a-f]{6}$/);
-    const fingerprints = new Set(['exec-replay', 'send-mid-turn', 'orphan-leaf', 'cached-agent', 'chaos'].map((name) => buildFor(name).scenarios));
-    expect(fingerprints.size, 'each scenario has a fingerprint of its own').toBe(5);
+    const fingerprints = new Set(['exec-replay', 'send-mid-turn', 'orphan-leaf', 'cached-agent', 'chaos', 'scheduled-tasks'].map((name) => buildFor(name).scenarios));
+    expect(fingerprints.size, 'each scenario has a fingerprint of its own').toBe(6);
     const run = cli(['run', 'exec-replay', '--seed', '4', '--json']);
     const seed = (JSON.parse(run.stdout) as { seed: string }).seed;
     expect(seed.split('.')[5]).toBe(buildToken(build));
