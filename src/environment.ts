@@ -18,6 +18,36 @@ export interface GatewayParts {
   heartbeatWakes?: (ctx: ProcessContext, timers: { coalesceMs: number; retryMs: number }, handler: WakeHandler) => HeartbeatWakesPort;
   /** Node-event ingestion in place of the gateway's own, given the queue and wakes this incarnation built and its sessions. */
   nodeEvents?: (ctx: ProcessContext, gateway: { events: SystemEventQueuePort; wakes: HeartbeatWakesPort; sessions: readonly string[] }) => NodeEventsPort;
+  /**
+   * The orphaned-user merge policy of the agent loop (OpenClaw's `mergeOrphanedTrailingUserPrompt`), called once per
+   * runner incarnation; the repair around it (the fold, the claim, taking the orphan off the branch) stays the model's.
+   */
+  orphanMerge?: (ctx: ProcessContext) => OrphanMergePolicy;
+}
+
+/** Why a run of the agent loop started, as OpenClaw names its triggers. */
+export type RunTrigger = 'user' | 'manual' | 'heartbeat' | 'cron';
+
+/** One unanswered user message put to the merge policy: the run's prompt (its own messages), its trigger, the message's text. */
+export interface OrphanMergeQuestion {
+  prompt: string;
+  trigger: RunTrigger;
+  orphanText: string;
+}
+
+/**
+ * How the run takes the message: `merge` (its text goes into the prompt, under the queued prefix), `carried` (the
+ * prompt already carries it: this run answers it and adds nothing), `left` (not this run's: its own turn answers it).
+ * `prompt` is the prompt the policy made (with the one message merged, or unchanged).
+ */
+export interface OrphanMergeDecision {
+  take: 'merge' | 'carried' | 'left';
+  prompt: string;
+}
+
+/** The orphaned-user merge policy (src/turn.ts modelOrphanMerge is the model's). */
+export interface OrphanMergePolicy {
+  decide(question: OrphanMergeQuestion): OrphanMergeDecision;
 }
 
 /** Node-event ingestion: takes one `node.event` delivery (and acknowledges it when it is done with it). */

@@ -50,6 +50,9 @@ export async function runnerMain(ctx: ProcessContext, config: ModelConfig, env: 
   ctx.note('runner-ready', { incarnation: ctx.incarnation });
   const sessionManagerFactory = env.sessionManagerFactory ?? modelSessionManagerFactory;
   const deps: TurnDeps = { ctx, config, sessionDb, dbs, cache, rpc, heartbeat, env, sessionManagerFactory };
+  // A real release's orphan-merge policy (sim/real), fresh for each runner incarnation; the model's where absent.
+  const orphanMerge = env.gatewayParts?.orphanMerge?.(ctx);
+  if (orphanMerge !== undefined) deps.orphanMerge = orphanMerge;
   // Hermes' gateway appends each run's exchange through its SessionStore's own SessionDB (a second handle on state.db).
   if (config.knobs.gatewayAppend !== 'off') deps.gatewayAppend = new GatewayTranscriptAppend(ctx, config.knobs.gatewayAppend, await SessionDb.open(ctx.sqlite));
   for (const sessionKey of config.sessions) ctx.spawnTask(`lane:${sessionKey}`, () => lane(deps, sessionKey));

@@ -9,7 +9,7 @@ import { isBusy } from './busy.ts';
 import { AiAgent, type AgentCache, type AgentMessage, type CacheLookup } from './agent.ts';
 import { type Batch, type BatchMember, claimOf, mergeTurn, newerMessageDue, releaseMembers, turnMembers, writeErrorReplies } from './claims.ts';
 import { effectiveQueueMode, type ModelConfig } from './config.ts';
-import type { ModelEnvironment } from './environment.ts';
+import type { ModelEnvironment, OrphanMergeDecision, OrphanMergePolicy, OrphanMergeQuestion, RunTrigger } from './environment.ts';
 import { type LlmAnswer, LlmTransientError, type ProcessContext, type SqlDatabase, type ToolName } from './ports.ts';
 import type { GatewayTranscriptAppend } from './gateway-append.ts';
 import type { HeartbeatFile } from './heartbeat-file.ts';
@@ -36,6 +36,8 @@ export interface TurnDeps {
   sessionManagerFactory: SessionManagerFactory;
   /** Hermes' gateway append after the run (a second writer of state.db), when it is on. */
   gatewayAppend?: GatewayTranscriptAppend;
+  /** The orphaned-user merge policy (the model's, or a real release's under sim/real); default modelOrphanMerge. */
+  orphanMerge?: OrphanMergePolicy;
 }
 
 export const queuedPrefix = '[Queued user message that arrived while the previous turn was still active]';
@@ -278,8 +280,11 @@ async function foldUnanswered(
   const turnId = batch.turnId;
   const repaired: string[] = [];
   assert(batch.members.length > 0, `turn ${turnId} folds into a batch with no message`);
+  const policy = deps.orphanMerge ?? modelOrphanMerge;
+  const trigger = runTriggerOf(batch.kind);
+  const content = batchText(batch);
   for (const candidate of candidates) {
-    if (candidate.turnId === turnId || !mergesQueuedText(batch.kind, candidate.content)) continue;
+    if (candidate.turnId === turnId || policy.decide({ prompt: content, trigger, orphanText: candidate.content }).take === 'left') continue;
     const claim = await claimOf(outbound, candidate.turnId);
     const given = (await inbound.query('SELECT status FROM messages_in WHERE id = ?', [candidate.turnId]))[0]?.status === 'failed';
     if (given || (claim.turnId !== null && claim.turnId !== candidate.turnId)) continue;
@@ -292,11 +297,34 @@ async function foldUnanswered(
     }
   }
   const members = await turnMembers(inbound, outbound, turnId);
-  const content = batchText(batch);
   const merged = members.filter((member) => member.merged).map((member) => member.content);
   assert(new Set(members.map((member) => member.id)).size === members.length, `turn ${turnId} claims a message twice`);
-  return { folded: [...new Set([...merged, ...repaired])].filter((text) => !content.includes(text)), members: members.length > 0 ? members : batch.members };
+  // The policy's own rule for a prompt that already carries the text (the model's: a substring of the batch's text).
+  const carried = policy === modelOrphanMerge ? (text: string) => content.includes(text) : (text: string) => policy.decide({ prompt: content, trigger, orphanText: text }).take !== 'merge';
+  return { folded: [...new Set([...merged, ...repaired])].filter((text) => !carried(text)), members: members.length > 0 ? members : batch.members };
 }
+
+/** OpenClaw's trigger of a run of each row kind: a chat message is a user run, a heartbeat's system row a heartbeat run. */
+export function runTriggerOf(rowKind: string): RunTrigger {
+  if (rowKind === 'chat') return 'user';
+  if (rowKind === 'system') return 'heartbeat';
+  if (rowKind === 'task') return 'cron';
+  return 'manual';
+}
+
+/**
+ * The model's orphaned-user merge policy: REFERENCE.md's rules (a user- or manually-triggered run, a text of at least
+ * 4 characters once trimmed: mergesQueuedText for a chat row; a command, the manual run here, folds nothing), and a text the
+ * batch's own text already contains is carried, not merged again. The merged prompt is withFolded's. The pinned
+ * releases' mergeOrphanedTrailingUserPrompt has neither rule (docs/MODEL.md, "The orphan merge policy, real").
+ */
+export const modelOrphanMerge: OrphanMergePolicy = {
+  decide({ prompt, trigger, orphanText }: OrphanMergeQuestion): OrphanMergeDecision {
+    if ((trigger !== 'user' && trigger !== 'manual') || orphanText.trim().length < 4) return { take: 'left', prompt };
+    if (prompt.includes(orphanText)) return { take: 'carried', prompt };
+    return { take: 'merge', prompt: withFolded([orphanText], prompt) };
+  },
+};
 
 /**
  * OpenClaw's orphan merge runs only for user- or manually-triggered runs (a chat row here; a heartbeat's 'system' row

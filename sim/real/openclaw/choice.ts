@@ -4,31 +4,26 @@
 // more of a release's parts by default.
 //
 // Node-event ingestion (`node-events`, the release's handleNodeEvent) enqueues into the release's own system-event
-// queue and requests the release's own heartbeat wake (same module instance), so it runs only with both. It runs in
-// 2026.4.24 only: 2026.7.1's handleNodeEvent first authorizes each exec event against the gateway's NodeRegistry,
-// which holds a `system.run` invoke the gateway sent the node over its current connection (a connection id, dropped
-// with the connection); the model's node host runs commands the world hands it and its link has no connection
-// identity, so neither exists for the release to find (docs/MODEL.md).
+// queue and requests the release's own heartbeat wake (same module instance), so it runs only with both. 2026.7.1's
+// handleNodeEvent first authorizes each exec event against the gateway's NodeRegistry, which holds a `system.run`
+// invoke the gateway sent the node over its current connection: with that part the gateway issues the invokes
+// (through the release's own NodeRegistry) and the node's deliveries name their connection (node-events.ts).
 import { isOpenclawRelease, type OpenclawRelease, openclawReleases } from './releases.ts';
 
 /** The gateway parts a run can take from a release (the rest of the gateway stays the model's). */
-export const openclawGatewayParts = ['system-events', 'heartbeat-wake', 'node-events'] as const;
+export const openclawGatewayParts = ['system-events', 'heartbeat-wake', 'node-events', 'orphan-merge'] as const;
 export type OpenclawGatewayPart = (typeof openclawGatewayParts)[number];
 
-const codes: Readonly<Record<OpenclawGatewayPart, string>> = { 'system-events': 'se', 'heartbeat-wake': 'hw', 'node-events': 'ne' };
+const codes: Readonly<Record<OpenclawGatewayPart, string>> = { 'system-events': 'se', 'heartbeat-wake': 'hw', 'node-events': 'ne', 'orphan-merge': 'om' };
 
 /** The parts each release can run in place of the model's. */
 const partsOfRelease: Readonly<Record<OpenclawRelease, readonly OpenclawGatewayPart[]>> = {
   '2026.4.24': openclawGatewayParts,
-  '2026.7.1': ['system-events', 'heartbeat-wake'],
+  '2026.7.1': ['system-events', 'heartbeat-wake', 'orphan-merge'],
 };
 
 /** Why a release cannot run a part, for the error a request of it gets. */
-const missingPart: Readonly<Partial<Record<OpenclawRelease, Partial<Record<OpenclawGatewayPart, string>>>>> = {
-  '2026.7.1': {
-    'node-events': "its handleNodeEvent authorizes each exec event against a system.run invoke the gateway sent over the node's connection, which the model has no counterpart of (docs/MODEL.md)",
-  },
-};
+const missingPart: Readonly<Partial<Record<OpenclawRelease, Partial<Record<OpenclawGatewayPart, string>>>>> = {};
 
 /** The parts a release can run (`list` shows them). */
 export function openclawPartsOf(release: OpenclawRelease): readonly OpenclawGatewayPart[] {

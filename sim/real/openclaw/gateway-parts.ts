@@ -23,7 +23,8 @@ import type { Simulation } from '../../kernel/simulation.ts';
 import { openclawIncarnationBinding, simulatedDiskFs } from './binding.ts';
 import { openclawComponentOf, openclawComponents, type OpenclawSystemEvents, type RealSystemEvent } from './components.ts';
 import { installOpenclaw, openclawHome } from './home.ts';
-import { RealNodeEvents } from './node-events.ts';
+import { authorizesExecEvents, RealNodeEvents } from './node-events.ts';
+import { RealOrphanMerge } from './orphan-merge.ts';
 import { OpenclawInstance } from './instance.ts';
 import type { OpenclawChoice } from './choice.ts';
 
@@ -43,26 +44,34 @@ export function openclawGatewayPartsFor(sim: Simulation, choice: OpenclawChoice)
   // The machine's directories and the OpenClaw installation on it (config, session store of the gateway's sessions,
   // installed when the gateway first names them): one per run.
   const home = openclawHome();
-  let current: { incarnation: number; instance: OpenclawInstance } | undefined;
-  const instanceOf = (ctx: ProcessContext): OpenclawInstance => {
-    if (current?.incarnation === ctx.incarnation) return current.instance;
+  const newInstance = (ctx: ProcessContext): OpenclawInstance => {
     const owner = sim.processes.incarnation(ctx.incarnation);
     assert(owner !== undefined, `no incarnation ${ctx.incarnation} for ${ctx.name}`);
     const random = sim.prng.fork(`openclaw/${ctx.name}/${ctx.incarnation}`) as Random;
     const binding = openclawIncarnationBinding(choice.release, owner, { clock: ctx.clock, timers: ctx.timers, random }, { fs: simulatedDiskFs(sim.disk, owner, home), onEscape: (what) => escapes.push(`${ctx.name}#${ctx.incarnation}: ${what}`) });
-    current = { incarnation: ctx.incarnation, instance: new OpenclawInstance(choice.release, binding) };
+    return new OpenclawInstance(choice.release, binding);
+  };
+  // The gateway's parts share one instance per gateway incarnation (one process's module state).
+  let current: { incarnation: number; instance: OpenclawInstance } | undefined;
+  const instanceOf = (ctx: ProcessContext): OpenclawInstance => {
+    if (current?.incarnation === ctx.incarnation) return current.instance;
+    current = { incarnation: ctx.incarnation, instance: newInstance(ctx) };
     return current.instance;
   };
   const parts: GatewayParts & OpenclawEscapes = { escapes };
   if (choice.parts.includes('system-events')) parts.systemEvents = (ctx) => new RealSystemEventQueue(openclawComponentOf(instanceOf(ctx), 'system-events'), ctx);
   if (choice.parts.includes('heartbeat-wake')) parts.heartbeatWakes = (ctx, _timers, handler) => new RealHeartbeatWakes(instanceOf(ctx), ctx, handler);
   if (choice.parts.includes('node-events')) {
+    // 2026.7.1 takes an exec event only after the gateway's own system.run invoke: the gateway issues them (node-events.ts).
+    if (authorizesExecEvents(choice.release)) parts.systemRunInvokes = true;
     parts.nodeEvents = (ctx, gateway) => {
       assert(gateway.events instanceof RealSystemEventQueue, 'node-events runs with the real system-event queue of the same instance');
       installOpenclaw(home, gateway.sessions);
       return new RealNodeEvents(instanceOf(ctx), ctx, gateway.events, gateway.sessions);
     };
   }
+  // The runner's orphan-merge policy: an instance of the runner incarnation's own, made at its first question.
+  if (choice.parts.includes('orphan-merge')) parts.orphanMerge = (ctx) => new RealOrphanMerge(() => newInstance(ctx));
   return parts;
 }
 
