@@ -299,13 +299,15 @@ function assignCanned(
     // Part of that answer was shown before the error reply (an answer with nothing shown yet, such as a heartbeat's,
     // says nothing of the turn that gave up)...
     const lastLogical = lastAnswer === undefined ? undefined : answers.find((answer) => answer.prompt === lastAnswer.prompt);
-    // (An answer part of which was shown after the reply was not given up by it: a session's rows go out in order, so
-    // that part was written after the reply, by a turn still running; chaos seed 4 run 1280 with issue 24's knobs: m5's
-    // first tool message went out, then a heartbeat turn's error reply, then the rest of m5's answer.)
+    // (An answer shown whole in the end, part of it after the reply, was not given up by it: its turn went on to write
+    // its closing text, the last thing a turn writes; chaos seed 4 run 1280 with issue 24's knobs: m5's first tool
+    // message went out, then a heartbeat turn's error reply, then the rest of m5's answer. Rows may go out of order (a
+    // dropped send is retried after a later row went out), so a part shown after the reply alone proves nothing:
+    // seed 1 run 417, a Hermes run's last tool message came after its own error reply.)
     const partlyShown =
       lastLogical !== undefined &&
       lastLogical.slots.some((slot) => slot.shownBy !== null && slot.shownBy.atMs <= fact.atMs) &&
-      !lastLogical.slots.some((slot) => slot.shownBy !== null && slot.shownBy.atMs > fact.atMs);
+      !(lastLogical.slots.every((slot) => slot.shownBy !== null) && lastLogical.slots.some((slot) => slot.shownBy !== null && slot.shownBy.atMs > fact.atMs));
     // Or it had something for the user and none of it was ever shown: the turn gave up after its answer came back
     // (campaign seed 41: the final row was durable, and every dispatch found outbound.db busy). A heartbeat's answer
     // has nothing for the user, and an answer shown after the reply was a later turn's.

@@ -154,6 +154,31 @@ describe('an error reply on its way while the next turn answers', () => {
     expect(attribution?.answers.find((answer) => answer.subjects.includes('<m2>'))?.gaveUp).toBe(false);
   });
 
+  it('is the turn whose answer was partly shown before it, when a part of it that was retried is shown after it and the rest never (seed 1, run 417)', () => {
+    // m1's Hermes run sends two tool messages and fails; the second's send was dropped and is retried after the run's
+    // error reply went out; its closing text is never shown.
+    // m0's error reply went out before, its acknowledgement lost, so the key-less platform may show it again: the
+    // second error reply is m1's only on the evidence that m1's turn gave up.
+    const h = new KeylessHistory();
+    h.userTypes(500, 'm0', 'can you check the invoice?');
+    const forM0 = h.ledger.requestReceived(session, 'can you check the invoice? <m0>', 550);
+    h.ledger.requestFailed(forM0, 600);
+    h.sendsAndShows(700, errorReply, false);
+    h.userTypes(1_000, 'm1', 'can you check the calendar?');
+    const forM1 = h.ledger.requestReceived(session, 'can you check the calendar? <m1>', 1_100);
+    h.ledger.answerReturned(
+      forM1,
+      { toolCalls: [{ id: 'call-1', name: 'send_message', text: 'interim update' }, { id: 'call-2', name: 'send_message', text: 'working on it' }], result: '<message to="user">free at 2</message>' },
+      1_500,
+    );
+    h.sendsAndShows(1_600, 'interim update');
+    const reply = h.sendsAndShows(2_000, errorReply).shown;
+    h.sendsAndShows(2_100, 'working on it');
+    const attribution = attributeAll(h.observations()).get(session);
+    expect(attribution?.cannedFor.get('<m1>')).toBe(reply);
+    expect(attribution?.answers.find((answer) => answer.subjects.includes('<m1>'))?.gaveUp).toBe(true);
+  });
+
   it('is the turn whose answer was partly shown before it, even when an older request had failed', () => {
     const h = new KeylessHistory();
     h.userTypes(1_000, 'm1', 'can you check the calendar?');
