@@ -11,7 +11,7 @@ describe('npm run bench -- --json', () => {
     expect(out.status, out.stderr).toBe(0);
     const figures = JSON.parse(out.stdout) as { campaign: Record<string, unknown>; issue25: Record<string, unknown> };
     expect(figures.campaign.workers).toBe(2);
-    expect(figures.campaign.runs).toBe(20);
+    expect(figures.campaign.runs).toBe(24);
     expect(figures.campaign.failures).toEqual([]);
     expect(Object.keys(figures.issue25).sort()).toEqual(
       [

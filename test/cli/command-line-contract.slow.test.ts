@@ -87,7 +87,7 @@ describe('JSON output', () => {
     const result = cli('fuzz', '--all', '--runs', '3', '--seed', '4', '--json');
     expect(result.status).toBe(0);
     const json = JSON.parse(result.stdout) as { runs: number; failures: unknown[]; firstFailureRun: number | null; wallMs: number; coverage: Record<string, Record<string, number>> };
-    expect(json.runs).toBe(15);
+    expect(json.runs).toBe(18);
     expect(json.failures).toEqual([]);
     expect(json.firstFailureRun).toBeNull();
     expect(json.wallMs).toBeGreaterThan(0);
@@ -99,6 +99,8 @@ describe('JSON output', () => {
       'failed-row', 'poison-hang', 'stream-cut', 'session-rotation', 'keyless-run', 'interrupt-abort',
       // Issue 24: restarts that waited out a start-up; Hermes' runs ended at their first failure, LLM calls retried in a run.
       'startup-wait', 'first-failure-end', 'agent-retry',
+      // Issue 24 item 2: where the faults met scheduled tasks.
+      'task-kill', 'task-repoll', 'task-fanout-restart',
     ]);
     expect(Object.keys(json.coverage['kill-runner'] ?? {})).toEqual(['idle', 'ingest', 'prompt-persisted', 'model-call', 'abort', 'tool-send', 'result-dispatch', 'flush', 'delivery']);
   });
