@@ -14,10 +14,11 @@ import { modelSessionManagerFactory, type SessionManagerFactory } from './sessio
 import type { GatewayParts, NodeEventsPort } from './environment.ts';
 import { HeartbeatWakes, type HeartbeatWakesPort, scopedWakeTarget, type Wake, type WakeOutcome } from './heartbeat-wake.ts';
 import type { Delivery, ProcessContext } from './ports.ts';
-import { gatewayName, type InboundAck, type InboundMessage, messageType, type NodeEvent, platformName, runnerName, type SendAck, toolServerName } from './protocol.ts';
+import { gatewayName, type InboundAck, type InboundMessage, messageType, type NodeEvent, nodeHostName, platformName, runnerName, type SendAck, type SystemRunInvoke, toolServerName } from './protocol.ts';
 import { ignoreBusy, isBusy, retryBusy } from './busy.ts';
 import { laneAcks, pendingTriggersSql, triggerWaiting } from './claims.ts';
 import { HostSweep } from './host-sweep.ts';
+import { type ExecCommand, type ExecTool, isSystemRunAuthorizing } from './node-host.ts';
 import { SessionDbs } from './session-dbs.ts';
 import { TaskScheduler } from './task-scheduler.ts';
 import { formatSystemEvents, isExecCompletionEvent, type SystemEvent, SystemEventQueue, type SystemEventQueuePort, systemEventsPerSessionMax } from './system-events.ts';
@@ -32,8 +33,10 @@ export const heartbeatPrompt = 'Read HEARTBEAT.md if it exists and follow it. If
 
 export { gatewayName, platformName };
 
-export async function gatewayMain(ctx: ProcessContext, config: ModelConfig, sessionManagerFactory: SessionManagerFactory = modelSessionManagerFactory, parts: GatewayParts = {}): Promise<void> {
+export async function gatewayMain(ctx: ProcessContext, config: ModelConfig, sessionManagerFactory: SessionManagerFactory = modelSessionManagerFactory, parts: GatewayParts = {}, execTool?: ExecTool): Promise<void> {
   const gateway = new Gateway(ctx, config, sessionManagerFactory, parts);
+  // The agent's exec tool with host=node reaches the node host through this incarnation (GatewayParts.systemRunInvokes).
+  execTool?.attach(ctx, (nodeId, command) => gateway.invokeSystemRun(nodeId, command));
   ctx.spawnTask('receive', () => gateway.receiveLoop());
   ctx.spawnTask('delivery-fast', () => gateway.delivery.pollLoop('fast'));
   ctx.spawnTask('delivery-slow', () => gateway.delivery.pollLoop('slow'));
@@ -130,6 +133,20 @@ class Gateway {
     for (const name of [runnerName, toolServerName]) {
       if (!this.ctx.supervisor.isRunning(name)) this.ctx.supervisor.start(name, this.config.timers.runnerRestartDelayMs);
     }
+  }
+
+  /**
+   * The exec tool's `node.invoke` of `system.run` (OpenClaw NodeRegistry.invoke): the invoke goes to the node host over
+   * the node's current connection, written by the node-event ingestion when it authorizes exec events against it (it
+   * remembers the runId, session and connection), else directly.
+   */
+  invokeSystemRun(nodeId: string, command: ExecCommand): void {
+    const send = (id: string, connection: number): void => {
+      const { runId, sessionKey, ...script } = command;
+      this.ctx.net.send(nodeHostName, { type: 'node.invoke', command: 'system.run', id, nodeId, runId, sessionKey, connection, script } satisfies SystemRunInvoke);
+    };
+    if (isSystemRunAuthorizing(this.nodeEvents)) this.nodeEvents.invokeSystemRun(nodeId, command, send);
+    else send(`invoke:${command.runId}`, this.ctx.net.connection?.(nodeHostName) ?? 0);
   }
 
   /**

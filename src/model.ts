@@ -5,7 +5,7 @@ import { assert } from './assert.ts';
 import { type ModelConfig } from './config.ts';
 import type { ModelEnvironment } from './environment.ts';
 import { gatewayMain } from './gateway.ts';
-import { NodeHost } from './node-host.ts';
+import { ExecTool, NodeHost } from './node-host.ts';
 import type { ProcessMain } from './ports.ts';
 import { gatewayName, nodeHostName } from './protocol.ts';
 import { runnerMain, runnerName } from './runner.ts';
@@ -44,7 +44,10 @@ export type ModelComponents = Partial<Record<ReplaceableProcess, ComponentFactor
 
 /** Build the model, with some processes replaced by components of one's own (written against the ports). */
 export function buildModel(config: ModelConfig, env: ModelEnvironment, components: ModelComponents = {}): BuiltModel {
-  const nodeHost = new NodeHost('node-1', gatewayName);
+  // With a node-event ingestion that authorizes exec events against the gateway's own system.run invokes, the world's
+  // commands reach the node host through the gateway (node-host.ts ExecTool).
+  const execTool = env.gatewayParts?.systemRunInvokes === true ? new ExecTool(gatewayName) : undefined;
+  const nodeHost = new NodeHost('node-1', gatewayName, execTool);
   for (const name of Object.keys(components)) {
     assert((replaceableProcesses as readonly string[]).includes(name), `cannot replace process "${name}" (replaceable: ${replaceableProcesses.join(', ')})`);
   }
@@ -53,7 +56,7 @@ export function buildModel(config: ModelConfig, env: ModelEnvironment, component
     config,
     nodeHost,
     processes: [
-      { name: gatewayName, main: own(gatewayName, (ctx) => gatewayMain(ctx, config, env.sessionManagerFactory, env.gatewayParts)) },
+      { name: gatewayName, main: own(gatewayName, (ctx) => gatewayMain(ctx, config, env.sessionManagerFactory, env.gatewayParts, execTool)) },
       { name: toolServerName, main: own(toolServerName, (ctx) => toolServerMain(ctx, config.bugs)) },
       { name: runnerName, main: own(runnerName, (ctx) => runnerMain(ctx, config, env)) },
       { name: nodeHostName, main: (ctx) => nodeHost.main(ctx) },

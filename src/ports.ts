@@ -33,6 +33,11 @@ export interface Timers {
 export interface Delivery<T = unknown> {
   from: string;
   payload: T;
+  /**
+   * The connection it came over, on a reconnecting link: a number of the pair of endpoints, new each time their
+   * connection dies and is made again (as a gateway's connection id per WebSocket). Absent on a plain link.
+   */
+  connection?: number;
   /** Acknowledge a message that came over a reconnecting connection; a no-op on plain links. */
   ack(): void;
 }
@@ -43,6 +48,8 @@ export interface Network {
   send(to: string, payload: unknown): void;
   /** The next message for this process's endpoint, in arrival order. */
   receive(): Promise<Delivery>;
+  /** The current connection number with a peer over a reconnecting link (see Delivery.connection), where told. */
+  connection?(peer: string): number;
 }
 
 /** The simulated disk: writes are volatile until fsync; a crash drops them and may tear the last append. */

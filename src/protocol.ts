@@ -68,7 +68,26 @@ export interface NodeEvent {
   output: string;
 }
 
-export type Message = InboundMessage | InboundAck | OutboundSend | SendAck | NodeEvent;
+/**
+ * The gateway asks the node host to run a command (OpenClaw's `node.invoke.request` of `system.run`, sent by the
+ * gateway's NodeRegistry to the node's current connection when the agent's exec tool runs with host=node), with the
+ * runId its exec events will carry. `connection` is the connection the gateway wrote it to: a frame written to one
+ * WebSocket never arrives over another, so the node host runs an invoke only when it came over that connection.
+ * `script` is the world's script of what running the command does (duration, exit code, output), not on the wire.
+ */
+export interface SystemRunInvoke {
+  type: 'node.invoke';
+  command: 'system.run';
+  /** The invoke's request id (OpenClaw's `id`). */
+  id: string;
+  nodeId: string;
+  runId: string;
+  sessionKey: string;
+  connection: number;
+  script: { command: string; durationMs: number; exitCode: number; timedOut: boolean; output: string };
+}
+
+export type Message = InboundMessage | InboundAck | OutboundSend | SendAck | NodeEvent | SystemRunInvoke;
 
 export function messageType(payload: unknown): string | undefined {
   if (typeof payload !== 'object' || payload === null) return undefined;

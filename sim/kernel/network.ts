@@ -11,6 +11,10 @@
 //   whose acknowledgement was lost arrives twice. A heal of a partitioned connection reconnects the same way.
 // A message for an endpoint whose process is not running is lost. A kill clears the process's mailbox and its
 // resend buffers (they were memory).
+// Each pair of endpoints joined by a reconnecting link has a connection number (both directions share it, as one
+// WebSocket carries both): a new number whenever the connection dies and is made again (a reset, a drop on the
+// connection, a kill of either end, a heal of a partition). A delivery names the connection it came over; a process
+// can ask for its current connection with a peer. Neither draws from the PRNG nor adds to the trace.
 import type { Delivery } from '../../src/ports.ts';
 import { assert } from './assert.ts';
 import type { Incarnation, ProcessTable } from './process.ts';
@@ -76,6 +80,8 @@ interface Mailbox {
 export class SimNetwork {
   private readonly links = new Map<string, LinkState>();
   private readonly mailboxes = new Map<string, Mailbox>();
+  /** The connection number of each pair of endpoints (by `pairKey`), bumped each time their connection dies. */
+  private readonly connections = new Map<string, number>();
   private messageCount = 0;
 
   constructor(
@@ -102,6 +108,7 @@ export class SimNetwork {
         // The process's connections die with it; the peers' clients reconnect and resend.
         if (link.config.reconnecting && (link.from === incarnation.name || link.to === incarnation.name)) {
           link.epoch++;
+          this.newConnection(link.from, link.to);
           link.held = link.held === undefined ? undefined : [];
           this.scheduleReconnect(link);
         }
@@ -155,6 +162,7 @@ export class SimNetwork {
     const links = [this.link(a, b), this.link(b, a)];
     if (!links.some((link) => link.partitioned)) return;
     this.trace.record('net.heal', { a, b });
+    if (links.some((link) => link.partitioned && link.config.reconnecting)) this.newConnection(a, b);
     for (const link of links) {
       if (!link.partitioned) continue;
       link.partitioned = false;
@@ -180,12 +188,23 @@ export class SimNetwork {
   /** Kill the connection between a and b (both directions); reconnecting senders resend after the delay. */
   reset(a: string, b: string): void {
     this.trace.record('net.reset', { a, b });
+    this.newConnection(a, b);
     for (const link of [this.link(a, b), this.link(b, a)]) {
       link.epoch++;
       // Messages parked on the dead connection die with it.
       if (link.held !== undefined) link.held = [];
       if (link.config.reconnecting) this.scheduleReconnect(link);
     }
+  }
+
+  /** The current connection number between two endpoints (0 until their connection first dies). */
+  connection(a: string, b: string): number {
+    return this.connections.get(pairKey(a, b)) ?? 0;
+  }
+
+  private newConnection(a: string, b: string): void {
+    const key = pairKey(a, b);
+    this.connections.set(key, (this.connections.get(key) ?? 0) + 1);
   }
 
   unackedCount(from: string, to: string): number {
@@ -274,6 +293,7 @@ export class SimNetwork {
     const delivery: Delivery = {
       from: envelope.from,
       payload: envelope.payload,
+      ...(link.config.reconnecting ? { connection: this.connection(link.from, link.to) } : {}),
       ack: () => this.ack(link, envelope, mailbox.incarnation),
     };
     const waiter = mailbox.waiting.shift();
@@ -320,6 +340,11 @@ export class SimNetwork {
     }
     return link;
   }
+}
+
+/** The key of an unordered pair of endpoints. */
+function pairKey(a: string, b: string): string {
+  return a < b ? `${a}<->${b}` : `${b}<->${a}`;
 }
 
 function payloadKind(payload: unknown): string {

@@ -185,6 +185,7 @@ export class Simulation {
       net: {
         send: (to, payload) => this.network.send(incarnation, to, payload),
         receive: () => this.network.receive(incarnation),
+        connection: (peer) => this.network.connection(incarnation.name, peer),
       },
       disk: {
         read: (path) => this.disk.read(incarnation, path),

@@ -19,7 +19,7 @@ const codes: Readonly<Record<OpenclawGatewayPart, string>> = { 'system-events': 
 /** The parts each release can run in place of the model's. */
 const partsOfRelease: Readonly<Record<OpenclawRelease, readonly OpenclawGatewayPart[]>> = {
   '2026.4.24': openclawGatewayParts,
-  '2026.7.1': ['system-events', 'heartbeat-wake', 'orphan-merge'],
+  '2026.7.1': openclawGatewayParts,
 };
 
 /** Why a release cannot run a part, for the error a request of it gets. */
