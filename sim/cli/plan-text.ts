@@ -16,6 +16,11 @@ export function planText(plan: Plan): string[] {
   const startup = plan.startup === undefined ? '' : `; restarts start in ${formatMs(plan.startup.msMin)}-${formatMs(plan.startup.msMax)}${plan.startup.slowPer1000 > 0 ? ` (${plan.startup.slowPer1000}‰ ${formatMs(plan.startup.slowMsMin)}-${formatMs(plan.startup.slowMsMax)})` : ''}`;
   const lines = [`  ${plan.sessions} session(s); faults until ${formatMs(plan.faultPhaseMs)}, then ${formatMs(plan.settleMs)} fault-free${queue}${keyless}${processing}${startup}`];
   lines.push(`  workload: ${listed(plan.workload.map(workloadText))}`);
+  // Issue 24 item 2: scheduled tasks (task t<i>), and nanoclaw's two-step fanout when a test switches it on.
+  if (plan.tasks !== undefined && plan.tasks.length > 0) {
+    const tasks = plan.tasks.map((task, index) => `t${index} (s${task.session}) ${task.everyMs === null ? `once at ${formatMs(task.firstDueMs)}` : `${task.count}x every ${formatMs(task.everyMs)} from ${formatMs(task.firstDueMs)}`}`);
+    lines.push(`  tasks:    ${listed(tasks)}${plan.recurrence === 'two-step' ? '; two-step fanout' : ''}`);
+  }
   lines.push(`  faults:   ${listed(plan.faults.map(faultText))}`);
   const knobs = knobText(plan);
   if (knobs.length > 0) lines.push(`  knobs:    ${knobs.join(', ')}`);
