@@ -103,12 +103,15 @@ export class SimNetwork {
     this.mailboxes.set(incarnation.name, mailbox);
     incarnation.onKill(() => {
       if (this.mailboxes.get(incarnation.name) === mailbox) this.mailboxes.delete(incarnation.name);
+      const ended = new Set<string>();
       for (const link of this.links.values()) {
         if (link.senderIncarnation === incarnation.id) link.unacked.clear();
         // The process's connections die with it; the peers' clients reconnect and resend.
         if (link.config.reconnecting && (link.from === incarnation.name || link.to === incarnation.name)) {
           link.epoch++;
-          this.newConnection(link.from, link.to);
+          // One new connection per pair, whichever of its two links comes first.
+          if (!ended.has(pairKey(link.from, link.to))) this.newConnection(link.from, link.to);
+          ended.add(pairKey(link.from, link.to));
           link.held = link.held === undefined ? undefined : [];
           this.scheduleReconnect(link);
         }
