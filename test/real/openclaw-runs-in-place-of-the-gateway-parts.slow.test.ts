@@ -86,7 +86,7 @@ describe.skipIf(missing)('--openclaw: real gateway parts in the simulated world'
 
 describe('--openclaw refuses what it cannot run', () => {
   it('an unpinned release or an unknown part is exit 2 with one line', () => {
-    for (const value of ['2026.8.1', '2026.4.24:nope', '', '2026.7.1:system-events,heartbeat-wake,node-events', '2026.4.24:node-events']) {
+    for (const value of ['2026.8.1', '2026.4.24:nope', '', '2026.7.1:node-events', '2026.4.24:node-events']) {
       const result = cli(['run', 'exec-replay', '--seed', '1', '--openclaw', value]);
       expect(result.status, value).toBe(2);
       expect(result.stderr.trim().split('\n')).toHaveLength(1);
