@@ -103,31 +103,34 @@ export class TaskScheduler {
     }
   }
 
-  private async fanoutAtomic(inbound: SqlDatabase, task: ScheduledTask, completedId: string, slots: readonly number[]): Promise<void> {
+  private async fanoutAtomic(inbound: SqlDatabase, task: ScheduledTask, occurrenceRowId: string, slots: readonly number[]): Promise<void> {
     const inserted = await ignoreBusy(
       inbound.transaction((tx) => {
         let count = 0;
         for (const dueMs of slots) count += insertOccurrence(tx, task, occurrenceId(task.id, dueMs), dueMs, dueMs === slots.at(-1) ? recurrenceAfter(task, dueMs) : null);
-        tx.run('UPDATE messages_in SET recurrence = NULL WHERE id = ?', [completedId]);
+        const cleared = tx.run('UPDATE messages_in SET recurrence = NULL WHERE id = ?', [occurrenceRowId]).changes;
+        assert(cleared === 1, `the fanout clears the recurrence of ${occurrenceRowId}, one row, not ${cleared}`);
         return count;
       }),
     );
     // A busy database leaves both undone; the next sweep tries again.
-    if (inserted !== undefined) this.ctx.note('task-recurrence', { session: task.sessionKey, task: task.id, after: completedId, inserted, next: slots.join(',') });
+    if (inserted === undefined) return;
+    assert(inserted <= slots.length, `the fanout after ${occurrenceRowId} inserted ${inserted} rows for ${slots.length} slots`);
+    this.ctx.note('task-recurrence', { session: task.sessionKey, task: task.id, after: occurrenceRowId, inserted, next: slots.join(',') });
   }
 
   /** nanoclaw's fanout as written (sabotage for tests): insert with a fresh id, then clear, two statements; errors logged. */
-  private async fanoutTwoStep(inbound: SqlDatabase, task: ScheduledTask, completedId: string, slots: readonly number[]): Promise<void> {
+  private async fanoutTwoStep(inbound: SqlDatabase, task: ScheduledTask, occurrenceRowId: string, slots: readonly number[]): Promise<void> {
     try {
       for (const dueMs of slots) {
         const freshId = `task-${this.ctx.clock.nowMs()}-${this.ctx.random.int(0, 2_176_782_335).toString(36)}`;
         await inbound.transaction((tx) => insertOccurrence(tx, task, freshId, dueMs, dueMs === slots.at(-1) ? recurrenceAfter(task, dueMs) : null));
       }
-      this.ctx.note('task-recurrence', { session: task.sessionKey, task: task.id, after: completedId, inserted: slots.length, next: slots.join(',') });
-      await inbound.run('UPDATE messages_in SET recurrence = NULL WHERE id = ?', [completedId]);
+      this.ctx.note('task-recurrence', { session: task.sessionKey, task: task.id, after: occurrenceRowId, inserted: slots.length, next: slots.join(',') });
+      await inbound.run('UPDATE messages_in SET recurrence = NULL WHERE id = ?', [occurrenceRowId]);
     } catch (error) {
       if (!isBusy(error)) throw error;
-      this.ctx.note('task-recurrence-failed', { session: task.sessionKey, task: task.id, after: completedId });
+      this.ctx.note('task-recurrence-failed', { session: task.sessionKey, task: task.id, after: occurrenceRowId });
     }
   }
 }
