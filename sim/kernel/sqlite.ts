@@ -99,6 +99,8 @@ class Engine implements SqlTransaction {
   private readonly reads = new Map<string, CachedRead[]>();
   /** Per DELETE statement: the statement that asks whether its table has a row (null: not a plain DELETE FROM). */
   private readonly emptyTableProbes: Map<string, Statement | null>;
+  /** Per DELETE statement: the probe that tells a keep-the-newest prune deletes nothing (null: not one). */
+  private readonly pruneProbes = new Map<string, Statement | null>();
   /** Bumped by every write, transaction and rollback through this engine; a cached read of an older one is stale. */
   private version = 0;
   /** Writes through run(), to tell whether a lazily read row id is still the write's own. */
@@ -200,7 +202,7 @@ class Engine implements SqlTransaction {
 
   run(sql: string, params: SqlParams = []): SqlRunResult {
     let changes = 0;
-    if (!this.deletesFromEmptyTable(sql)) {
+    if (!this.deletesFromEmptyTable(sql) && !this.prunesNothing(sql, params)) {
       const statement = this.prepare(sql);
       this.stats.statements++;
       statement.run(params as BindParams);
@@ -246,6 +248,32 @@ class Engine implements SqlTransaction {
     probe.reset();
     if (empty) this.stats.skippedDeletes++;
     return empty;
+  }
+
+  /**
+   * True when `sql` is a keep-the-newest prune, `DELETE FROM t WHERE c < ? OR k NOT IN (SELECT k FROM t ORDER BY c
+   * DESC LIMIT ?)` (the gateway forgets exec keys so every 60 s per session), that would delete nothing: no row has
+   * `c` below the first parameter and the table has no more rows than the limit, so the subquery returns every row's
+   * `k` and `k NOT IN (...)` is false (or NULL, for a NULL k) for each row. The subquery sorts the table (about 50 µs
+   * in sql.js on a table of a few rows, against a few µs for the probe); the probe does not sort, so which rows the
+   * LIMIT keeps at a tie never matters. Only for a limit that is a non-negative integer (anything else runs, and
+   * fails or not, as SQLite would have it). Skipping leaves every row as it was, as deletesFromEmptyTable does.
+   */
+  private prunesNothing(sql: string, params: SqlParams): boolean {
+    let probe = this.pruneProbes.get(sql);
+    if (probe === undefined) {
+      const match = keepNewestPrune.exec(sql);
+      probe = match === null ? null : this.prepare(`SELECT (SELECT COUNT(*) FROM ${match[1]}) <= ?2 AND NOT EXISTS (SELECT 1 FROM ${match[1]} WHERE ${match[2]} < ?1) AS none_deleted`);
+      this.pruneProbes.set(sql, probe);
+    }
+    const limit = params[1];
+    if (probe === null || params.length !== 2 || typeof limit !== 'number' || !Number.isSafeInteger(limit) || limit < 0) return false;
+    this.stats.statements++;
+    probe.bind(params as BindParams);
+    const nothing = probe.step() && probe.get()[0] === 1;
+    probe.reset();
+    if (nothing) this.stats.skippedDeletes++;
+    return nothing;
   }
 
   private lastInsertRowId(): number {
@@ -309,6 +337,11 @@ function schemaVersionOf(db: Database): number {
 }
 
 const dataStatement = /^\s*(INSERT|UPDATE|DELETE|REPLACE)\b/i;
+/**
+ * `DELETE FROM t WHERE c < ? OR k NOT IN (SELECT k FROM t ORDER BY c DESC LIMIT ?)`, plain names: group 1 is t, group 2
+ * is c, group 3 is k (the same table, column and key in both places).
+ */
+const keepNewestPrune = /^\s*DELETE\s+FROM\s+(\w+)\s+WHERE\s+(\w+)\s*<\s*\?\s+OR\s+(\w+)\s+NOT\s+IN\s*\(\s*SELECT\s+\3\s+FROM\s+\1\s+ORDER\s+BY\s+\2\s+DESC\s+LIMIT\s+\?\s*\)\s*$/i;
 /** `DELETE FROM <table> ...` with a plain table name (no schema prefix); group 1 is the table. */
 const deleteFrom = /^\s*DELETE\s+FROM\s+"?(\w+)"?(?=\s|$)/i;
 
