@@ -3,7 +3,9 @@
 // random subset of the fault knobs on per run, and kills, power losses, stalls, LLM outages, partitions, holds and
 // resets land at random times and at random turn phases. Bursts (a follow-up 0.2-6 s after a message, while its
 // run is often still active) make interrupt-mode sessions abort runs; the platform ignores client idempotency keys
-// in half the runs. In about one run in eight a user message is a poison message (see poisonDraw).
+// in half the runs. In about one run in eight a user message is a poison message (see poisonDraw). Every restart of a
+// process takes a start-up delay, long in some runs (startupKnobs), and half the runs process messages as Hermes'
+// gateway does (one message per run, ending at its first failure) instead of nanoclaw's runner.
 import fc from 'fast-check';
 import { queueModes, type WorkloadStep } from '../sim/run/plan.ts';
 import {
@@ -30,6 +32,18 @@ import {
 const faultPhaseMsMax = 3 * 3_600_000;
 /** A burst's follow-ups come this soon after the message before (a run of the fake LLM takes seconds). */
 const burstGapMs = { min: 200, max: 6_000 };
+
+/**
+ * Start-up time of a restarted process (issue 24 item 6): 0.2-3 s (a container start, module load), and in a share of
+ * the runs (swarm-chosen: none, one restart in ten, three in ten) a slow one of 20 s to 3 min while the faults last.
+ */
+const startupKnobs = fc.record({
+  msMin: fc.constant(200),
+  msMax: fc.constant(3_000),
+  slowPer1000: fc.constantFrom(0, 100, 300),
+  slowMsMin: fc.constant(20_000),
+  slowMsMax: fc.constant(180_000),
+});
 
 /**
  * In about one run in eight, one user message is a poison message (an input the LLM API never answers while the faults
@@ -74,8 +88,12 @@ export const chaos: Scenario = {
       // The second writers, swarm-chosen per run (their sabotaged modes are for tests only).
       secondWriters: fc.record({ deliveryMirror: fc.constantFrom('off' as const, 'on' as const), gatewayAppend: fc.constantFrom('off' as const, 'skip-db' as const) }),
       keylessPlatform: fc.boolean(),
+      startup: startupKnobs,
+      // Hermes' processing mode in half the runs (its sabotaged mode is for tests only).
+      processing: fc.constantFrom('nanoclaw' as const, 'hermes' as const),
       faultKnobs: swarmFaultKnobs(),
-      model: modelKnobs(),
+      // Every chaos run offers the agent an action on the world (issue 23 item 3): a quarter of the answers book an event.
+      model: modelKnobs().map((knobs) => ({ ...knobs, effectToolPer1000: 250 })),
       faultPhaseMs: fc.constant(faultPhaseMs),
       settleMs: fc.constant(settleMs),
     }),
