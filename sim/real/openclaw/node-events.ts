@@ -67,7 +67,7 @@ export class RealNodeEvents implements NodeEventsPort, SystemRunAuthorizing {
   /** 2026.7.1: the gateway's NodeRegistry, and the connection the node is registered on. */
   private readonly registry: NodeRegistry | undefined;
   private registered: { nodeId: string; connection: number } | undefined;
-  /** The connection the socket of the registration being written writes to (set while `invoke` runs). */
+  /** Where a frame the registry writes to the node's socket goes (the gateway's send; set only while `invoke` runs). */
   private writing: ((id: string, connection: number) => void) | undefined;
 
   private readonly release: string;
