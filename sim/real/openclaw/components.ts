@@ -7,8 +7,9 @@
 // where 2026.4.24 imports pi's from `@mariozechner/pi-coding-agent`.
 //
 // Loadable so far: the system-event queue (loadOpenclawComponent(release, 'system-events', binding)); the heartbeat
-// wake and node-events (handleNodeEvent, 2026.4.24) run through their gateway adapters (gateway-parts.ts,
-// node-events.ts). The others resolve (test/real/openclaw-resolver.test.ts) but are not loaded yet.
+// wake, node-events (handleNodeEvent) and the orphan-merge policy (the runner's, orphan-merge.ts) run through their
+// adapters (gateway-parts.ts, node-events.ts). The others resolve (test/real/openclaw-resolver.test.ts) but are not
+// loaded yet (the session write lock: docs/MODEL.md, "The session write lock, read").
 import type { HooksBinding } from '../openclaw-hooks.mjs';
 import { type ResolvedExport, resolveOpenclawExport } from './chunks.ts';
 import { OpenclawInstance } from './instance.ts';
@@ -80,7 +81,7 @@ export const openclawComponents: Readonly<Record<OpenclawComponentName, Openclaw
   },
   'orphan-merge': {
     name: 'orphan-merge',
-    replaces: 'src/turn.ts the orphaned-user merge policy (mergesQueuedText); the repair around it stays the model',
+    replaces: 'src/turn.ts the orphaned-user merge policy (modelOrphanMerge); the repair around it stays the model',
     sources: {
       '2026.4.24': { sourceFile: 'src/agents/pi-embedded-runner/run/attempt.prompt-helpers.ts', functions: ['mergeOrphanedTrailingUserPrompt'] },
       '2026.7.1': { sourceFile: 'src/agents/embedded-agent-runner/run/attempt.prompt-helpers.ts', functions: ['mergeOrphanedTrailingUserPrompt'] },
