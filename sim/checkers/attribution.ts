@@ -350,13 +350,15 @@ function assignCanned(
     // 400 with issue 24's knobs: a start whose heartbeat turn had failed 70 minutes before, and whose session had
     // answered three messages since, took a Hermes run's error reply from its message), then over messages the
     // gateway never acknowledged (most likely never taken in).
-    const tiers = (taken: (candidate: Subject) => boolean): Subject | undefined => {
+    const tiers = (taken: (candidate: Subject) => boolean, anyMate = false): Subject | undefined => {
       const unansweredHere = settledUnanswered.filter(taken);
-      // A subject already answered as a mate may get an error reply of its own only if it is a message: a turn tells
-      // each message that woke it, while a heartbeat turn answers its row once, whatever commands it carried (chaos seed
-      // 1 run 400 with issue 24's knobs: a heartbeat turn's error reply went to run-0, and run-1, its mate, took m10's
-      // error reply 70 minutes later).
-      const openHere = settledOpen.filter((candidate) => taken(candidate) && 'marker' in candidate);
+      // A subject already answered as a mate takes an error reply of its own first only if it is a message: a turn
+      // tells each message that woke it, while a heartbeat turn answers its row once, whatever commands it carried
+      // (chaos seed 1 run 400 with issue 24's knobs: a heartbeat turn's error reply went to run-0, and run-1, its mate,
+      // took m10's error reply 70 minutes later). A command or start that is a mate comes in a last pass, before any
+      // subject still being asked about (fuzz --all seed 11, chaos run 206: a turn of a start and m0 told each of its
+      // two rows; the second reply went to the command's finish, whose own turn was retrying).
+      const openHere = settledOpen.filter((candidate) => taken(candidate) && (anyMate || 'marker' in candidate));
       return (
         unansweredHere.find(answeredLastPartly) ??
         // The same turn's next error reply answers the next message that request carried (one reply per message).
@@ -366,11 +368,14 @@ function assignCanned(
         openHere.find(endedHere) ??
         openHere.find((candidate) => gaveUpOn(candidate, fact.atMs)) ??
         unansweredHere.find(movedOn) ??
+        // A message answered as a mate whose session moved on past it (fuzz --all seed 11, scheduled-tasks run 1066:
+        // a turn of m2 and m3 told each; the second reply went to m4, whose turn was retrying).
+        openHere.find(movedOn) ??
         unansweredHere.find(answeredLast) ??
         openHere.find(answeredLast)
       );
     };
-    const settledEvident = tiers(owed) ?? tiers((candidate) => 'start' in candidate) ?? tiers((candidate) => unacknowledged.has(candidate));
+    const settledEvident = tiers(owed) ?? tiers((candidate) => 'start' in candidate) ?? tiers((candidate) => unacknowledged.has(candidate)) ?? tiers(() => true, true);
     const evident =
       settledEvident ??
       unanswered.find(endedHere) ??

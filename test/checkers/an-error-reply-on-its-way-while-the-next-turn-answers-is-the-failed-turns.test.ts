@@ -179,6 +179,50 @@ describe('an error reply on its way while the next turn answers', () => {
     expect(attribution?.answers.find((answer) => answer.subjects.includes('<m1>'))?.gaveUp).toBe(true);
   });
 
+  it("of a turn that told each of its rows goes to its start, a mate, before a command's finish still being retried (fuzz --all seed 11, chaos run 206)", () => {
+    // A turn carrying run-1's start and m0 fails and tells each of its two rows; meanwhile the turn of run-1's finish
+    // has failed once and is asked again after the second reply.
+    const h = new KeylessHistory();
+    h.ledger.commandRequested({ sessionKey: session, runId: 'run-1', command: 'make', output: 'ok', exitCode: 0, timedOut: false, requestedAtMs: 100 });
+    h.userTypes(500, 'm0', 'can you check the calendar?');
+    const both = h.ledger.requestReceived(session, 'System: Exec started (node=n1 id=run-1)\ncan you check the calendar? <m0>', 1_000);
+    h.ledger.requestFailed(both, 1_100);
+    h.sendsAndShows(1_200, errorReply);
+    const finish = h.ledger.requestReceived(session, 'System: Exec finished (node=n1 id=run-1, code 0) ok', 1_300);
+    h.ledger.requestFailed(finish, 1_400);
+    const second = h.sendsAndShows(1_500, errorReply).shown;
+    const retried = h.ledger.requestReceived(session, 'System: Exec finished (node=n1 id=run-1, code 0) ok', 1_600);
+    h.ledger.answerReturned(retried, { toolCalls: [], result: '<message to="user">build done</message>' }, 1_700);
+    h.sendsAndShows(1_800, 'build done');
+    const attribution = attributeAll(h.observations()).get(session);
+    expect(attribution?.cannedFor.get('start:run-1')).toBe(second);
+    expect(attribution?.cannedFor.has('run:run-1')).toBe(false);
+  });
+
+  it('of a turn that told each of its messages goes to a mate the session moved on from, not to the next message still retrying (fuzz --all seed 11, scheduled-tasks run 1066)', () => {
+    // m2 and m3 share a turn: a request fails, the next is answered and its tool message shown, then the turn gives up
+    // and tells each message. m4's turn asks meanwhile, its answer back with nothing shown, and asks again after.
+    const h = new KeylessHistory();
+    h.userTypes(1_000, 'm2', 'can you check the calendar?');
+    h.userTypes(1_050, 'm3', 'and the weather?');
+    const prompt = 'can you check the calendar? <m2>\nand the weather? <m3>';
+    h.ledger.requestFailed(h.ledger.requestReceived(session, prompt, 1_100), 1_200);
+    const answered = h.ledger.requestReceived(session, prompt, 1_300);
+    h.ledger.answerReturned(answered, { toolCalls: [{ id: 'call-1', name: 'send_message', text: 'on it' }], result: '<message to="user">free and sunny</message>' }, 1_500);
+    h.sendsAndShows(1_600, 'on it');
+    h.userTypes(1_700, 'm4', 'and the build?');
+    const forM4 = h.ledger.requestReceived(session, 'and the build? <m4>', 2_000);
+    h.ledger.answerReturned(forM4, { toolCalls: [], result: '<message to="user">green</message>' }, 2_100);
+    const first = h.sendsAndShows(2_200, errorReply).shown;
+    const second = h.sendsAndShows(2_300, errorReply).shown;
+    const again = h.ledger.requestReceived(session, 'and the build? <m4>', 2_400);
+    h.ledger.answerReturned(again, { toolCalls: [], result: '<message to="user">green</message>' }, 2_500);
+    h.sendsAndShows(2_600, 'green');
+    const attribution = attributeAll(h.observations()).get(session);
+    expect([attribution?.cannedFor.get('<m2>'), attribution?.cannedFor.get('<m3>')].sort((a, b) => (a?.index ?? 0) - (b?.index ?? 0))).toEqual([first, second]);
+    expect(attribution?.cannedFor.has('<m4>')).toBe(false);
+  });
+
   it('is the turn whose answer was partly shown before it, even when an older request had failed', () => {
     const h = new KeylessHistory();
     h.userTypes(1_000, 'm1', 'can you check the calendar?');
