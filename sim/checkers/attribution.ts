@@ -215,9 +215,22 @@ function assignCanned(
     ...messages.filter((message) => message.acknowledgedAtMs === null),
   ];
   const unacknowledged = new Set<Subject>(messages.filter((message) => message.acknowledgedAtMs === null));
-  // A command's start is owed no reply (its heartbeat's answer asks for HEARTBEAT_OK): it takes a canned reply on any
-  // evidence only after the messages and commands that are owed one.
-  const owed = (candidate: Subject): boolean => !unacknowledged.has(candidate) && !('start' in candidate);
+  // A command's start is owed no reply (its heartbeat's answer asks for HEARTBEAT_OK): once another answer that
+  // came back after the start's last request ended was shown whole, an error reply of the start's turn would have gone
+  // out before it, so a later canned reply is the start's only if nothing else can take it (stale).
+  const staleStart = (candidate: Subject, atMs: number): boolean => {
+    if (!('start' in candidate)) return false;
+    const endedAtMs = requests.filter((request) => request.atMs <= atMs && carries(request.prompt, candidate)).at(-1)?.endedAtMs;
+    if (endedAtMs === undefined || endedAtMs === null) return false;
+    const key = subjectKey(candidate);
+    return answers.some(
+      (answer) =>
+        !answer.subjects.includes(key) &&
+        answer.first.returnedAtMs > endedAtMs &&
+        answer.slots.length > 0 &&
+        answer.slots.every((slot) => slot.shownBy !== null && slot.shownBy.atMs <= atMs),
+    );
+  };
   // A message is answered at an instant when some answer carrying it had been shown whole by then; a partly shown
   // answer (its tool message went out, then the run was given up) still leaves the message open for the error reply,
   // and so does an answer with nothing to show (a heartbeat's HEARTBEAT_OK for a command's start): the user saw
@@ -346,10 +359,11 @@ function assignCanned(
     // shown yet (its turn may still have been dispatching: chaos seed 2 run 1841 with issue 24's knobs, a batch's error
     // replies, one per message, were shown while a heartbeat turn's answer was on its way to the user, and the third
     // went to the heartbeat's command instead of its own message).
-    // The tiers run over the acknowledged messages and commands first, then over commands' starts (chaos seed 1 run
+    // The tiers run over the acknowledged messages, commands and starts first, then over stale starts (chaos seed 1 run
     // 400 with issue 24's knobs: a start whose heartbeat turn had failed 70 minutes before, and whose session had
-    // answered three messages since, took a Hermes run's error reply from its message), then over messages the
-    // gateway never acknowledged (most likely never taken in).
+    // answered three messages whole since, took a Hermes run's error reply from its message; fuzz --all seed 12, chaos
+    // run 127: a start's heartbeat turn gave up just before its finish's turn answered, and the reply is the start's),
+    // then over messages the gateway never acknowledged (most likely never taken in).
     const tiers = (taken: (candidate: Subject) => boolean, anyMate = false): Subject | undefined => {
       const unansweredHere = settledUnanswered.filter(taken);
       // A subject already answered as a mate takes an error reply of its own first only if it is a message: a turn
@@ -375,7 +389,9 @@ function assignCanned(
         openHere.find(answeredLast)
       );
     };
-    const settledEvident = tiers(owed) ?? tiers((candidate) => 'start' in candidate) ?? tiers((candidate) => unacknowledged.has(candidate)) ?? tiers(() => true, true);
+    const stale = (candidate: Subject): boolean => staleStart(candidate, fact.atMs);
+    const settledEvident =
+      tiers((candidate) => !unacknowledged.has(candidate) && !stale(candidate)) ?? tiers(stale) ?? tiers((candidate) => unacknowledged.has(candidate)) ?? tiers(() => true, true);
     const evident =
       settledEvident ??
       unanswered.find(endedHere) ??

@@ -101,13 +101,18 @@ describe('an error reply on its way while the next turn answers', () => {
     expect(attribution?.cannedFor.has('<m1>')).toBe(false);
   });
 
-  it("goes to a message on the weakest evidence before a command's start, owed no reply, whose heartbeat failed long before (seed 1, run 400)", () => {
-    // A heartbeat for run-1's start fails and is never asked again; much later m1's Hermes run gets its answer back
-    // and fails before anything of it is shown.
+  it("goes to a message on the weakest evidence before a command's start, owed no reply, whose session answered others since (seed 1, run 400)", () => {
+    // A heartbeat for run-1's start fails and is never asked again; m0 is answered whole; later m1's Hermes run gets its
+    // answer back and fails before anything of it is shown.
     const h = new KeylessHistory();
     h.ledger.commandRequested({ sessionKey: session, runId: 'run-1', command: 'make', output: '', exitCode: 0, timedOut: false, requestedAtMs: 500 });
     const heartbeat = h.ledger.requestReceived(session, 'System: Exec started (node=n1 id=run-1)\nreply HEARTBEAT_OK', 600);
     h.ledger.requestFailed(heartbeat, 700);
+    // The session answers m0 whole since: the start's error reply, had its turn written one, would have gone out first.
+    h.userTypes(1_000, 'm0', 'can you check the calendar?');
+    const forM0 = h.ledger.requestReceived(session, 'can you check the calendar? <m0>', 1_100);
+    h.ledger.answerReturned(forM0, { toolCalls: [], result: '<message to="user">free at 2</message>' }, 1_500);
+    h.sendsAndShows(1_600, 'free at 2');
     h.userTypes(60_000, 'm1', 'and the build?');
     const forM1 = h.ledger.requestReceived(session, 'and the build? <m1>', 60_100);
     h.ledger.answerReturned(forM1, { toolCalls: [], result: '<message to="user">green</message>' }, 60_500);
@@ -115,6 +120,21 @@ describe('an error reply on its way while the next turn answers', () => {
     const attribution = attributeAll(h.observations()).get(session);
     expect(attribution?.cannedFor.get('<m1>')).toBe(reply);
     expect(attribution?.cannedFor.has('start:run-1')).toBe(false);
+  });
+
+  it("goes to a start whose heartbeat just gave up, before its command's finish answered meanwhile (fuzz --all seed 12, chaos run 127)", () => {
+    const h = new KeylessHistory();
+    h.ledger.commandRequested({ sessionKey: session, runId: 'run-5', command: 'make', output: 'ok', exitCode: 0, timedOut: false, requestedAtMs: 100 });
+    const start = h.ledger.requestReceived(session, 'System: Exec started (node=n1 id=run-5)\nreply HEARTBEAT_OK', 200);
+    h.ledger.requestFailed(start, 300);
+    const finish = h.ledger.requestReceived(session, 'System: Exec finished (node=n1 id=run-5, code 0) ok', 1_000);
+    h.ledger.answerReturned(finish, { toolCalls: [], result: '<message to="user">build done</message>' }, 1_500);
+    const reply = h.sendsAndShows(1_600, errorReply).shown;
+    h.sendsAndShows(1_700, 'build done');
+    const attribution = attributeAll(h.observations()).get(session);
+    expect(attribution?.cannedFor.get('start:run-5')).toBe(reply);
+    expect(attribution?.cannedFor.has('run:run-5')).toBe(false);
+    expect(attribution?.answers.find((answer) => answer.subjects.includes('run:run-5'))?.gaveUp).toBe(false);
   });
 
   it("is not taken by a command that was the mate of a heartbeat turn's one error reply (seed 1, run 400)", () => {
