@@ -137,6 +137,33 @@ describe('an error reply on its way while the next turn answers', () => {
     expect(attribution?.answers.find((answer) => answer.subjects.includes('run:run-5'))?.gaveUp).toBe(false);
   });
 
+  it('is not for a turn whose answer was shown whole in the end, whatever a key-less resend before it took (fuzz --all seed 13, chaos run 498)', () => {
+    // m1's error reply is shown and its acknowledgement lost; m2's turn fails; m3's answer comes back; the gateway sends
+    // m1's reply again, then m2's own, then m3's answer goes out whole.
+    const h = new KeylessHistory();
+    h.userTypes(500, 'm1', 'can you check the calendar?');
+    h.ledger.requestFailed(h.ledger.requestReceived(session, 'can you check the calendar? <m1>', 600), 700);
+    const firstSend = h.gatewaySends(1_000);
+    const first = h.platformShows(1_010, firstSend, errorReply);
+    h.drops(1_015, first.ackId);
+    h.userTypes(1_050, 'm2', 'and the weather?');
+    h.ledger.requestFailed(h.ledger.requestReceived(session, 'and the weather? <m2>', 1_100), 1_200);
+    h.userTypes(1_250, 'm3', 'and the build?');
+    const forM3 = h.ledger.requestReceived(session, 'and the build? <m3>', 1_300);
+    h.ledger.answerReturned(forM3, { toolCalls: [], result: '<message to="user">green</message>' }, 1_400);
+    const resend = h.platformShows(1_510, h.gatewaySends(1_500), errorReply, false, `row-${firstSend}`);
+    h.arrives(1_515, resend.ackId);
+    const own = h.sendsAndShows(1_600, errorReply).shown;
+    h.sendsAndShows(1_700, 'green');
+    const attribution = attributeAll(h.observations()).get(session);
+    expect(attribution?.cannedFor.get('<m1>')).toBe(first.shown);
+    // m2 is answered by one of the two later showings (which of them is the resend the platform cannot tell apart).
+    expect([resend.shown, own]).toContain(attribution?.cannedFor.get('<m2>'));
+    expect(attribution?.cannedFor.has('<m3>')).toBe(false);
+    expect(attribution?.answers.find((answer) => answer.subjects.includes('<m3>'))?.gaveUp).toBe(false);
+    expect(attribution?.unexplained).toEqual([]);
+  });
+
   it("is not taken by a command that was the mate of a heartbeat turn's one error reply (seed 1, run 400)", () => {
     // A heartbeat turn carrying the finishes of run-0 and run-1 fails and gives up with one error reply (a heartbeat
     // answers its row once). Later m1's run gets its answer back and fails before anything of it is shown.
