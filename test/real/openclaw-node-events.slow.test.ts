@@ -98,7 +98,7 @@ describe.skipIf(missing)("2026.4.24's handleNodeEvent in place of the model's no
       result.sim.dispose();
     }
     expect(hashes[1]).toBe(hashes[0]);
-    const ran = cli(['run', 'exec-replay', '--seed', '1', '--openclaw', '2026.4.24', '--json'], {}, 120_000);
+    const ran = cli(['run', 'exec-replay', '--seed', '1', '--openclaw', '2026.4.24:system-events,heartbeat-wake,node-events', '--json'], {}, 120_000);
     const json = JSON.parse(ran.stdout) as { seed: string; traceHash: string };
     expect(json.seed).toContain('@oc-2026_4_24~se+hw+ne.');
     expect(json.traceHash).toBe(hashes[0]);
