@@ -7,10 +7,30 @@
 // failed on a write (the session moved on from it). A part of an answer shown before the error reply still names the turn that gave up
 // (the partly-shown tier comes first), which the last case keeps.
 import { describe, expect, it } from 'vitest';
-import { attributeAll } from '../../sim/checkers/attribution.ts';
+import { type Attribution, attributeAll } from '../../sim/checkers/attribution.ts';
+import type { LlmRequestFact } from '../../sim/world/ledger.ts';
 import { KeylessHistory, session } from './keyless-history.ts';
 
 const errorReply = 'Sorry, something went wrong. Please try again.';
+
+/** The LLM's answer to `request` at `atMs`: a closing text with one block for the user, and no tool calls. */
+function answerReturned(h: KeylessHistory, request: LlmRequestFact, text: string, atMs: number): void {
+  h.ledger.answerReturned(request, { toolCalls: [], result: `<message to="user">${text}</message>` }, atMs);
+}
+
+/** A command the world asks the node host to run (its start and finish are subjects of their own). */
+function command(h: KeylessHistory, runId: string, atMs: number): void {
+  h.ledger.commandRequested({ sessionKey: session, runId, command: 'make', output: 'ok', exitCode: 0, timedOut: false, requestedAtMs: atMs });
+}
+
+function judge(h: KeylessHistory): Attribution | undefined {
+  return attributeAll(h.observations()).get(session);
+}
+
+/** Whether the answer carrying `subject` was given up (its unshown parts owed no more). */
+function gaveUp(attribution: Attribution | undefined, subject: string): boolean | undefined {
+  return attribution?.answers.find((answer) => answer.subjects.includes(subject))?.gaveUp;
+}
 
 describe('an error reply on its way while the next turn answers', () => {
   it("is the failed turn's, not the one whose answer came back just before it was shown", () => {
@@ -21,13 +41,13 @@ describe('an error reply on its way while the next turn answers', () => {
     h.ledger.requestFailed(forM1, 1_500);
     // m1's turn gives up (its last retry asks nothing) and its error reply is sent; m2's turn runs meanwhile.
     const forM2 = h.ledger.requestReceived(session, 'and the build? <m2>', 2_000);
-    h.ledger.answerReturned(forM2, { toolCalls: [], result: '<message to="user">green</message>' }, 2_500);
+    answerReturned(h, forM2, 'green', 2_500);
     const reply = h.sendsAndShows(2_600, errorReply).shown;
     h.sendsAndShows(3_000, 'green');
-    const attribution = attributeAll(h.observations()).get(session);
+    const attribution = judge(h);
     expect(attribution?.cannedFor.get('<m1>')).toBe(reply);
     expect(attribution?.cannedFor.has('<m2>')).toBe(false);
-    expect(attribution?.answers.find((answer) => answer.subjects.includes('<m2>'))?.gaveUp).toBe(false);
+    expect(gaveUp(attribution, '<m2>')).toBe(false);
     expect(attribution?.unexplained).toEqual([]);
   });
 
@@ -38,16 +58,16 @@ describe('an error reply on its way while the next turn answers', () => {
     h.userTypes(1_000, 'm1', 'can you check the weather?');
     h.userTypes(1_200, 'm2', 'and the calendar?');
     const forM1 = h.ledger.requestReceived(session, 'can you check the weather? <m1>', 1_100);
-    h.ledger.answerReturned(forM1, { toolCalls: [], result: '<message to="user">rain</message>' }, 1_500);
+    answerReturned(h, forM1, 'rain', 1_500);
     const forM2 = h.ledger.requestReceived(session, 'and the calendar? <m2>', 2_000);
-    h.ledger.answerReturned(forM2, { toolCalls: [], result: '<message to="user">free at 2</message>' }, 2_500);
+    answerReturned(h, forM2, 'free at 2', 2_500);
     const reply = h.sendsAndShows(2_600, errorReply).shown;
     h.sendsAndShows(3_000, 'free at 2');
-    const attribution = attributeAll(h.observations()).get(session);
+    const attribution = judge(h);
     expect(attribution?.cannedFor.get('<m1>')).toBe(reply);
     expect(attribution?.cannedFor.has('<m2>')).toBe(false);
-    expect(attribution?.answers.find((answer) => answer.subjects.includes('<m1>'))?.gaveUp).toBe(true);
-    expect(attribution?.answers.find((answer) => answer.subjects.includes('<m2>'))?.gaveUp).toBe(false);
+    expect(gaveUp(attribution, '<m1>')).toBe(true);
+    expect(gaveUp(attribution, '<m2>')).toBe(false);
   });
 
   it("of a batch that gave up, one per message, goes to each message before an answer that came back with nothing shown yet (seed 2, run 1841)", () => {
@@ -60,14 +80,14 @@ describe('an error reply on its way while the next turn answers', () => {
     h.userTypes(1_200, 'm3', 'and the build?');
     const first = h.sendsAndShows(2_000, errorReply).shown;
     const forM3 = h.ledger.requestReceived(session, 'and the build? <m3>', 2_100);
-    h.ledger.answerReturned(forM3, { toolCalls: [], result: '<message to="user">green</message>' }, 2_300);
+    answerReturned(h, forM3, 'green', 2_300);
     const second = h.sendsAndShows(2_400, errorReply).shown;
     h.sendsAndShows(3_000, 'green');
-    const attribution = attributeAll(h.observations()).get(session);
+    const attribution = judge(h);
     expect(attribution?.cannedFor.get('<m1>')).toBe(first);
     expect(attribution?.cannedFor.get('<m2>')).toBe(second);
     expect(attribution?.cannedFor.has('<m3>')).toBe(false);
-    expect(attribution?.answers.find((answer) => answer.subjects.includes('<m3>'))?.gaveUp).toBe(false);
+    expect(gaveUp(attribution, '<m3>')).toBe(false);
   });
 
   it('is not for a subject whose answer had nothing to show: that turn ended complete (a heartbeat for a command start)', () => {
@@ -80,11 +100,11 @@ describe('an error reply on its way while the next turn answers', () => {
     h.ledger.answerReturned(forM1, { toolCalls: [], result: '' }, 1_500);
     h.userTypes(1_700, 'm2', 'and the build?');
     const forM2 = h.ledger.requestReceived(session, 'and the build? <m2>', 2_000);
-    h.ledger.answerReturned(forM2, { toolCalls: [], result: '<message to="user">green</message>' }, 2_500);
+    answerReturned(h, forM2, 'green', 2_500);
     const reply = h.sendsAndShows(2_600, errorReply).shown;
-    const attribution = attributeAll(h.observations()).get(session);
+    const attribution = judge(h);
     expect(attribution?.cannedFor.get('<m2>')).toBe(reply);
-    expect(attribution?.answers.find((answer) => answer.subjects.includes('<m2>'))?.gaveUp).toBe(true);
+    expect(gaveUp(attribution, '<m2>')).toBe(true);
   });
 
   it('goes to an acknowledged message on the weakest evidence before an unacknowledged one never asked (seed 1, run 355)', () => {
@@ -94,9 +114,9 @@ describe('an error reply on its way while the next turn answers', () => {
     h.ledger.userTyped({ sessionKey: session, deliveryId: 'm1', text: 'and the calendar?', marker: '<m1>', mentions: true, sentAtMs: 1_000 });
     h.userTypes(1_200, 'm2', 'and the build?');
     const forM2 = h.ledger.requestReceived(session, 'and the build? <m2>', 2_000);
-    h.ledger.answerReturned(forM2, { toolCalls: [], result: '<message to="user">green</message>' }, 2_500);
+    answerReturned(h, forM2, 'green', 2_500);
     const reply = h.sendsAndShows(2_600, errorReply).shown;
-    const attribution = attributeAll(h.observations()).get(session);
+    const attribution = judge(h);
     expect(attribution?.cannedFor.get('<m2>')).toBe(reply);
     expect(attribution?.cannedFor.has('<m1>')).toBe(false);
   });
@@ -105,36 +125,36 @@ describe('an error reply on its way while the next turn answers', () => {
     // A heartbeat for run-1's start fails and is never asked again; m0 is answered whole; later m1's Hermes run gets its
     // answer back and fails before anything of it is shown.
     const h = new KeylessHistory();
-    h.ledger.commandRequested({ sessionKey: session, runId: 'run-1', command: 'make', output: '', exitCode: 0, timedOut: false, requestedAtMs: 500 });
+    command(h, 'run-1', 500);
     const heartbeat = h.ledger.requestReceived(session, 'System: Exec started (node=n1 id=run-1)\nreply HEARTBEAT_OK', 600);
     h.ledger.requestFailed(heartbeat, 700);
     // The session answers m0 whole since: the start's error reply, had its turn written one, would have gone out first.
     h.userTypes(1_000, 'm0', 'can you check the calendar?');
     const forM0 = h.ledger.requestReceived(session, 'can you check the calendar? <m0>', 1_100);
-    h.ledger.answerReturned(forM0, { toolCalls: [], result: '<message to="user">free at 2</message>' }, 1_500);
+    answerReturned(h, forM0, 'free at 2', 1_500);
     h.sendsAndShows(1_600, 'free at 2');
     h.userTypes(60_000, 'm1', 'and the build?');
     const forM1 = h.ledger.requestReceived(session, 'and the build? <m1>', 60_100);
-    h.ledger.answerReturned(forM1, { toolCalls: [], result: '<message to="user">green</message>' }, 60_500);
+    answerReturned(h, forM1, 'green', 60_500);
     const reply = h.sendsAndShows(60_600, errorReply).shown;
-    const attribution = attributeAll(h.observations()).get(session);
+    const attribution = judge(h);
     expect(attribution?.cannedFor.get('<m1>')).toBe(reply);
     expect(attribution?.cannedFor.has('start:run-1')).toBe(false);
   });
 
   it("goes to a start whose heartbeat just gave up, before its command's finish answered meanwhile (fuzz --all seed 12, chaos run 127)", () => {
     const h = new KeylessHistory();
-    h.ledger.commandRequested({ sessionKey: session, runId: 'run-5', command: 'make', output: 'ok', exitCode: 0, timedOut: false, requestedAtMs: 100 });
+    command(h, 'run-5', 100);
     const start = h.ledger.requestReceived(session, 'System: Exec started (node=n1 id=run-5)\nreply HEARTBEAT_OK', 200);
     h.ledger.requestFailed(start, 300);
     const finish = h.ledger.requestReceived(session, 'System: Exec finished (node=n1 id=run-5, code 0) ok', 1_000);
-    h.ledger.answerReturned(finish, { toolCalls: [], result: '<message to="user">build done</message>' }, 1_500);
+    answerReturned(h, finish, 'build done', 1_500);
     const reply = h.sendsAndShows(1_600, errorReply).shown;
     h.sendsAndShows(1_700, 'build done');
-    const attribution = attributeAll(h.observations()).get(session);
+    const attribution = judge(h);
     expect(attribution?.cannedFor.get('start:run-5')).toBe(reply);
     expect(attribution?.cannedFor.has('run:run-5')).toBe(false);
-    expect(attribution?.answers.find((answer) => answer.subjects.includes('run:run-5'))?.gaveUp).toBe(false);
+    expect(gaveUp(attribution, 'run:run-5')).toBe(false);
   });
 
   it('is not for a turn whose answer was shown whole in the end, whatever a key-less resend before it took (fuzz --all seed 13, chaos run 498)', () => {
@@ -150,17 +170,17 @@ describe('an error reply on its way while the next turn answers', () => {
     h.ledger.requestFailed(h.ledger.requestReceived(session, 'and the weather? <m2>', 1_100), 1_200);
     h.userTypes(1_250, 'm3', 'and the build?');
     const forM3 = h.ledger.requestReceived(session, 'and the build? <m3>', 1_300);
-    h.ledger.answerReturned(forM3, { toolCalls: [], result: '<message to="user">green</message>' }, 1_400);
+    answerReturned(h, forM3, 'green', 1_400);
     const resend = h.platformShows(1_510, h.gatewaySends(1_500), errorReply, false, `row-${firstSend}`);
     h.arrives(1_515, resend.ackId);
     const own = h.sendsAndShows(1_600, errorReply).shown;
     h.sendsAndShows(1_700, 'green');
-    const attribution = attributeAll(h.observations()).get(session);
+    const attribution = judge(h);
     expect(attribution?.cannedFor.get('<m1>')).toBe(first.shown);
     // m2 is answered by one of the two later showings (which of them is the resend the platform cannot tell apart).
     expect([resend.shown, own]).toContain(attribution?.cannedFor.get('<m2>'));
     expect(attribution?.cannedFor.has('<m3>')).toBe(false);
-    expect(attribution?.answers.find((answer) => answer.subjects.includes('<m3>'))?.gaveUp).toBe(false);
+    expect(gaveUp(attribution, '<m3>')).toBe(false);
     expect(attribution?.unexplained).toEqual([]);
   });
 
@@ -168,15 +188,15 @@ describe('an error reply on its way while the next turn answers', () => {
     // A heartbeat turn carrying the finishes of run-0 and run-1 fails and gives up with one error reply (a heartbeat
     // answers its row once). Later m1's run gets its answer back and fails before anything of it is shown.
     const h = new KeylessHistory();
-    for (const runId of ['run-0', 'run-1']) h.ledger.commandRequested({ sessionKey: session, runId, command: 'make', output: 'ok', exitCode: 0, timedOut: false, requestedAtMs: 500 });
+    for (const runId of ['run-0', 'run-1']) command(h, runId, 500);
     const heartbeat = h.ledger.requestReceived(session, 'System: Exec finished (node=n1 id=run-0, code 0) ok\nSystem: Exec finished (node=n1 id=run-1, code 0) ok', 600);
     h.ledger.requestFailed(heartbeat, 700);
     const first = h.sendsAndShows(800, errorReply).shown;
     h.userTypes(60_000, 'm1', 'and the build?');
     const forM1 = h.ledger.requestReceived(session, 'and the build? <m1>', 60_100);
-    h.ledger.answerReturned(forM1, { toolCalls: [], result: '<message to="user">green</message>' }, 60_500);
+    answerReturned(h, forM1, 'green', 60_500);
     const second = h.sendsAndShows(60_600, errorReply).shown;
-    const attribution = attributeAll(h.observations()).get(session);
+    const attribution = judge(h);
     expect(attribution?.cannedFor.get('run:run-0')).toBe(first);
     expect(attribution?.cannedFor.get('run:run-1')).toBe(first);
     expect(attribution?.cannedFor.get('<m1>')).toBe(second);
@@ -195,10 +215,10 @@ describe('an error reply on its way while the next turn answers', () => {
     h.sendsAndShows(2_550, 'Looking it up');
     const reply = h.sendsAndShows(2_600, errorReply).shown;
     h.sendsAndShows(2_700, 'green');
-    const attribution = attributeAll(h.observations()).get(session);
+    const attribution = judge(h);
     expect(attribution?.cannedFor.get('<m1>')).toBe(reply);
     expect(attribution?.cannedFor.has('<m2>')).toBe(false);
-    expect(attribution?.answers.find((answer) => answer.subjects.includes('<m2>'))?.gaveUp).toBe(false);
+    expect(gaveUp(attribution, '<m2>')).toBe(false);
   });
 
   it('is the turn whose answer was partly shown before it, when a part of it that was retried is shown after it and the rest never (seed 1, run 417)', () => {
@@ -221,16 +241,16 @@ describe('an error reply on its way while the next turn answers', () => {
     h.sendsAndShows(1_600, 'interim update');
     const reply = h.sendsAndShows(2_000, errorReply).shown;
     h.sendsAndShows(2_100, 'working on it');
-    const attribution = attributeAll(h.observations()).get(session);
+    const attribution = judge(h);
     expect(attribution?.cannedFor.get('<m1>')).toBe(reply);
-    expect(attribution?.answers.find((answer) => answer.subjects.includes('<m1>'))?.gaveUp).toBe(true);
+    expect(gaveUp(attribution, '<m1>')).toBe(true);
   });
 
   it("of a turn that told each of its rows goes to its start, a mate, before a command's finish still being retried (fuzz --all seed 11, chaos run 206)", () => {
     // A turn carrying run-1's start and m0 fails and tells each of its two rows; meanwhile the turn of run-1's finish
     // has failed once and is asked again after the second reply.
     const h = new KeylessHistory();
-    h.ledger.commandRequested({ sessionKey: session, runId: 'run-1', command: 'make', output: 'ok', exitCode: 0, timedOut: false, requestedAtMs: 100 });
+    command(h, 'run-1', 100);
     h.userTypes(500, 'm0', 'can you check the calendar?');
     const both = h.ledger.requestReceived(session, 'System: Exec started (node=n1 id=run-1)\ncan you check the calendar? <m0>', 1_000);
     h.ledger.requestFailed(both, 1_100);
@@ -239,9 +259,9 @@ describe('an error reply on its way while the next turn answers', () => {
     h.ledger.requestFailed(finish, 1_400);
     const second = h.sendsAndShows(1_500, errorReply).shown;
     const retried = h.ledger.requestReceived(session, 'System: Exec finished (node=n1 id=run-1, code 0) ok', 1_600);
-    h.ledger.answerReturned(retried, { toolCalls: [], result: '<message to="user">build done</message>' }, 1_700);
+    answerReturned(h, retried, 'build done', 1_700);
     h.sendsAndShows(1_800, 'build done');
-    const attribution = attributeAll(h.observations()).get(session);
+    const attribution = judge(h);
     expect(attribution?.cannedFor.get('start:run-1')).toBe(second);
     expect(attribution?.cannedFor.has('run:run-1')).toBe(false);
   });
@@ -259,13 +279,13 @@ describe('an error reply on its way while the next turn answers', () => {
     h.sendsAndShows(1_600, 'on it');
     h.userTypes(1_700, 'm4', 'and the build?');
     const forM4 = h.ledger.requestReceived(session, 'and the build? <m4>', 2_000);
-    h.ledger.answerReturned(forM4, { toolCalls: [], result: '<message to="user">green</message>' }, 2_100);
+    answerReturned(h, forM4, 'green', 2_100);
     const first = h.sendsAndShows(2_200, errorReply).shown;
     const second = h.sendsAndShows(2_300, errorReply).shown;
     const again = h.ledger.requestReceived(session, 'and the build? <m4>', 2_400);
-    h.ledger.answerReturned(again, { toolCalls: [], result: '<message to="user">green</message>' }, 2_500);
+    answerReturned(h, again, 'green', 2_500);
     h.sendsAndShows(2_600, 'green');
-    const attribution = attributeAll(h.observations()).get(session);
+    const attribution = judge(h);
     expect([attribution?.cannedFor.get('<m2>'), attribution?.cannedFor.get('<m3>')].sort((a, b) => (a?.index ?? 0) - (b?.index ?? 0))).toEqual([first, second]);
     expect(attribution?.cannedFor.has('<m4>')).toBe(false);
   });
@@ -280,8 +300,8 @@ describe('an error reply on its way while the next turn answers', () => {
     h.ledger.answerReturned(forM2, { toolCalls: [{ id: 'call-1', name: 'send_message', text: 'Looking it up' }], result: '<message to="user">green</message>' }, 2_500);
     h.sendsAndShows(2_550, 'Looking it up');
     const reply = h.sendsAndShows(2_600, errorReply).shown;
-    const attribution = attributeAll(h.observations()).get(session);
+    const attribution = judge(h);
     expect(attribution?.cannedFor.get('<m2>')).toBe(reply);
-    expect(attribution?.answers.find((answer) => answer.subjects.includes('<m2>'))?.gaveUp).toBe(true);
+    expect(gaveUp(attribution, '<m2>')).toBe(true);
   });
 });
