@@ -23,8 +23,12 @@ afterEach(() => {
   RealOrphanMerge.prototype.decide = decide;
 });
 
-/** Chaos plans (the first plan of these seeds) in which the model's runner folds another turn's message. */
-const seeds = [14, 22];
+/**
+ * Chaos plans (the first plan of these seeds) in which the model's runner folds another turn's message: 19 and 22 of
+ * the chaos generator since b46a777 (5 and 12 questions; 14, found before, no longer asks once chaos draws start-up
+ * delays and Hermes processing).
+ */
+const seeds = [19, 22];
 
 describe.skipIf(missing)('--openclaw orphan-merge: the release decides in a run', () => {
   it('the release is asked, and a run gives the same trace hash twice in one process, for each release', async () => {
