@@ -23,6 +23,12 @@ export interface GatewayParts {
    * runner incarnation; the repair around it (the fold, the claim, taking the orphan off the branch) stays the model's.
    */
   orphanMerge?: (ctx: ProcessContext) => OrphanMergePolicy;
+  /**
+   * The gateway, not the world, asks the node host to run each command (a `system.run` invoke with its runId), because
+   * the node-event ingestion authorizes exec events against those invokes (OpenClaw 2026.7.1). Off: the world hands
+   * the node host its commands, as before.
+   */
+  systemRunInvokes?: boolean;
 }
 
 /** Why a run of the agent loop started, as OpenClaw names its triggers. */

@@ -13,17 +13,6 @@ import { assertNonNegativeInteger } from './assert.ts';
 import type { ProcessContext } from './ports.ts';
 import { gatewayName as defaultGatewayName, messageType, type NodeEvent, type SystemRunInvoke } from './protocol.ts';
 
-declare module './environment.ts' {
-  interface GatewayParts {
-    /**
-     * The gateway, not the world, asks the node host to run each command (a `system.run` invoke with its runId), because
-     * the node-event ingestion authorizes exec events against those invokes (OpenClaw 2026.7.1). Off: the world hands
-     * the node host its commands, as before.
-     */
-    systemRunInvokes?: boolean;
-  }
-}
-
 export interface ExecCommand {
   runId: string;
   sessionKey: string;
