@@ -104,11 +104,15 @@ export class Simulation {
 
   async run(): Promise<RunSummary> {
     const stopReason = await this.scheduler.run();
+    const trace = this.trace;
     return {
       stopReason,
       steps: this.scheduler.steps,
       simTimeMs: this.clock.nowMs(),
-      traceHash: this.trace.hash,
+      // Folded when first read (Trace.hash): a campaign's passing runs never read it.
+      get traceHash(): string {
+        return trace.hash;
+      },
       crashes: this.processes.crashes.length,
     };
   }

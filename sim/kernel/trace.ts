@@ -66,6 +66,8 @@ export class Trace {
   private high = FNV_OFFSET_HIGH;
   private low = FNV_OFFSET_LOW;
   private listeners: ((event: TraceEvent) => void)[] = [];
+  /** Kept events folded into the hash so far. */
+  private hashed = 0;
 
   constructor(
     private readonly nowMs: () => number,
@@ -81,24 +83,32 @@ export class Trace {
     this.listeners.push(listener);
   }
 
+  /** Record one event; `fields` must not change afterwards (the kept events are hashed when the hash is read). */
   record(kind: TraceKind, fields: TraceFields): TraceEvent {
     const event: TraceEvent = { index: this.count++, timeMs: this.nowMs(), kind, fields };
-    // serialiseEvent(event) + '\n', folded piece by piece: the same characters in the same order, so the same hash,
-    // without building (and flattening) the concatenated string.
-    this.fold(String(event.timeMs));
-    this.fold(' ');
-    this.fold(kind);
-    this.fold(' ');
-    this.fold(JSON.stringify(fields));
-    this.fold('\n');
     if (this.keepEvents) this.events.push(event);
+    else this.hashEvent(event);
     for (const listener of this.listeners) listener(event);
     return event;
   }
 
-  /** 16 hex digits. */
+  /**
+   * 16 hex digits. With the events kept, they are folded in when the hash is first asked for (a campaign's passing
+   * runs never ask): the same characters in the same order, so the same hash.
+   */
   get hash(): string {
+    if (this.keepEvents) for (; this.hashed < this.events.length; this.hashed++) this.hashEvent(this.events[this.hashed] as TraceEvent);
     return hex32(this.high) + hex32(this.low);
+  }
+
+  /** serialiseEvent(event) + '\n', folded piece by piece, without building the concatenated string. */
+  private hashEvent(event: TraceEvent): void {
+    this.fold(String(event.timeMs));
+    this.fold(' ');
+    this.fold(event.kind);
+    this.fold(' ');
+    this.fold(JSON.stringify(event.fields));
+    this.fold('\n');
   }
 
   private fold(text: string): void {

@@ -169,7 +169,9 @@ export async function runSpec(spec: RunSpec, options: RunOptions): Promise<RunRe
     violations,
     steps: summary.steps,
     simTimeMs: summary.simTimeMs,
-    traceHash: summary.traceHash,
+    get traceHash(): string {
+      return summary.traceHash;
+    },
     coverage: recorder.coverage,
     sim,
     model,

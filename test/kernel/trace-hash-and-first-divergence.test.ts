@@ -77,6 +77,26 @@ describe('trace hash', () => {
     );
   });
 
+  it('gives the same hash whether it is read after every event, once at the end, or folded without keeping the events', () => {
+    fc.assert(
+      fc.property(eventsArb, (events) => {
+        let nowMs = 0;
+        const everyStep = new Trace(() => nowMs);
+        const eager = new Trace(() => nowMs, false);
+        const seen: string[] = [];
+        for (const event of events) {
+          nowMs = event.timeMs;
+          everyStep.record(event.kind, event.fields);
+          eager.record(event.kind, event.fields);
+          seen.push(everyStep.hash);
+          expect(everyStep.hash).toBe(eager.hash);
+        }
+        expect(traceOf(events).hash).toBe(eager.hash);
+        expect(new Set(seen).size).toBe(seen.length);
+      }),
+    );
+  });
+
   it('is sensitive to event order', () => {
     const a: EventSpec = { timeMs: 1, kind: 'net.send', fields: { id: 1 } };
     const b: EventSpec = { timeMs: 1, kind: 'net.send', fields: { id: 2 } };
