@@ -317,10 +317,11 @@ function assignCanned(
     // message went out, then a heartbeat turn's error reply, then the rest of m5's answer. Rows may go out of order (a
     // dropped send is retried after a later row went out), so a part shown after the reply alone proves nothing:
     // seed 1 run 417, a Hermes run's last tool message came after its own error reply.)
+    const shownWholeInTheEnd = lastLogical !== undefined && lastLogical.slots.every((slot) => slot.shownBy !== null);
     const partlyShown =
       lastLogical !== undefined &&
       lastLogical.slots.some((slot) => slot.shownBy !== null && slot.shownBy.atMs <= fact.atMs) &&
-      !(lastLogical.slots.every((slot) => slot.shownBy !== null) && lastLogical.slots.some((slot) => slot.shownBy !== null && slot.shownBy.atMs > fact.atMs));
+      !(shownWholeInTheEnd && lastLogical.slots.some((slot) => slot.shownBy !== null && slot.shownBy.atMs > fact.atMs));
     // Or it had something for the user and none of it was ever shown: the turn gave up after its answer came back
     // (campaign seed 41: the final row was durable, and every dispatch found outbound.db busy). A heartbeat's answer
     // has nothing for the user, and an answer shown after the reply was a later turn's.
@@ -333,7 +334,7 @@ function assignCanned(
       lastLogical !== undefined &&
       lastLogical.slots.length > 0 &&
       lastLogical.slots.every((slot) => slot.shownBy === null || slot.shownBy.atMs > fact.atMs) &&
-      !lastLogical.slots.every((slot) => slot.shownBy !== null);
+      !shownWholeInTheEnd;
     const answeredLastWith = (shownSoFar: boolean) => (candidate: Subject): boolean =>
       lastRequest !== undefined && lastAnswer !== undefined && lastAnswer.returnedAtMs <= fact.atMs && shownSoFar && carries(lastRequest.prompt, candidate);
     const answeredLast = answeredLastWith(partlyShown || neverShown);
