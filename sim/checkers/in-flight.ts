@@ -8,8 +8,8 @@
 //     sendAckTimeoutMs) after the earlier one;
 //   - a lost acknowledgement: the network dropped the platform's acknowledgement of the earlier send before the new
 //     one left.
-// And never when the sender knew the earlier send landed: an acknowledgement of it reached the sender before the new
-// send and no kill came in between (a kill after it excuses, as at-least-once.ts says why: the delivered mark may
+// And never when the sender knew the earlier send landed: an acknowledgement of it reached the sender while it waited
+// (within sendAckTimeoutMs of the send: a later one finds the wait over) before the new send, and no kill came in between (a kill after it excuses, as at-least-once.ts says why: the delivered mark may
 // not have committed). A platform that honours keys drops such a repeat, so the user never sees it; the check is
 // that the sender does not race itself, which a key-less platform would show. A send the network lost before it
 // reached the platform is not seen here (nobody in the world saw its key). at-least-once.ts judges a key-less
@@ -59,7 +59,11 @@ export function resendReason(o: Observations, fates: NetFates, first: NetSend, r
   if (first.step > resend.step) throw new Error(`resendReason: send ${first.id} is not before ${resend.id}`);
   const killedBetween = (afterStep: number): boolean => o.kernel.some((kill) => kill.kind === 'kill' && kill.process === resend.from && kill.step > afterStep && kill.step < resend.step);
   const ownAcks = acks.filter((ack) => ack.to === resend.from);
-  const knownAtSteps = ownAcks.flatMap((ack) => (fates.arrivedAtSteps.get(ack.id) ?? []).filter((step) => step < resend.step));
+  // An acknowledgement tells the sender only while it still waits: one that arrives once the wait timed out finds no
+  // one listening (campaign seed 101, chaos run 1897: the slow poller's wait ended at 5 s, its acknowledgement came
+  // 74 ms later, and the fast poller sent the row again in that same millisecond).
+  const waitEndsMs = first.timeMs + systemOf(o).sendAckTimeoutMs;
+  const knownAtSteps = ownAcks.flatMap((ack) => (fates.arrivedAtSteps.get(ack.id) ?? []).filter((step) => step < resend.step && (o.events[step]?.timeMs ?? Infinity) < waitEndsMs));
   if (knownAtSteps.length > 0 && !killedBetween(Math.max(...knownAtSteps))) return 'known';
   if (killedBetween(first.step)) return 'restart';
   if (resend.timeMs - first.timeMs >= systemOf(o).sendAckTimeoutMs) return 'timeout';

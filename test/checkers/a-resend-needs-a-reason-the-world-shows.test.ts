@@ -63,6 +63,17 @@ describe('a resend needs a reason the world shows (scripted)', () => {
     }
   });
 
+  it('an acknowledgement that arrives after the wait timed out tells the sender nothing (a resend then is excused)', () => {
+    // campaign seed 101, chaos run 1897: the wait ended at 5 s, the acknowledgement came later, and the next poller
+    // sent the row again in the millisecond it arrived.
+    const late = raced(6_074, (h, ackId) => h.arrives(6_074, ackId));
+    expect(inFlight(late.history)).toEqual([]);
+    expect(atLeastOnceRepeats(late.history.observations()).excused(late.resendShown.shown)).toBe(true);
+    // One millisecond inside the wait, the same acknowledgement is one the sender knew.
+    const inTime = raced(6_074, (h, ackId) => h.arrives(5_999, ackId));
+    expect(inFlight(inTime.history)[0]?.message).toContain("after the platform's acknowledgement");
+  });
+
   it('a wait 1 ms short of the timeout is still in flight', () => {
     const { history, resendShown } = raced(5_999);
     expect(atLeastOnceRepeats(history.observations()).excused(resendShown.shown)).toBe(false);
