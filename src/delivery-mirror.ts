@@ -17,7 +17,7 @@ import type { DeliveryMirrorMode } from './config.ts';
 import { isoAt } from './pi-format.ts';
 import type { ProcessContext } from './ports.ts';
 import type { SessionManagerFactory } from './session-manager-port.ts';
-import { acquireSessionWriteLock, type SessionWriteLock, SessionWriteLockError } from './session-write-lock.ts';
+import { acquireSessionWriteLock, type SessionWriteLock, SessionWriteLockError, type SessionWriteLockPort } from './session-write-lock.ts';
 import { transcriptPath } from './session-dbs.ts';
 import { assert, ModelAssertionError } from './assert.ts';
 import { SessionDb } from './session-db.ts';
@@ -30,6 +30,8 @@ export class DeliveryMirror {
     private readonly ctx: ProcessContext,
     private readonly mode: DeliveryMirrorMode,
     private readonly open: SessionManagerFactory,
+    /** The session write lock of this gateway incarnation (a real release's under sim/real); default the model's. */
+    private readonly writeLock?: SessionWriteLockPort,
   ) {
     assert(mode !== 'off', 'a delivery mirror is built only when the mirror is on');
   }
@@ -42,7 +44,7 @@ export class DeliveryMirror {
     try {
       const path = transcriptPath(await this.currentSessionId(sessionKey));
       // before PR #21828 (unlocked): the mirror wrote without the session write lock.
-      if (this.mode !== 'unlocked') lock = await acquireSessionWriteLock(this.ctx, path);
+      if (this.mode !== 'unlocked') lock = await (this.writeLock?.acquire(path) ?? acquireSessionWriteLock(this.ctx, path));
       await this.append(sessionKey, path, mirrorText, idempotencyKey);
     } catch (error) {
       // OpenClaw logs a failed mirror and carries on: the delivery is marked all the same.

@@ -5,6 +5,7 @@ import type { HeartbeatWakesPort, WakeHandler } from './heartbeat-wake.ts';
 import type { Delivery, LlmApi, ProcessContext } from './ports.ts';
 import type { NodeEvent } from './protocol.ts';
 import type { SessionManagerFactory } from './session-manager-port.ts';
+import type { SessionWriteLockPort } from './session-write-lock.ts';
 import type { SystemEventQueuePort } from './system-events.ts';
 
 /**
@@ -29,6 +30,11 @@ export interface GatewayParts {
    * the node host its commands, as before.
    */
   systemRunInvokes?: boolean;
+  /**
+   * The session write lock in place of the model's (src/session-write-lock.ts), called once per incarnation by each of
+   * its two callers: the runner (`run-attempt`, each turn's attempt) and the gateway (`delivery-mirror`).
+   */
+  sessionWriteLock?: (ctx: ProcessContext, caller: 'run-attempt' | 'delivery-mirror') => SessionWriteLockPort;
 }
 
 /** Why a run of the agent loop started, as OpenClaw names its triggers. */

@@ -53,6 +53,8 @@ export async function runnerMain(ctx: ProcessContext, config: ModelConfig, env: 
   // A real release's orphan-merge policy (sim/real), fresh for each runner incarnation; the model's where absent.
   const orphanMerge = env.gatewayParts?.orphanMerge?.(ctx);
   if (orphanMerge !== undefined) deps.orphanMerge = orphanMerge;
+  const writeLock = env.gatewayParts?.sessionWriteLock?.(ctx, 'run-attempt');
+  if (writeLock !== undefined) deps.writeLock = writeLock;
   // Hermes' gateway appends each run's exchange through its SessionStore's own SessionDB (a second handle on state.db).
   if (config.knobs.gatewayAppend !== 'off') deps.gatewayAppend = new GatewayTranscriptAppend(ctx, config.knobs.gatewayAppend, await SessionDb.open(ctx.sqlite));
   for (const sessionKey of config.sessions) ctx.spawnTask(`lane:${sessionKey}`, () => lane(deps, sessionKey));

@@ -27,6 +27,15 @@ export interface SessionWriteLock {
   release(): Promise<void>;
 }
 
+/**
+ * The session write lock as a part of one process incarnation (src/environment.ts GatewayParts.sessionWriteLock): a
+ * real release's in place of acquireSessionWriteLock below (sim/real). It throws SessionWriteLockError where the lock
+ * could not be taken (the release's timeout, or a stale lock it may not remove).
+ */
+export interface SessionWriteLockPort {
+  acquire(sessionFile: string): Promise<SessionWriteLock>;
+}
+
 interface LockPayload {
   pid: number;
   createdAtMs: number;

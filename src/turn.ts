@@ -18,7 +18,7 @@ import { parseTurnSentPayloads, type SessionDbs, sharedPayloadRow, transcriptPat
 import type { SessionEntry, TranscriptMessage } from './session-manager.ts';
 import type { SessionManagerFactory, SessionManagerPort } from './session-manager-port.ts';
 import { openSessionForRun } from './session-file-repair.ts';
-import { acquireSessionWriteLock } from './session-write-lock.ts';
+import { acquireSessionWriteLock, type SessionWriteLockPort } from './session-write-lock.ts';
 import { contentHash, isVerbatimDuplicate, normalizeWhitespace, parseMessageBlocks } from './text.ts';
 import type { ToolRpc } from './tool-rpc.ts';
 import type { ToolCallMessage } from './tool-server.ts';
@@ -38,6 +38,8 @@ export interface TurnDeps {
   gatewayAppend?: GatewayTranscriptAppend;
   /** The orphaned-user merge policy (the model's, or a real release's under sim/real); default modelOrphanMerge. */
   orphanMerge?: OrphanMergePolicy;
+  /** The session write lock of this runner incarnation (a real release's under sim/real); default the model's. */
+  writeLock?: SessionWriteLockPort;
 }
 
 export const queuedPrefix = '[Queued user message that arrived while the previous turn was still active]';
@@ -82,7 +84,7 @@ export async function runTurn(deps: TurnDeps, sessionKey: string, batch: Batch, 
   assert(!lookup.evicted.includes(sessionKey), `turn ${turnId} evicted its own agent`);
   // OpenClaw's run attempt takes the session write lock before it repairs and opens the transcript, and holds it to the
   // end of the attempt; the lock only matters where a second writer of the transcript exists (the delivery mirror).
-  const lock = deps.config.knobs.deliveryMirror === 'off' ? undefined : await acquireSessionWriteLock(ctx, transcriptPath(sessionId));
+  const lock = deps.config.knobs.deliveryMirror === 'off' ? undefined : await (deps.writeLock?.acquire(transcriptPath(sessionId)) ?? acquireSessionWriteLock(ctx, transcriptPath(sessionId)));
   deps.cache.begin(sessionKey);
   try {
     return await runTurnWithAgent(deps, sessionKey, sessionId, batch, lookup, options);

@@ -29,6 +29,8 @@ export interface HooksBinding {
   /** node:fs functions of the simulated disk, on absolute paths (any other fs function throws). */
   fs?: Record<string, (...args: never[]) => unknown>;
   fsPromises?: Record<string, (...args: never[]) => Promise<unknown>>;
+  /** `process.kill(pid, 0)`: whether a simulated process with this pid exists (without it, any kill is not simulated). */
+  processExists?: (pid: number) => boolean;
 }
 
 export interface InstanceWorld {

@@ -7,7 +7,7 @@
 // - globals: `Date` (Date.now, `new Date()`, `Date()`; local-time methods answer in UTC), `performance.now`,
 //   `setTimeout`/`setInterval`/`setImmediate` and their clear functions, `queueMicrotask`, `Math.random`,
 //   `crypto.randomUUID`/`crypto.getRandomValues`, `process` (pid, env, cwd, argv, hrtime, uptime, nextTick, signal
-//   handlers, stdout/stderr), `console`, `globalThis`/`global` (a store of the instance's own, so globalThis
+//   handlers, stdout/stderr, `kill(pid, 0)` answered by the simulated process table), `console`, `globalThis`/`global` (a store of the instance's own, so globalThis
 //   singletons are per instance), `AbortSignal.timeout`, `Intl` (UTC and en-US unless the code names others);
 // - built-in modules: `node:fs` and `node:fs/promises` (the binding's simulated disk, plus a read-only view of the
 //   release's own package files at /gatesim/openclaw-<release>/, where its chunks' import.meta.url points), `node:os`
@@ -752,7 +752,14 @@ function simulatedProcess(binding, timers, loud, getBuiltinModule) {
     emit: (...args) => emitter.emit(...args),
     stdout: stream('stdout'),
     stderr: stream('stderr'),
-    kill: loud.fn('process.kill'),
+    // Signal 0 asks whether a process exists: the simulated process table answers (binding.processExists); any other
+    // signal, or a binding without a process table, is not simulated.
+    kill: (pid, signal) => {
+      if (signal !== 0 || binding.processExists === undefined) throw loud('process.kill');
+      if (typeof pid !== 'number' || !Number.isInteger(pid)) throw Object.assign(new TypeError(`The "pid" argument must be of type number. Received ${typeof pid}`), { code: 'ERR_INVALID_ARG_TYPE' });
+      if (!binding.processExists(pid)) throw Object.assign(new Error('kill ESRCH'), { code: 'ESRCH', errno: -3, syscall: 'kill' });
+      return true;
+    },
     exit: loud.fn('process.exit'),
     abort: loud.fn('process.abort'),
     memoryUsage: loud.fn('process.memoryUsage'),

@@ -34,6 +34,8 @@ export interface OpenclawBindingOptions {
   /** node:fs functions over the simulated disk (simulatedDiskFs); without them, a chunk's disk access throws. */
   fs?: Record<string, (...args: never[]) => unknown>;
   fsPromises?: Record<string, (...args: never[]) => Promise<unknown>>;
+  /** The simulated process table (`process.kill(pid, 0)`); without it a kill is not simulated. */
+  processes?: SimulatedProcesses;
   /** Called on each escape as well (a harness may fail the run at once). */
   onEscape?: (what: string) => void;
   /** Keep at most this many log lines (the oldest go first). */
@@ -79,6 +81,8 @@ export function openclawBinding(release: OpenclawRelease, options: OpenclawBindi
   };
   if (options.fs !== undefined) binding.fs = options.fs;
   if (options.fsPromises !== undefined) binding.fsPromises = options.fsPromises;
+  const processes = options.processes;
+  if (processes !== undefined) binding.processExists = (pid) => processes.at(pid)?.alive === true;
   return binding;
 }
 
@@ -89,7 +93,72 @@ export function openclawIncarnationBinding(
   ports: { clock: Clock; timers: Timers; random: Random },
   options: Omit<OpenclawBindingOptions, 'clock' | 'timers' | 'random' | 'alive'> = {},
 ): OpenclawBinding {
-  return openclawBinding(release, { pid: 1000 + owner.id, ...options, ...ports, alive: () => owner.alive });
+  return openclawBinding(release, { pid: pidOfIncarnation(owner.id), ...options, ...ports, alive: () => owner.alive });
+}
+
+/** The pid of a simulated incarnation: unique on the machine for the run (a pid is never recycled). */
+export function pidOfIncarnation(id: number): number {
+  return 1000 + id;
+}
+
+/** What the simulated machine's process table says of a pid (`kill(pid, 0)`, `/proc/<pid>/...`). */
+export interface SimulatedProcess {
+  pid: number;
+  alive: boolean;
+  stopped: boolean;
+  /** When it started, simulated ms from the machine's boot (the simulation's start). */
+  startedAtMs: number;
+  /** Its command line (`/proc/<pid>/cmdline`). */
+  argv: readonly string[];
+}
+
+export interface SimulatedProcesses {
+  /** The process with this pid, alive or dead, or undefined when no process ever had it. */
+  at(pid: number): SimulatedProcess | undefined;
+}
+
+/**
+ * The process table of a simulation as a machine's: each incarnation a pid (pidOfIncarnation), alive until killed, its
+ * start time the incarnation's. The gateway and the runner are OpenClaw's own processes (in OpenClaw the run attempt
+ * runs inside the gateway), so their command line is the gateway's, `node <package>/openclaw.mjs gateway`; any other
+ * process of the simulated machine is a node script of its own.
+ */
+export function simulatedProcesses(table: { incarnation(id: number): Incarnation | undefined }, packageRoot: string): SimulatedProcesses {
+  return {
+    at: (pid) => {
+      const incarnation = Number.isSafeInteger(pid) && pid > 1000 ? table.incarnation(pid - 1000) : undefined;
+      if (incarnation === undefined) return undefined;
+      const openclaw = incarnation.name === 'gateway' || incarnation.name === 'runner';
+      return {
+        pid,
+        alive: incarnation.alive,
+        stopped: incarnation.stopped,
+        startedAtMs: incarnation.startedAtMs,
+        argv: openclaw ? ['/usr/bin/node', `${packageRoot}/openclaw.mjs`, 'gateway'] : ['/usr/bin/node', `/gatesim/${incarnation.name}.js`],
+      };
+    },
+  };
+}
+
+/** Linux's USER_HZ: /proc/<pid>/stat counts times in ticks of 10 ms. */
+const ticksPerSecond = 100;
+
+/**
+ * The files of /proc/<pid>/ a component reads, for a live simulated process (a dead one has none): `stat` (its start
+ * time in ticks since boot as field 22), `status` (State: S, or T when SIGSTOPped; never a zombie, since the simulated
+ * supervisor reaps at once) and `cmdline` (NUL-separated). Any other /proc path does not exist.
+ */
+export function procFile(processes: SimulatedProcesses | undefined, path: string): string | undefined {
+  const match = /^\/proc\/(\d+)\/(stat|status|cmdline)$/.exec(path);
+  const process = match === null ? undefined : processes?.at(Number(match[1]));
+  if (match === null || process === undefined || !process.alive) return undefined;
+  const state = process.stopped ? 'T' : 'S';
+  if (match[2] === 'cmdline') return `${process.argv.join('\0')}\0`;
+  if (match[2] === 'status') return `Name:\tnode\nState:\t${state} (${process.stopped ? 'stopped' : 'sleeping'})\nPid:\t${process.pid}\nPPid:\t1\n`;
+  const starttime = Math.floor((process.startedAtMs * ticksPerSecond) / 1000);
+  // pid (comm) state ppid pgrp session tty_nr tpgid flags minflt cminflt majflt cmajflt utime stime cutime cstime
+  // priority nice num_threads itrealvalue starttime vsize rss
+  return `${process.pid} (node) ${state} 1 ${process.pid} ${process.pid} 0 -1 4194560 0 0 0 0 0 0 0 0 20 0 1 0 ${starttime} 0 0\n`;
 }
 
 /**
@@ -131,10 +200,61 @@ export class SimulatedDirectories {
     this.made.set(normal, mode & 0o7777);
   }
 
+  /**
+   * Files a component created through fs/promises `open` (the session write lock's lock files): an inode number and the
+   * time of the last write (simulated wall-clock ms), which their Stats report. The disk keeps neither; every other
+   * file reports inode 0 and time 0. Metadata, durable at once (as the disk's file creation is).
+   */
+  private readonly files = new Map<string, { ino: number; mtimeMs: number }>();
+  private lastIno = 0;
+
+  /** A new file at `path` (a new inode), written at `nowMs`. */
+  created(path: string, nowMs: number): number {
+    this.lastIno += 1;
+    this.files.set(path, { ino: this.lastIno, mtimeMs: nowMs });
+    return this.lastIno;
+  }
+
+  /** The file at `path` was written at `nowMs` (when it is still inode `ino`). */
+  written(path: string, ino: number, nowMs: number): void {
+    const meta = this.files.get(path);
+    if (meta?.ino === ino) meta.mtimeMs = nowMs;
+  }
+
+  removed(path: string): void {
+    this.files.delete(path);
+  }
+
+  /** The inode and write time of a created file that is still on the disk, else undefined. */
+  metaOf(disk: SimDisk, path: string): { ino: number; mtimeMs: number } | undefined {
+    const meta = this.files.get(path);
+    if (meta !== undefined && disk.peek(path) === undefined) this.files.delete(path);
+    return disk.peek(path) === undefined ? undefined : meta;
+  }
+
   /** Children made with mkdirSync directly under `prefix` (which ends with a slash). */
   madeUnder(prefix: string): string[] {
     return [...this.made.keys()].filter((dir) => dir.startsWith(prefix) && !dir.slice(prefix.length).includes('/')).map((dir) => dir.slice(prefix.length));
   }
+}
+
+/** A Stats of a path whose content (file) is known or not (a directory, or missing: ENOENT unless throwIfNoEntry is false). */
+function statOf(disk: SimDisk, directories: SimulatedDirectories, path: string, content: string | undefined, options?: { throwIfNoEntry?: boolean }): object | undefined {
+  const directoryMode = content === undefined ? directories.mode(disk, path) : undefined;
+  if (content === undefined && directoryMode === undefined) {
+    if (options?.throwIfNoEntry === false) return undefined;
+    throw enoent('stat', path);
+  }
+  if (content === undefined) return simulatedStats('directory', 4096, directoryMode);
+  const stats = simulatedStats('file', content.length) as { ino: number; mtimeMs: number; mtime?: Date; ctimeMs: number };
+  const meta = directories.metaOf(disk, path);
+  if (meta !== undefined) {
+    stats.ino = meta.ino;
+    stats.mtimeMs = meta.mtimeMs;
+    stats.ctimeMs = meta.mtimeMs;
+    Object.defineProperty(stats, 'mtime', { value: new Date(meta.mtimeMs), enumerable: true });
+  }
+  return stats;
 }
 
 function parentOf(path: string): string {
@@ -152,17 +272,9 @@ function textOf(data: unknown): string {
  * synchronous writes the components loaded so far make (whole-file writes and appends through the disk's *Now calls,
  * under its durability rules; directories in `directories`). Anything else a component calls fails loudly (the hooks).
  */
-export function simulatedDiskFs(disk: SimDisk, owner: Incarnation, directories = new SimulatedDirectories()): Record<string, (...args: never[]) => unknown> {
-  const read = (path: string): string | undefined => disk.readNow(owner, path) ?? (owner.alive ? directories.installed.get(path) : undefined);
-  const stat = (path: string, options?: { throwIfNoEntry?: boolean }) => {
-    const content = read(path);
-    const directoryMode = content === undefined ? directories.mode(disk, path) : undefined;
-    if (content === undefined && directoryMode === undefined) {
-      if (options?.throwIfNoEntry === false) return undefined;
-      throw enoent('stat', path);
-    }
-    return content !== undefined ? simulatedStats('file', content.length) : simulatedStats('directory', 4096, directoryMode);
-  };
+export function simulatedDiskFs(disk: SimDisk, owner: Incarnation, directories = new SimulatedDirectories(), processes?: SimulatedProcesses): Record<string, (...args: never[]) => unknown> {
+  const read = (path: string): string | undefined => (path.startsWith('/proc/') ? (owner.alive ? procFile(processes, path) : undefined) : (disk.readNow(owner, path) ?? (owner.alive ? directories.installed.get(path) : undefined)));
+  const stat = (path: string, options?: { throwIfNoEntry?: boolean }) => statOf(disk, directories, path, read(path), options);
   const exists = (path: string) => stat(path, { throwIfNoEntry: false }) !== undefined;
   return {
     existsSync: exists,
@@ -228,6 +340,114 @@ export function simulatedDiskFs(disk: SimDisk, owner: Incarnation, directories =
       if (read(path) !== undefined) return;
       if (directories.mode(disk, path) === undefined) throw enoent('chmod', path);
       directories.make(path, mode);
+    },
+  };
+}
+
+function errorOf(code: string, errno: number, syscall: string, path: string, text: string): Error {
+  return Object.assign(new Error(`${code}: ${text}, ${syscall} '${path}'`), { code, errno, syscall, path });
+}
+
+/** Whether fs `rm`'s options say `force` (a missing path is no error). */
+function forced(options: unknown): boolean {
+  return typeof options === 'object' && options !== null && (options as { force?: boolean }).force === true;
+}
+
+/**
+ * node:fs/promises over the simulated disk, as one incarnation sees it: what the session write lock calls (`mkdir`,
+ * `realpath`, `open` with `wx` and its file handle's `writeFile`, `stat` and `close`, `readFile`, `stat`, `lstat`,
+ * `rm`). Reads, writes and removes are the disk's own calls (a latency each, under its durability rules: a lock file is
+ * created empty, exclusively, and its payload written through the handle, so a power loss between the two, or before
+ * the payload is written back, leaves an empty file); metadata calls answer in an event of the incarnation at the same
+ * millisecond. A dead incarnation's call never settles (the kernel's fence). Files created here get an inode and a
+ * write time (SimulatedDirectories). A handle's other properties, and any other function, fail loudly.
+ */
+export function simulatedDiskFsPromises(
+  disk: SimDisk,
+  owner: Incarnation,
+  directories: SimulatedDirectories,
+  epochNowMs: () => number,
+  escaped: (what: string) => void,
+  processes?: SimulatedProcesses,
+): Record<string, (...args: never[]) => Promise<unknown>> {
+  const sync = simulatedDiskFs(disk, owner, directories, processes);
+  /** Answered in an event of the incarnation now (fenced: never, once it is dead). */
+  const now = <T>(work: () => T): Promise<T> => owner.later(() => 0, work);
+  const call = <T>(name: string, ...args: unknown[]): T => (sync[name] as (...args: unknown[]) => T)(...args);
+  const encodingOf = (options: unknown): string | undefined => (typeof options === 'string' ? options : ((options as { encoding?: string } | null | undefined)?.encoding ?? undefined));
+  const loud = (what: string): Error => {
+    escaped(what);
+    return new Error(`gatesim: ${what} is not simulated (a real OpenClaw component reached for the host)`);
+  };
+  let nextFd = 200;
+  const fileHandle = (path: string, ino: number): object => {
+    const fd = nextFd++;
+    let closed = false;
+    const linked = () => directories.metaOf(disk, path)?.ino === ino;
+    const handle: Record<string, unknown> = {
+      fd,
+      writeFile: async (data: unknown, options?: unknown): Promise<void> => {
+        if (closed) throw errorOf('EBADF', -9, 'write', path, 'bad file descriptor');
+        const encoding = encodingOf(options);
+        if (encoding !== undefined && encoding !== 'utf8' && encoding !== 'utf-8') throw loud(`FileHandle.writeFile with encoding ${encoding}`);
+        const text = textOf(data);
+        // Written to the file's inode: the path's, unless the file was removed (or replaced) since it was opened.
+        if (!linked()) return now(() => undefined);
+        // The disk's write takes effect when called (then a latency), and so does its time.
+        if (owner.alive) directories.written(path, ino, epochNowMs());
+        await disk.write(owner, path, text);
+      },
+      stat: (): Promise<object> =>
+        now(() => {
+          if (closed) throw errorOf('EBADF', -9, 'fstat', path, 'bad file descriptor');
+          const stats = statOf(disk, directories, path, linked() ? disk.readNow(owner, path) : '', {}) as { ino: number };
+          stats.ino = ino;
+          return stats;
+        }),
+      close: (): Promise<void> =>
+        now(() => {
+          closed = true;
+        }),
+    };
+    return new Proxy(handle, {
+      get(target, key) {
+        if (typeof key === 'symbol' || key in target) return target[key as string];
+        if (key === 'then' || key === 'toJSON') return undefined;
+        throw loud(`FileHandle.${key}`);
+      },
+    });
+  };
+  return {
+    readFile: async (path: string, options?: unknown): Promise<unknown> => {
+      if (path.startsWith('/proc/')) return now(() => call('readFileSync', path, options));
+      const content = (await disk.read(owner, path)) ?? (owner.alive ? directories.installed.get(path) : undefined);
+      if (content === undefined) throw directories.mode(disk, path) === undefined ? enoent('open', path) : errorOf('EISDIR', -21, 'read', path, 'illegal operation on a directory');
+      return encodingOf(options) === undefined ? Buffer.from(content, 'utf8') : content;
+    },
+    stat: (path: string, options?: unknown) => now(() => call('statSync', path, options)),
+    lstat: (path: string, options?: unknown) => now(() => call('lstatSync', path, options)),
+    realpath: (path: string) => now(() => call('realpathSync', path)),
+    mkdir: (path: string, options?: unknown) => now(() => call('mkdirSync', path, options)),
+    open: async (path: string, flags?: unknown): Promise<object> => {
+      if (flags !== 'wx') throw loud(`fs/promises.open(${path}, ${String(flags)})`);
+      if (directories.mode(disk, parentOf(path)) === undefined) return now(() => {
+        throw enoent('open', path);
+      });
+      // O_CREAT | O_EXCL: created empty; the payload comes through the handle.
+      // The create takes effect when called (then a latency): its inode is given then, before another process can act.
+      const ino = owner.alive && disk.peek(path) === undefined ? directories.created(path, epochNowMs()) : undefined;
+      const created = await disk.createExclusive(owner, path, '');
+      assert(created === (ino !== undefined), `the exclusive create of ${path} and its inode disagree`);
+      if (ino === undefined) throw errorOf('EEXIST', -17, 'open', path, 'file already exists');
+      return fileHandle(path, ino);
+    },
+    rm: async (path: string, options?: unknown): Promise<void> => {
+      if (directories.mode(disk, path) !== undefined && disk.peek(path) === undefined) throw loud(`fs/promises.rm of the directory ${path}`);
+      if (disk.peek(path) === undefined && !forced(options)) return now(() => {
+        throw enoent('rm', path);
+      });
+      if (owner.alive) directories.removed(path);
+      await disk.remove(owner, path);
     },
   };
 }

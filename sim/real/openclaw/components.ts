@@ -7,9 +7,9 @@
 // where 2026.4.24 imports pi's from `@mariozechner/pi-coding-agent`.
 //
 // Loadable so far: the system-event queue (loadOpenclawComponent(release, 'system-events', binding)); the heartbeat
-// wake, node-events (handleNodeEvent) and the orphan-merge policy (the runner's, orphan-merge.ts) run through their
-// adapters (gateway-parts.ts, node-events.ts). The others resolve (test/real/openclaw-resolver.test.ts) but are not
-// loaded yet (the session write lock: docs/MODEL.md, "The session write lock, read").
+// wake, node-events (handleNodeEvent), the orphan-merge policy (the runner's, orphan-merge.ts) and the session write
+// lock (the runner's and the gateway's, write-lock.ts) run through their adapters (gateway-parts.ts, node-events.ts).
+// The others resolve (test/real/openclaw-resolver.test.ts) but are not loaded yet.
 import type { HooksBinding } from '../openclaw-hooks.mjs';
 import { type ResolvedExport, resolveOpenclawExport } from './chunks.ts';
 import { OpenclawInstance } from './instance.ts';
@@ -67,7 +67,12 @@ export const openclawComponents: Readonly<Record<OpenclawComponentName, Openclaw
   'session-write-lock': {
     name: 'session-write-lock',
     replaces: 'src/session-write-lock.ts (the lock file around a transcript write)',
-    sources: same('src/agents/session-write-lock.ts', ['acquireSessionWriteLock']),
+    // The lock, and what its callers derive their options from (write-lock.ts): the max hold from a timeout (both), and
+    // 2026.7.1's options from the config and OPENCLAW_SESSION_WRITE_LOCK_* variables.
+    sources: {
+      '2026.4.24': { sourceFile: 'src/agents/session-write-lock.ts', functions: ['acquireSessionWriteLock', 'resolveSessionLockMaxHoldFromTimeout'] },
+      '2026.7.1': { sourceFile: 'src/agents/session-write-lock.ts', functions: ['acquireSessionWriteLock', 'resolveSessionLockMaxHoldFromTimeout', 'resolveSessionWriteLockOptions'] },
+    },
   },
   'mirror-append': {
     name: 'mirror-append',

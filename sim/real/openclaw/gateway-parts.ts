@@ -18,14 +18,17 @@
 //   `intent` (an exec event is source and reason `exec-event`, intent `event`, as its handleNodeEvent asks).
 import type { GatewayParts, HeartbeatWakesPort, ProcessContext, Random, SystemEvent, SystemEventQueuePort, Wake, WakeHandler, WakeReason, WakeTarget } from '../../../src/index.ts';
 import type { EnqueueResult } from '../../../src/index.ts';
+import { simEpochMs } from '../../../src/pi-format.ts';
 import { assert } from '../../kernel/assert.ts';
 import type { Simulation } from '../../kernel/simulation.ts';
-import { openclawIncarnationBinding, simulatedDiskFs } from './binding.ts';
+import { openclawIncarnationBinding, simulatedDiskFs, simulatedDiskFsPromises, simulatedProcesses } from './binding.ts';
 import { openclawComponentOf, openclawComponents, type OpenclawSystemEvents, type RealSystemEvent } from './components.ts';
 import { installOpenclaw, openclawHome } from './home.ts';
 import { authorizesExecEvents, RealNodeEvents } from './node-events.ts';
 import { RealOrphanMerge } from './orphan-merge.ts';
+import { RealSessionWriteLock } from './write-lock.ts';
 import { OpenclawInstance } from './instance.ts';
+import { virtualPackageRoot } from '../openclaw-hooks.mjs';
 import type { OpenclawChoice } from './choice.ts';
 
 export { type OpenclawChoice, type OpenclawGatewayPart, openclawGatewayParts } from './choice.ts';
@@ -44,19 +47,26 @@ export function openclawGatewayPartsFor(sim: Simulation, choice: OpenclawChoice)
   // The machine's directories and the OpenClaw installation on it (config, session store of the gateway's sessions,
   // installed when the gateway first names them): one per run.
   const home = openclawHome();
+  // The machine's process table (`process.kill(pid, 0)`, /proc/<pid>/...), as every instance of the run sees it.
+  const processes = simulatedProcesses(sim.processes, virtualPackageRoot(choice.release));
   const newInstance = (ctx: ProcessContext): OpenclawInstance => {
     const owner = sim.processes.incarnation(ctx.incarnation);
     assert(owner !== undefined, `no incarnation ${ctx.incarnation} for ${ctx.name}`);
     const random = sim.prng.fork(`openclaw/${ctx.name}/${ctx.incarnation}`) as Random;
-    const binding = openclawIncarnationBinding(choice.release, owner, { clock: ctx.clock, timers: ctx.timers, random }, { fs: simulatedDiskFs(sim.disk, owner, home), onEscape: (what) => escapes.push(`${ctx.name}#${ctx.incarnation}: ${what}`) });
+    const onEscape = (what: string) => escapes.push(`${ctx.name}#${ctx.incarnation}: ${what}`);
+    const fsPromises = simulatedDiskFsPromises(sim.disk, owner, home, () => simEpochMs + ctx.clock.nowMs(), onEscape, processes);
+    const binding = openclawIncarnationBinding(choice.release, owner, { clock: ctx.clock, timers: ctx.timers, random }, { fs: simulatedDiskFs(sim.disk, owner, home, processes), fsPromises, processes, onEscape });
     return new OpenclawInstance(choice.release, binding);
   };
-  // The gateway's parts share one instance per gateway incarnation (one process's module state).
-  let current: { incarnation: number; instance: OpenclawInstance } | undefined;
+  // The parts of one process share one instance per incarnation (one process's module state): the gateway's queue,
+  // wakes, node events and mirror lock; the runner's merge policy and run-attempt lock.
+  const current = new Map<string, { incarnation: number; instance: OpenclawInstance }>();
   const instanceOf = (ctx: ProcessContext): OpenclawInstance => {
-    if (current?.incarnation === ctx.incarnation) return current.instance;
-    current = { incarnation: ctx.incarnation, instance: newInstance(ctx) };
-    return current.instance;
+    const held = current.get(ctx.name);
+    if (held?.incarnation === ctx.incarnation) return held.instance;
+    const instance = newInstance(ctx);
+    current.set(ctx.name, { incarnation: ctx.incarnation, instance });
+    return instance;
   };
   const parts: GatewayParts & OpenclawEscapes = { escapes };
   if (choice.parts.includes('system-events')) parts.systemEvents = (ctx) => new RealSystemEventQueue(openclawComponentOf(instanceOf(ctx), 'system-events'), ctx);
@@ -71,7 +81,9 @@ export function openclawGatewayPartsFor(sim: Simulation, choice: OpenclawChoice)
     };
   }
   // The runner's orphan-merge policy: an instance of the runner incarnation's own, made at its first question.
-  if (choice.parts.includes('orphan-merge')) parts.orphanMerge = (ctx) => new RealOrphanMerge(() => newInstance(ctx));
+  if (choice.parts.includes('orphan-merge')) parts.orphanMerge = (ctx) => new RealOrphanMerge(() => instanceOf(ctx));
+  // The session write lock of both its callers, each incarnation with the instance of its process (write-lock.ts).
+  if (choice.parts.includes('session-write-lock')) parts.sessionWriteLock = (ctx, caller) => new RealSessionWriteLock(() => instanceOf(ctx), ctx, caller);
   return parts;
 }
 
