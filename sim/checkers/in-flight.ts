@@ -54,15 +54,20 @@ export function netFates(events: readonly TraceEvent[]): NetFates {
 /** Why a sender may have sent `resend` again after `first`, or `known` (it had the acknowledgement), or none. */
 export type ResendReason = 'restart' | 'timeout' | 'lost-ack' | 'known' | undefined;
 
-/** The sender's reason to send `resend` after `first` (same sender), given the platform's acknowledgements of `first`. */
-export function resendReason(o: Observations, fates: NetFates, first: NetSend, resend: NetSend, acks: readonly NetSend[]): ResendReason {
+/**
+ * The sender's reason to send `resend` after `first` (same sender), given the platform's acknowledgements of `first`.
+ * With `onlyWithinWait`, an acknowledgement tells the sender only if it arrived while the sender waited for it; without
+ * it, any acknowledgement that reached the sender counts (at-least-once.ts: its acknowledgements include those of
+ * the link's replays of `first`, which stand in for what the sender learnt from its other sends of the message).
+ */
+export function resendReason(o: Observations, fates: NetFates, first: NetSend, resend: NetSend, acks: readonly NetSend[], onlyWithinWait = false): ResendReason {
   if (first.step > resend.step) throw new Error(`resendReason: send ${first.id} is not before ${resend.id}`);
   const killedBetween = (afterStep: number): boolean => o.kernel.some((kill) => kill.kind === 'kill' && kill.process === resend.from && kill.step > afterStep && kill.step < resend.step);
   const ownAcks = acks.filter((ack) => ack.to === resend.from);
   // An acknowledgement tells the sender only while it still waits: one that arrives once the wait timed out finds no
   // one listening (campaign seed 101, chaos run 1897: the slow poller's wait ended at 5 s, its acknowledgement came
   // 74 ms later, and the fast poller sent the row again in that same millisecond).
-  const waitEndsMs = first.timeMs + systemOf(o).sendAckTimeoutMs;
+  const waitEndsMs = onlyWithinWait ? first.timeMs + systemOf(o).sendAckTimeoutMs : Infinity;
   const knownAtSteps = ownAcks.flatMap((ack) => (fates.arrivedAtSteps.get(ack.id) ?? []).filter((step) => step < resend.step && (o.events[step]?.timeMs ?? Infinity) < waitEndsMs));
   if (knownAtSteps.length > 0 && !killedBetween(Math.max(...knownAtSteps))) return 'known';
   if (killedBetween(first.step)) return 'restart';
@@ -124,7 +129,7 @@ export function checkSendsInFlight(o: Observations, out: Violation[]): void {
     list.forEach((resend, j) => {
       for (const first of list.slice(0, j)) {
         if (first.send.from !== resend.send.from) continue;
-        const reason = resendReason(o, fates, first.send, resend.send, first.acks);
+        const reason = resendReason(o, fates, first.send, resend.send, first.acks, true);
         if (reason !== undefined && reason !== 'known') continue;
         const what = `${resend.fact.sessionKey}: send ${resend.fact.key} ("${resend.fact.text.slice(0, 60)}") left ${resend.send.from} at ${resend.send.timeMs} ms`;
         const why =
