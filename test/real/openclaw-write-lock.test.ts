@@ -11,9 +11,11 @@
 // ("The session write lock, real"), which the test states as its own reading of each release and checks on every
 // case:
 // - the acquire timeout: 10 s in the model and 2026.4.24, 60 s in 2026.7.1 (DEFAULT_SESSION_WRITE_LOCK_ACQUIRE_TIMEOUT_MS);
-// - a torn (empty) lock file: the model reclaims it at once; both releases remove it only once the file's mtime is
-//   older than the stale time (2026.4.24: 30 min, so every acquire within 30 min of the power loss times out) or, in
-//   2026.7.1, than min(stale time, 30 s) (the orphan payload grace);
+// - a torn (empty) lock file: the model reclaims it at once; both releases' acquire removes it only once the file's
+//   mtime is older than the stale time (2026.4.24: 30 min, so every acquire within 30 min of the power loss times out)
+//   or, in 2026.7.1, than min(stale time, 30 s) (the orphan payload grace); but a gateway that starts sweeps its
+//   sessions directory (cleanStaleLockFiles), which in 2026.4.24 removes a torn lock at once (no mtime check there);
+//   a contender of the gateway's process here is such a start;
 // - the holder's watchdog (a 60 s setInterval from the process's first acquire) force-releases a lock held longer
 //   than its max hold: 5 min for 2026.4.24's mirror and for both of 2026.7.1's callers, 48 h 17 min for 2026.4.24's run
 //   attempt (its run timeout plus compaction and grace); the model never lets go of a held lock.
@@ -127,8 +129,10 @@ function freeAtMs(release: OpenclawRelease | undefined, lockCase: LockCase): num
   if (fate === 'releases' || fate === 'killed') return fateAtMs;
   if (fate === 'torn') {
     if (release === undefined) return fateAtMs;
-    // The empty file's mtime is the holder's acquire (its payload write): removed once older than the grace.
-    return release === '2026.4.24' ? 1_800_000 : 30_000;
+    // The empty file's mtime is the holder's acquire (its payload write): removed once older than the grace. A
+    // contending gateway is a gateway that starts after the power loss: 2026.4.24's start sweeps a torn lock at once.
+    if (release === '2026.4.24') return lockCase.holder === 'run-attempt' ? lockCase.contendAtMs : 1_800_000;
+    return 30_000;
   }
   const maxHold = maxHoldOf(release, lockCase.holder);
   // The watchdog ticks every 60 s from the holder's first acquire: the first tick past the max hold lets go.
@@ -190,9 +194,11 @@ describe.skipIf(missing)('the session write lock: each release against the model
     it(`${release}: a dead holder's lock is taken at once, and a torn lock waits for its mtime`, async () => {
       const killed = await runLockCase(release, { holder: 'run-attempt', fate: 'killed', fateAtMs: 2_000, contendAtMs: 3_000 });
       expect(killed.took).toBe(true);
-      expect(killed.afterMs).toBeLessThan(50);
-      const torn = await runLockCase(release, { holder: 'run-attempt', fate: 'torn', fateAtMs: 2_000, contendAtMs: 3_000 });
-      const model = await runLockCase(undefined, { holder: 'run-attempt', fate: 'torn', fateAtMs: 2_000, contendAtMs: 3_000 });
+      // (A contending gateway sweeps at its start too: its acquire may meet the file the sweep is removing, and retry.)
+      expect(killed.afterMs).toBeLessThan(120);
+      // The gateway's lock torn, the runner contending (no gateway start, so no sweep).
+      const torn = await runLockCase(release, { holder: 'delivery-mirror', fate: 'torn', fateAtMs: 2_000, contendAtMs: 3_000 });
+      const model = await runLockCase(undefined, { holder: 'delivery-mirror', fate: 'torn', fateAtMs: 2_000, contendAtMs: 3_000 });
       expect(model.took).toBe(true);
       expect(model.afterMs).toBeLessThan(50);
       if (release === '2026.4.24') {
@@ -204,6 +210,38 @@ describe.skipIf(missing)('the session write lock: each release against the model
         expect(torn.afterMs).toBeGreaterThanOrEqual(27_000);
         expect(torn.afterMs).toBeLessThan(27_200);
       }
+    }, 120_000);
+
+    it(`${release}: the gateway's start sweeps the sessions directory, removing a torn lock (2026.4.24) or leaving a fresh one to its grace (2026.7.1)`, async () => {
+      const sim = new Simulation({ seed: `write-lock-sweep/${release}`, sql, simTimeMsMax: 600_000 });
+      const parts = openclawGatewayPartsFor(sim, { release, parts: ['session-write-lock'] });
+      const seen: { atMs: number; lock: string | undefined }[] = [];
+      sim.spawn('runner', async (ctx) => {
+        await parts.sessionWriteLock?.(ctx, 'run-attempt').acquire(file);
+        sim.at(ctx.clock.nowMs() + 2_000, () => {
+          sim.kill('runner');
+          sim.disk.powerLoss();
+        });
+      });
+      // Gateways started 3 s and 40 s after the power loss, each sweeping at its start.
+      for (const startMs of [5_000, 42_000]) {
+        sim.at(startMs, () =>
+          sim.spawn('gateway', async (ctx) => {
+            seen.push({ atMs: ctx.clock.nowMs(), lock: sim.disk.peek(lockPathOf(file)) });
+            parts.sessionWriteLock?.(ctx, 'delivery-mirror');
+            await ctx.timers.sleep(1_000);
+            seen.push({ atMs: ctx.clock.nowMs(), lock: sim.disk.peek(lockPathOf(file)) });
+            sim.at(ctx.clock.nowMs() + 1, () => sim.kill('gateway'));
+          }),
+        );
+      }
+      await sim.run();
+      sim.dispose();
+      expect(parts.escapes).toEqual([]);
+      // The power loss left the lock file empty (its payload was not written back).
+      expect(seen[0]?.lock).toBe('');
+      if (release === '2026.4.24') expect(seen.map((entry) => entry.lock)).toEqual(['', undefined, undefined, undefined]);
+      else expect(seen.map((entry) => entry.lock)).toEqual(['', '', '', undefined]);
     }, 120_000);
   }
 });

@@ -356,7 +356,7 @@ function forced(options: unknown): boolean {
 /**
  * node:fs/promises over the simulated disk, as one incarnation sees it: what the session write lock calls (`mkdir`,
  * `realpath`, `open` with `wx` and its file handle's `writeFile`, `stat` and `close`, `readFile`, `stat`, `lstat`,
- * `rm`). Reads, writes and removes are the disk's own calls (a latency each, under its durability rules: a lock file is
+ * `rm`, and its startup sweep's `readdir`). Reads, writes and removes are the disk's own calls (a latency each, under its durability rules: a lock file is
  * created empty, exclusively, and its payload written through the handle, so a power loss between the two, or before
  * the payload is written back, leaves an empty file); metadata calls answer in an event of the incarnation at the same
  * millisecond. A dead incarnation's call never settles (the kernel's fence). Files created here get an inode and a
@@ -424,6 +424,7 @@ export function simulatedDiskFsPromises(
       if (content === undefined) throw directories.mode(disk, path) === undefined ? enoent('open', path) : errorOf('EISDIR', -21, 'read', path, 'illegal operation on a directory');
       return encodingOf(options) === undefined ? Buffer.from(content, 'utf8') : content;
     },
+    readdir: (path: string, options?: unknown) => now(() => call('readdirSync', path, options)),
     stat: (path: string, options?: unknown) => now(() => call('statSync', path, options)),
     lstat: (path: string, options?: unknown) => now(() => call('lstatSync', path, options)),
     realpath: (path: string) => now(() => call('realpathSync', path)),

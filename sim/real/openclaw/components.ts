@@ -67,11 +67,12 @@ export const openclawComponents: Readonly<Record<OpenclawComponentName, Openclaw
   'session-write-lock': {
     name: 'session-write-lock',
     replaces: 'src/session-write-lock.ts (the lock file around a transcript write)',
-    // The lock, and what its callers derive their options from (write-lock.ts): the max hold from a timeout (both), and
-    // 2026.7.1's options from the config and OPENCLAW_SESSION_WRITE_LOCK_* variables.
+    // The lock, what its callers derive their options from (write-lock.ts: the max hold from a timeout, and 2026.7.1's
+    // options from the config and OPENCLAW_SESSION_WRITE_LOCK_* variables), and the gateway's sweep of stale lock files
+    // at its start.
     sources: {
-      '2026.4.24': { sourceFile: 'src/agents/session-write-lock.ts', functions: ['acquireSessionWriteLock', 'resolveSessionLockMaxHoldFromTimeout'] },
-      '2026.7.1': { sourceFile: 'src/agents/session-write-lock.ts', functions: ['acquireSessionWriteLock', 'resolveSessionLockMaxHoldFromTimeout', 'resolveSessionWriteLockOptions'] },
+      '2026.4.24': { sourceFile: 'src/agents/session-write-lock.ts', functions: ['acquireSessionWriteLock', 'resolveSessionLockMaxHoldFromTimeout', 'cleanStaleLockFiles'] },
+      '2026.7.1': { sourceFile: 'src/agents/session-write-lock.ts', functions: ['acquireSessionWriteLock', 'resolveSessionLockMaxHoldFromTimeout', 'resolveSessionWriteLockOptions', 'cleanStaleLockFiles'] },
     },
   },
   'mirror-append': {

@@ -19,6 +19,7 @@
 import type { GatewayParts, HeartbeatWakesPort, ProcessContext, Random, SystemEvent, SystemEventQueuePort, Wake, WakeHandler, WakeReason, WakeTarget } from '../../../src/index.ts';
 import type { EnqueueResult } from '../../../src/index.ts';
 import { simEpochMs } from '../../../src/pi-format.ts';
+import { transcriptPath } from '../../../src/session-dbs.ts';
 import { assert } from '../../kernel/assert.ts';
 import type { Simulation } from '../../kernel/simulation.ts';
 import { openclawIncarnationBinding, simulatedDiskFs, simulatedDiskFsPromises, simulatedProcesses } from './binding.ts';
@@ -26,7 +27,7 @@ import { openclawComponentOf, openclawComponents, type OpenclawSystemEvents, typ
 import { installOpenclaw, openclawHome } from './home.ts';
 import { authorizesExecEvents, RealNodeEvents } from './node-events.ts';
 import { RealOrphanMerge } from './orphan-merge.ts';
-import { RealSessionWriteLock } from './write-lock.ts';
+import { RealSessionWriteLock, sweepStaleLocks } from './write-lock.ts';
 import { OpenclawInstance } from './instance.ts';
 import { virtualPackageRoot } from '../openclaw-hooks.mjs';
 import type { OpenclawChoice } from './choice.ts';
@@ -69,6 +70,8 @@ export function openclawGatewayPartsFor(sim: Simulation, choice: OpenclawChoice)
     return instance;
   };
   const parts: GatewayParts & OpenclawEscapes = { escapes };
+  // Where the model keeps its transcripts (src/session-dbs.ts transcriptPath), the sessions directory the locks are in.
+  const transcriptsDir = transcriptPath('x').replace(/\/[^/]*$/, '');
   if (choice.parts.includes('system-events')) parts.systemEvents = (ctx) => new RealSystemEventQueue(openclawComponentOf(instanceOf(ctx), 'system-events'), ctx);
   if (choice.parts.includes('heartbeat-wake')) parts.heartbeatWakes = (ctx, _timers, handler) => new RealHeartbeatWakes(instanceOf(ctx), ctx, handler);
   if (choice.parts.includes('node-events')) {
@@ -83,7 +86,13 @@ export function openclawGatewayPartsFor(sim: Simulation, choice: OpenclawChoice)
   // The runner's orphan-merge policy: an instance of the runner incarnation's own, made at its first question.
   if (choice.parts.includes('orphan-merge')) parts.orphanMerge = (ctx) => new RealOrphanMerge(() => instanceOf(ctx));
   // The session write lock of both its callers, each incarnation with the instance of its process (write-lock.ts).
-  if (choice.parts.includes('session-write-lock')) parts.sessionWriteLock = (ctx, caller) => new RealSessionWriteLock(() => instanceOf(ctx), ctx, caller);
+  // The gateway's incarnation sweeps the sessions directory for stale lock files at its start, as the release's does.
+  if (choice.parts.includes('session-write-lock')) {
+    parts.sessionWriteLock = (ctx, caller) => {
+      if (caller === 'delivery-mirror') ctx.spawnTask('session-locks-sweep', () => sweepStaleLocks(instanceOf(ctx), ctx, transcriptsDir));
+      return new RealSessionWriteLock(() => instanceOf(ctx), ctx, caller);
+    };
+  }
   return parts;
 }
 

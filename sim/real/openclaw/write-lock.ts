@@ -21,6 +21,13 @@
 //   `resolveSessionWriteLockOptions(config)` and `allowReentrant: true`); 2026.4.24's mirror append
 //   (`appendExactAssistantMessageToSessionTranscript`, dist/transcript-C5WPUIcy.js) takes no lock at all, so the
 //   model's mirror (which locks, as PR #21828 asks) calls the release's lock with its defaults (`{ sessionFile }`).
+// At each start the gateway sweeps its sessions directory for stale lock files (`cleanStaleLockFiles`): 2026.4.24 in
+// `startGatewaySidecars` (dist/server.impl-CtLS1ywt.js, `staleMs: SESSION_LOCK_STALE_MS` = 30 min, `removeStale: true`),
+// 2026.7.1 after the gateway is ready (dist/server-startup-post-attach-kqdikNBd.js, `cleanupStaleSessionLocks` with the
+// config, `removeStale: true`). The adapter of the gateway's lock runs it once per gateway incarnation, over the
+// directory the model keeps its transcripts in (OpenClaw sweeps each agent's sessions directory, where its transcripts
+// are); what it removes is noted as a reclaim. (What 2026.7.1 does next with a cleaned lock, marking the main session's
+// run as aborted by the restart, is another component and is not run.)
 // The config is the simulated install's (no `session.writeLock`), the environment the binding's (no
 // OPENCLAW_SESSION_WRITE_LOCK_* variables). The release's SessionWriteLockTimeoutError and (2026.7.1)
 // SessionWriteLockStaleError are read as the model's SessionWriteLockError; any other error is the release's own and
@@ -68,6 +75,24 @@ export function isRealLockError(error: unknown): error is Error & { code: string
   return error instanceof Error && (realLockErrorCodes as readonly unknown[]).includes(code);
 }
 
+/** The sweep's arguments besides the directory, as each release's gateway start passes them (header). */
+function sweepParamsOf(release: OpenclawRelease): Record<string, unknown> {
+  return release === '2026.4.24' ? { staleMs: 1_800_000, removeStale: true } : { config: {}, removeStale: true };
+}
+
+interface SweepResult {
+  cleaned: { lockPath: string; pid: number | null; staleReasons: string[] }[];
+}
+
+/** The gateway's sweep of `sessionsDir` at its start, in the instance of its incarnation (header). */
+export async function sweepStaleLocks(instance: OpenclawInstance, ctx: ProcessContext, sessionsDir: string): Promise<void> {
+  const { sourceFile } = openclawComponents['session-write-lock'].sources[instance.release];
+  const clean = instance.function<(params: Record<string, unknown>) => Promise<SweepResult>>(sourceFile, 'cleanStaleLockFiles');
+  const warnings: string[] = [];
+  const result = await clean({ sessionsDir, ...sweepParamsOf(instance.release), log: { warn: (message: string) => warnings.push(message) } });
+  for (const lock of result.cleaned) ctx.note('session-lock-reclaimed', { path: lock.lockPath.replace(/\.lock$/, ''), holder: lock.pid, reasons: lock.staleReasons.join(','), sweep: true, real: true });
+}
+
 /** The release's lock for one incarnation of one caller; `instance` is made (or shared) at the first acquire. */
 export class RealSessionWriteLock implements SessionWriteLockPort {
   private acquireFn: RealAcquire | undefined;
@@ -86,15 +111,16 @@ export class RealSessionWriteLock implements SessionWriteLockPort {
       this.acquireFn = instance.function<RealAcquire>(sourceFile, 'acquireSessionWriteLock');
       this.params = lockParamsOf(instance, this.caller);
     }
+    const askedAtMs = this.ctx.clock.nowMs();
     let lock: RealLock;
     try {
       lock = await this.acquireFn({ ...this.params, sessionFile });
     } catch (error) {
       if (!isRealLockError(error)) throw error;
-      this.ctx.note('session-lock-timeout', { path: sessionFile, code: error.code, real: true });
+      this.ctx.note('session-lock-timeout', { path: sessionFile, code: error.code, waitedMs: this.ctx.clock.nowMs() - askedAtMs, real: true });
       throw new SessionWriteLockError(error.message);
     }
-    this.ctx.note('session-lock', { path: sessionFile, real: true });
+    this.ctx.note('session-lock', { path: sessionFile, waitedMs: this.ctx.clock.nowMs() - askedAtMs, real: true });
     return { release: () => lock.release() };
   }
 }
