@@ -3,6 +3,7 @@
 // treat them alike.
 import { cachedAgent } from './cached-agent.ts';
 import { chaos } from './chaos.ts';
+import { clientConnections } from './client-connections.ts';
 import type { Scenario } from './common.ts';
 import { execReplay } from './exec-replay.ts';
 import { orphanLeaf } from './orphan-leaf.ts';
@@ -12,7 +13,7 @@ import { sendMidTurn } from './send-mid-turn.ts';
 export type { Scenario } from './common.ts';
 
 /** Every scenario, built-in first, then registered ones in registration order (a live list). */
-export const scenarios: readonly Scenario[] = [execReplay, sendMidTurn, orphanLeaf, cachedAgent, chaos, scheduledTasks];
+export const scenarios: readonly Scenario[] = [execReplay, sendMidTurn, orphanLeaf, cachedAgent, chaos, scheduledTasks, clientConnections];
 
 /** How many of `scenarios` are built in (they come first). */
 export const builtinScenarioCount = scenarios.length;

@@ -162,6 +162,19 @@ export interface ScheduledTask {
 export const recurrenceModes = ['atomic', 'two-step'] as const;
 export type RecurrenceMode = (typeof recurrenceModes)[number];
 
+/**
+ * Client connections (issue 24 item 1, chat-send.ts): sessions whose user chats through OpenClaw's WebChat client,
+ * which sends `chat.send` over a WebSocket to the gateway and is shown the run's `chat` events. `dedupe`: how the
+ * gateway dedupes a repeated idempotency key: `durable` (fixed: the key is the messages_in row id), `memory` (OpenClaw's
+ * dedupe map, lost with the process and pruned 5 min after use), `off` (tests only). `replay`: what a resumed
+ * connection is sent: the finals after the client's last seq (`after`, fixed) or from it (`inclusive`, tests only).
+ */
+export interface ChatClientsKnobs {
+  sessions: readonly string[];
+  dedupe: 'durable' | 'memory' | 'off';
+  replay: 'after' | 'inclusive';
+}
+
 export interface ModelKnobs {
   /** Queue mode per session key (collect where not given). */
   queueModes: Readonly<Record<string, QueueMode>>;
@@ -182,6 +195,8 @@ export interface ModelKnobs {
   tasks: readonly ScheduledTask[];
   /** How the host fans out a recurring task's next occurrence: `atomic` (fixed) or nanoclaw's `two-step` (tests only). */
   recurrence: RecurrenceMode;
+  /** Client connections (issue 24 item 1; chat-send.ts): no client session by default. */
+  clients: ChatClientsKnobs;
 }
 
 export const defaultKnobs: ModelKnobs = {
@@ -195,6 +210,7 @@ export const defaultKnobs: ModelKnobs = {
   agentRetriesMax: 3,
   tasks: [],
   recurrence: 'atomic',
+  clients: { sessions: [], dedupe: 'durable', replay: 'after' },
 };
 
 /** The model's configuration: bugs switched on, sessions, timers and knobs. */

@@ -18,6 +18,7 @@ import { ignoreBusy, retryBusy } from './busy.ts';
 import { ReplyWaiter } from './reply-waiter.ts';
 import type { SessionDbs } from './session-dbs.ts';
 import type { DeliveryMirror } from './delivery-mirror.ts';
+import type { ChatConnections } from './chat-send.ts';
 
 /** How long a poller waits for the platform's acknowledgement of a send before it counts the send failed. */
 export const sendAckTimeoutMs = 5_000;
@@ -33,6 +34,8 @@ export class DeliveryPollers {
     private readonly config: ModelConfig,
     private readonly dbs: SessionDbs,
     private readonly mirror?: DeliveryMirror,
+    /** Client connections (chat-send.ts): a client session's replies are published on its event stream instead. */
+    private readonly chat?: ChatConnections,
   ) {
     this.acks = new ReplyWaiter(ctx.timers, sendAckTimeoutMs);
   }
@@ -77,6 +80,7 @@ export class DeliveryPollers {
 
   /** Delivers the session's undelivered rows; returns its outbound database as the poll saw it if it had none. */
   private async deliverSession(sessionKey: string, speed: 'fast' | 'slow'): Promise<WatchedDatabase | undefined> {
+    if (this.chat?.isClientSession(sessionKey) === true) return this.chat.deliverSession(sessionKey);
     const outbound = await this.dbs.outboundDb(sessionKey);
     const watched = watch(outbound);
     const attemptsMax = speed === 'fast' ? this.config.timers.deliveryAttemptsMax : Number.MAX_SAFE_INTEGER;

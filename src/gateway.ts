@@ -14,13 +14,14 @@ import { modelSessionManagerFactory, type SessionManagerFactory } from './sessio
 import type { GatewayParts, NodeEventsPort } from './environment.ts';
 import { HeartbeatWakes, type HeartbeatWakesPort, scopedWakeTarget, type Wake, type WakeOutcome } from './heartbeat-wake.ts';
 import type { Delivery, ProcessContext } from './ports.ts';
-import { gatewayName, type InboundAck, type InboundMessage, messageType, type NodeEvent, nodeHostName, platformName, runnerName, type SendAck, type SystemRunInvoke, toolServerName } from './protocol.ts';
+import { type ChatResumeRequest, type ChatSendRequest, gatewayName, type InboundAck, type InboundMessage, messageType, type NodeEvent, nodeHostName, platformName, runnerName, type SendAck, type SystemRunInvoke, toolServerName } from './protocol.ts';
 import { ignoreBusy, isBusy, retryBusy } from './busy.ts';
 import { laneAcks, pendingTriggersSql, triggerWaiting } from './claims.ts';
 import { HostSweep } from './host-sweep.ts';
 import { type ExecCommand, type ExecTool, isSystemRunAuthorizing } from './node-host.ts';
 import { SessionDbs } from './session-dbs.ts';
 import { TaskScheduler } from './task-scheduler.ts';
+import { ChatConnections, chatDedupeCleanupMs } from './chat-send.ts';
 import { formatSystemEvents, isExecCompletionEvent, type SystemEvent, SystemEventQueue, type SystemEventQueuePort, systemEventsPerSessionMax } from './system-events.ts';
 
 export const execOutputCharsMax = 180;
@@ -47,6 +48,16 @@ export async function gatewayMain(ctx: ProcessContext, config: ModelConfig, sess
     gateway.scheduler = scheduler;
     ctx.spawnTask('task-scheduler', () => scheduler.seed());
   }
+  // Client connections (issue 24 item 1): OpenClaw's dedupe map is pruned every minute (memory mode only).
+  const chat = gateway.chat;
+  if (chat !== undefined && config.knobs.clients.dedupe === 'memory') {
+    ctx.spawnTask('chat-dedupe-cleanup', async () => {
+      for (;;) {
+        await ctx.timers.sleep(chatDedupeCleanupMs);
+        await chat.pruneDedupe();
+      }
+    });
+  }
   ctx.note('gateway-ready', { incarnation: ctx.incarnation });
 }
 
@@ -62,6 +73,8 @@ class Gateway {
   private readonly execSeenInMemory = new Map<string, number>();
   /** The scheduled tasks' host side (task-scheduler.ts), when the sessions have tasks. */
   scheduler: TaskScheduler | undefined;
+  /** The clients' chat.send and event streams (chat-send.ts), when sessions are chatted from a client. */
+  readonly chat: ChatConnections | undefined;
 
   constructor(
     private readonly ctx: ProcessContext,
@@ -79,7 +92,8 @@ class Gateway {
     this.nodeEvents = parts.nodeEvents?.(ctx, { events: this.events, wakes: this.wakes, sessions: config.sessions });
     // OpenClaw's delivery mirror opens the transcript with the gateway's own SessionManager (the real pi one under pi).
     const mirror = config.knobs.deliveryMirror === 'off' ? undefined : new DeliveryMirror(ctx, config.knobs.deliveryMirror, sessionManagerFactory, parts.sessionWriteLock?.(ctx, 'delivery-mirror'));
-    this.delivery = new DeliveryPollers(ctx, config, this.dbs, mirror);
+    this.chat = config.knobs.clients.sessions.length > 0 ? new ChatConnections(ctx, config, this.dbs, () => this.wakeRunner()) : undefined;
+    this.delivery = new DeliveryPollers(ctx, config, this.dbs, mirror, this.chat);
     assert(config.timers.wakeCoalesceMs > 0 && config.timers.wakeRetryMs > 0, 'heartbeat wakes wait a positive delay');
   }
 
@@ -94,7 +108,17 @@ class Gateway {
       if (type === 'inbound') this.ctx.spawnTask('inbound', () => this.onInbound(delivery.payload as InboundMessage));
       else if (type === 'node.event') this.ctx.spawnTask('node-event', () => this.nodeEvents?.onNodeEvent(delivery as Delivery<NodeEvent>) ?? this.onNodeEvent(delivery as Delivery<NodeEvent>));
       else if (type === 'send.ack') this.delivery.onAck((delivery.payload as SendAck).key);
+      else if (type === 'chat.send' || type === 'chat.resume') this.onClientFrame(delivery);
     }
+  }
+
+  /** A client's frame over its WebSocket (chat-send.ts), acknowledged on arrival as the node host's are. */
+  private onClientFrame(delivery: Delivery): void {
+    delivery.ack();
+    const chat = this.chat;
+    if (chat === undefined) return;
+    if (messageType(delivery.payload) === 'chat.send') this.ctx.spawnTask('chat-send', () => chat.onChatSend(delivery as Delivery<ChatSendRequest>));
+    else this.ctx.spawnTask('chat-resume', () => chat.onResume(delivery as Delivery<ChatResumeRequest>));
   }
 
   /** Channel adapter + router: durable, idempotent by delivery id, acknowledged after commit. */

@@ -25,9 +25,11 @@ export {
   type RecurrenceMode,
   recurrenceModes,
   type ScheduledTask,
+  type ChatClientsKnobs,
   UnknownBugError,
 } from './config.ts';
 export { occurrenceId, taskDueTimes, taskOccurrenceText } from './task-scheduler.ts';
+export { webchatName } from './protocol.ts';
 export { execEventPrompt, execEventText, gatewayName, heartbeatPrompt, platformName } from './gateway.ts';
 export {
   buildModel,

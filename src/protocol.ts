@@ -94,3 +94,79 @@ export function messageType(payload: unknown): string | undefined {
   const type = (payload as { type?: unknown }).type;
   return typeof type === 'string' ? type : undefined;
 }
+
+// Client connections (issue 24 item 1, chat-send.ts): OpenClaw's own clients over a WebSocket to the gateway. Every
+// frame names the connection it was written to and its number among the frames its sender wrote there: a receiver
+// acts on a frame only over that connection and only once (a WebSocket over TCP neither moves a frame to another
+// connection nor delivers it twice; the kernel's connection resends unacknowledged messages, which this undoes).
+
+/** The WebChat client's endpoint (part of the world, sim/world/client.ts). */
+export const webchatName = 'webchat';
+export interface ChatSendRequest {
+  type: 'chat.send';
+  sessionKey: string;
+  message: string;
+  idempotencyKey: string;
+  /** The connection the client wrote it to. */
+  connection: number;
+  frame: number;
+}
+
+export type ChatSendStatus = 'started' | 'in_flight' | 'ok';
+
+export interface ChatSendResponse {
+  type: 'chat.send.res';
+  /** OpenClaw's runId is the client's idempotency key. */
+  runId: string;
+  status: ChatSendStatus;
+  connection: number;
+  frame: number;
+}
+
+export interface ChatResumeRequest {
+  type: 'chat.resume';
+  sessions: { sessionKey: string; afterSeq: number }[];
+  connection: number;
+  frame: number;
+}
+
+export interface ChatResumed {
+  type: 'chat.resumed';
+  connection: number;
+  frame: number;
+}
+
+/** A `chat` event of state final: one reply of the session's run, with the session's stream seq. */
+export interface ChatFinalEvent {
+  type: 'chat';
+  state: 'final';
+  sessionKey: string;
+  seq: number;
+  messageId: string;
+  text: string;
+  kind: string;
+  connection: number;
+  frame: number;
+}
+
+/** One endpoint's frame numbers over its WebSocket connections: the next to write on each, the last read on each. */
+export class WebSocketFrames {
+  private readonly written = new Map<number, number>();
+  private readonly read = new Map<number, number>();
+
+  /** The number of the next frame written to `connection`. */
+  next(connection: number): number {
+    const frame = (this.written.get(connection) ?? 0) + 1;
+    this.written.set(connection, frame);
+    return frame;
+  }
+
+  /** Whether a frame that arrived over `arrivedOver` is acted on: it was written to that connection and not read yet. */
+  accept(frame: { connection: number; frame: number }, arrivedOver: number | undefined): boolean {
+    if (arrivedOver !== frame.connection) return false;
+    const last = this.read.get(frame.connection) ?? 0;
+    if (frame.frame <= last) return false;
+    this.read.set(frame.connection, frame.frame);
+    return true;
+  }
+}

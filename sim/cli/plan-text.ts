@@ -72,6 +72,10 @@ function faultText(fault: FaultStep): string {
       return `${formatMs(fault.atMs)} reset ${link(fault.link)}`;
     case 'reset-at-phase':
       return `reset ${link(fault.link)} at ${fault.phase} #${fault.nth + 1} +${formatMs(fault.delayMs)}`;
+    case 'client-drop':
+      return `${formatMs(fault.atMs)} drop the client's WebSocket`;
+    case 'client-drop-at':
+      return `drop the client's WebSocket at ${fault.point} #${fault.nth + 1} +${formatMs(fault.delayMs)}`;
   }
 }
 

@@ -12,6 +12,7 @@ import { type FaultType, faultTypes, hostProcesses, type KillableProcess, linkPa
 import type { Simulation } from '../kernel/simulation.ts';
 import type { FakeModelApi } from '../world/fake-model.ts';
 import type { TraceEvent } from '../kernel/trace.ts';
+import { ClientShapes, clientShapes } from './client-coverage.ts';
 import { occurrenceId, type ScheduledTask, taskDueTimes } from '../../src/index.ts';
 
 const gatewayProcess: (typeof hostProcesses)[number] = 'gateway';
@@ -31,7 +32,7 @@ export const secondWriterShapes = ['mirror-appended', 'mirror-deduped', 'mirror-
  */
 export const taskShapes = ['task-kill', 'task-repoll', 'task-fanout-restart'] as const;
 /** Other shapes of a run counted beside the faults (not fault types: the plan does not switch them on and off). */
-export const shapeTypes = ['failed-row', 'poison-hang', 'stream-cut', 'session-rotation', 'keyless-run', 'interrupt-abort', 'startup-wait', 'first-failure-end', 'agent-retry', ...taskShapes] as const;
+export const shapeTypes = ['failed-row', 'poison-hang', 'stream-cut', 'session-rotation', 'keyless-run', 'interrupt-abort', 'startup-wait', 'first-failure-end', 'agent-retry', ...taskShapes, ...clientShapes] as const;
 export type ShapeType = (typeof shapeTypes)[number];
 /** The rows of the coverage table: fault types, then the shapes the system took. */
 export const coverageRows = [...faultTypes, ...secondWriterShapes, ...shapeTypes] as const;
@@ -60,6 +61,7 @@ export class FaultRecorder {
   private inPowerLoss = false;
   private readonly reorders = new ReorderDetector();
   private readonly tasks = new TaskShapes();
+  private readonly clients = new ClientShapes();
 
   constructor(
     private readonly sim: Simulation,
@@ -144,6 +146,12 @@ export class FaultRecorder {
     this.sim.trace.record('fault', { kind: 'model-outage', durationMs });
   }
 
+  /** The WebChat client's WebSocket to the gateway dies (issue 24 item 1): a reset of their connection. */
+  clientDrop(): void {
+    if (!this.active) return;
+    this.sim.network.reset('webchat', gatewayProcess);
+  }
+
   linkFault(kind: 'partition' | 'hold' | 'reset', link: number, undoAfterMs: number): void {
     if (!this.active) return;
     const pair = linkPairs[link % linkPairs.length] ?? linkPairs[0];
@@ -170,6 +178,7 @@ export class FaultRecorder {
     const type = this.faultTypeOf(event);
     if (type !== undefined) this.coverage[type][this.phase]++;
     for (const shape of this.tasks.observe(event)) this.coverage[shape][this.phase]++;
+    for (const shape of this.clients.observe(event)) this.coverage[shape][this.phase]++;
   }
 
   private faultTypeOf(event: TraceEvent): CoverageRow | undefined {

@@ -17,6 +17,7 @@ import {
   nodeHostName,
   platformName,
   type Random,
+  type ChatClientsKnobs,
   type RecurrenceMode,
   runnerName,
   type ScheduledTask,
@@ -25,6 +26,7 @@ import {
   taskDueTimes,
   taskOccurrenceText,
   transcriptPath,
+  webchatName,
 } from '../../src/index.ts';
 import type { GatewayParts, SessionManagerFactory } from '../../src/index.ts';
 import type { OpenclawChoice } from '../real/openclaw/gateway-parts.ts';
@@ -34,7 +36,8 @@ import { assert } from '../kernel/assert.ts';
 import { checkRun, type SystemDescription, TranscriptMonitor, type Violation } from '../checkers/index.ts';
 import { type FaultCoverage, FaultRecorder } from './coverage.ts';
 import { labelDecisiveSteps } from './decisive.ts';
-import { type FaultStep, linkPairs, type Phase, phaseOfTrace, type RunSpec, sessionKey } from './plan.ts';
+import { clientPointNotes, type FaultStep, linkPairs, type Phase, phaseOfTrace, type RunSpec, sessionKey } from './plan.ts';
+import { WebChatClient } from '../world/client.ts';
 import { Simulation } from '../kernel/simulation.ts';
 import { findScenario } from '../../scenarios/index.ts';
 import type { TraceEvent } from '../kernel/trace.ts';
@@ -113,7 +116,7 @@ export async function runSpec(spec: RunSpec, options: RunOptions): Promise<RunRe
   });
   const sessions = Array.from({ length: plan.sessions }, (_, index) => sessionKey(index));
   const queueModes = Object.fromEntries(sessions.map((session, index) => [session, plan.queueModes?.[index] ?? 'collect']));
-  const config = modelConfig({ bugs: spec.bugs, sessions, knobs: { agentCacheSize: plan.model.agentCacheSize, queueModes, ...plan.secondWriters, ...(plan.processing === undefined ? {} : { processing: plan.processing }), ...scheduledTasks(plan) } });
+  const config = modelConfig({ bugs: spec.bugs, sessions, knobs: { agentCacheSize: plan.model.agentCacheSize, queueModes, ...plan.secondWriters, ...(plan.processing === undefined ? {} : { processing: plan.processing }), ...scheduledTasks(plan), ...clientKnobs(plan) } });
   const world = buildWorld({
     timers: config.timers,
     gatewayName,
@@ -146,12 +149,15 @@ export async function runSpec(spec: RunSpec, options: RunOptions): Promise<RunRe
     if (event.kind === 'model.turn-completed') monitor.check(event.index, event.timeMs);
   });
   configureWorld(sim, model, world, spec);
+  // Client connections (issue 24 item 1): the WebChat client is a process of the world, beside the platform.
+  const client = clientOf(sim, world, spec);
   options.prepare?.(sim, model, world);
   sim.spawn(platformName, (ctx) => world.platform.main(ctx));
+  if (client !== undefined) sim.spawn(client.name, (ctx) => client.main(ctx));
   // The calendar exists only in runs that offer the agent an action on the world (a run without it spawns nothing new).
   if (plan.model.effectToolPer1000 !== undefined) sim.spawn(world.calendar.name, (ctx) => world.calendar.main(ctx));
   for (const process of model.processes) sim.spawn(process.name, process.main);
-  scheduleWorkload(sim, model, world, spec);
+  scheduleWorkload(sim, model, world, spec, client);
   for (const task of model.config.knobs.tasks) scheduleOccurrences(sim, world, task);
   for (const fault of plan.faults) scheduleFault(sim, recorder, fault);
   sim.at(plan.faultPhaseMs, () => {
@@ -231,15 +237,20 @@ function configureWorld(sim: Simulation, model: BuiltModel, world: World, spec: 
   };
 }
 
-function scheduleWorkload(sim: Simulation, model: BuiltModel, world: World, spec: RunSpec): void {
+function scheduleWorkload(sim: Simulation, model: BuiltModel, world: World, spec: RunSpec, client?: WebChatClient): void {
+  const clientSessions = new Set((spec.plan.clients?.sessions ?? []).map((session) => sessionKey(session % spec.plan.sessions)));
   spec.plan.workload.forEach((step, index) => {
     const session = sessionKey(step.kind === 'config-bump' ? 0 : step.session % spec.plan.sessions);
+    // A client session's user types into the WebChat client (a direct chat: every message addresses the agent).
+    const viaClient = client !== undefined && clientSessions.has(session);
     switch (step.kind) {
-      case 'user':
-        sim.at(step.atMs, () => world.platform.userSays(session, `d${index}`, `${step.text} ${step.poison === true ? `${poisonInput} ` : ''}${userMarker(index)}`, userMarker(index), step.mentions ?? true));
+      case 'user': {
+        const text = `${step.text} ${step.poison === true ? `${poisonInput} ` : ''}${userMarker(index)}`;
+        sim.at(step.atMs, () => (viaClient ? client.userSays(session, text, userMarker(index)) : world.platform.userSays(session, `d${index}`, text, userMarker(index), step.mentions ?? true)));
         break;
+      }
       case 'clear':
-        sim.at(step.atMs, () => world.platform.userSays(session, `d${index}`, `/clear ${userMarker(index)}`, userMarker(index)));
+        sim.at(step.atMs, () => (viaClient ? client.userSays(session, `/clear ${userMarker(index)}`, userMarker(index)) : world.platform.userSays(session, `d${index}`, `/clear ${userMarker(index)}`, userMarker(index))));
         break;
       case 'exec':
         sim.at(step.atMs, () => {
@@ -281,6 +292,28 @@ function scheduleOccurrences(sim: Simulation, world: World, task: ScheduledTask)
   for (const dueMs of taskDueTimes(task)) {
     sim.at(dueMs, () => world.ledger.taskDue({ sessionKey: task.sessionKey, taskId: task.id, dueMs, text: taskOccurrenceText(task.prompt, dueMs) }));
   }
+}
+
+/** The plan's client sessions as the model's knobs (issue 24 item 1), with the gateway's dedupe and replay. */
+function clientKnobs(plan: RunSpec['plan']): { clients: ChatClientsKnobs } | Record<string, never> {
+  if (plan.clients === undefined) return {};
+  const sessions = [...new Set(plan.clients.sessions.map((session) => sessionKey(session % plan.sessions)))];
+  return { clients: { sessions, dedupe: plan.clients.dedupe ?? 'durable', replay: plan.clients.replay ?? 'after' } };
+}
+
+/**
+ * The WebChat client of a run with client sessions, and its WebSocket to the gateway: a connection (connection ids,
+ * a drop kills it) with the run's delays and drop rate; no duplicate and no reorder (TCP neither repeats nor
+ * reorders what a WebSocket carries).
+ */
+function clientOf(sim: Simulation, world: World, spec: RunSpec): WebChatClient | undefined {
+  const plan = spec.plan;
+  if (plan.clients === undefined) return undefined;
+  const sessions = clientKnobs(plan).clients?.sessions ?? [];
+  for (const [from, to] of [[webchatName, gatewayName], [gatewayName, webchatName]] as const) {
+    sim.network.configure(from, to, { delayMsMin: 1, delayMsMax: Math.max(2, plan.faultKnobs.delayMsMax), dropPer1000: plan.faultKnobs.dropPer1000, reconnecting: true, reconnectDelayMs: 1_000 });
+  }
+  return new WebChatClient(webchatName, gatewayName, world.ledger, sim.prng.fork('world/webchat') as Random, sessions, plan.clients.retryKey ?? 'same');
 }
 
 /** The unique token the workload puts in the text of user message i, by which the checkers find it. */
@@ -332,6 +365,17 @@ function scheduleFault(sim: Simulation, recorder: FaultRecorder, fault: FaultSte
     case 'reset-at-phase':
       onPhase(sim, recorder, fault.phase, fault.nth, () => sim.scheduler.schedule(fault.delayMs, () => recorder.linkFault('reset', fault.link, 0)));
       break;
+    case 'client-drop':
+      sim.at(fault.atMs, () => recorder.clientDrop());
+      break;
+    case 'client-drop-at': {
+      let seen = 0;
+      sim.trace.onEvent((event: TraceEvent) => {
+        if (event.kind !== clientPointNotes[fault.point] || !recorder.active || seen++ !== fault.nth) return;
+        sim.scheduler.schedule(fault.delayMs, () => recorder.clientDrop());
+      });
+      break;
+    }
   }
 }
 
@@ -358,6 +402,9 @@ function endFaultPhase(sim: Simulation, world: World): void {
       sim.network.heal(from, to);
       sim.network.release(from, to);
     }
+  }
+  if (sim.processes.isRunning(webchatName)) {
+    for (const [from, to] of [[webchatName, gatewayName], [gatewayName, webchatName]] as const) sim.network.configure(from, to, { dropPer1000: 0, delayMsMax: 20 });
   }
   sim.disk.faults = { ...sim.disk.faults, tearPer1000: 0 };
   sim.sqlite.faults = { ...sim.sqlite.faults, busyPer1000: 0 };

@@ -58,7 +58,39 @@ export type FaultStep =
   /** `process` stalls (SIGSTOP) for durationMs, then goes on (SIGCONT): slow, not dead. */
   | { kind: 'stall'; atMs: number; process: KillableProcess; durationMs: number }
   /** The LLM API is down: every request fails for durationMs. */
-  | { kind: 'model-outage'; atMs: number; durationMs: number };
+  | { kind: 'model-outage'; atMs: number; durationMs: number }
+  /** The WebChat client's WebSocket to the gateway dies (issue 24 item 1); the client reconnects and resumes. */
+  | { kind: 'client-drop'; atMs: number }
+  /** The client's WebSocket dies when the nth event of `point` happens (0-based), after delayMs. */
+  | { kind: 'client-drop-at'; point: ClientPoint; nth: number; delayMs: number };
+
+/**
+ * Where a client connection can be cut (issue 24 item 1): `send`, the client wrote a chat.send (before its answer);
+ * `answer`, the gateway wrote the answer; `final`, the gateway wrote a reply's `chat` final (mid-stream); `shown`, the
+ * client showed a final (after it).
+ */
+export const clientPoints = ['send', 'answer', 'final', 'shown'] as const;
+export type ClientPoint = (typeof clientPoints)[number];
+
+/** The trace note of each client point. */
+export const clientPointNotes: Readonly<Record<ClientPoint, string>> = {
+  send: 'model.client-send',
+  answer: 'model.chat-send',
+  final: 'model.chat-final',
+  shown: 'model.client-shown',
+};
+
+/**
+ * Client connections (issue 24 item 1): sessions whose user chats through OpenClaw's WebChat client (chat.send over a
+ * WebSocket) instead of the platform. `dedupe`, `replay` and `retryKey` are the model's and the client's ways of doing
+ * it (absent: the fixed `durable`, `after` and `same`; the others are tests' sabotages, `memory` OpenClaw's own map).
+ */
+export interface ClientPlan {
+  sessions: number[];
+  dedupe?: 'durable' | 'memory' | 'off';
+  replay?: 'after' | 'inclusive';
+  retryKey?: 'same' | 'fresh';
+}
 
 export const faultTypes = ['kill-gateway', 'kill-runner', 'kill-tool-server', 'kill-node-host', 'power-loss', 'partition', 'hold', 'reset', 'drop', 'duplicate', 'reorder', 'disk-tear', 'disk-writeback', 'sql-busy', 'model-error', 'model-slow', 'model-outage', 'stall', 'startup-slow'] as const;
 export type FaultType = (typeof faultTypes)[number];
@@ -143,6 +175,8 @@ export interface Plan {
   tasks?: TaskPlan[];
   /** How the host fans out a recurring task's next occurrence; absent: the fixed `atomic` one (`two-step`: tests only). */
   recurrence?: RecurrenceMode;
+  /** Client connections (issue 24 item 1); absent: every session chats through the platform. */
+  clients?: ClientPlan;
   /** Faults stop at this time; afterwards the run goes on fault-free for settleMs (liveness). */
   faultPhaseMs: number;
   settleMs: number;

@@ -110,6 +110,31 @@ export interface EffectFact {
 }
 
 /**
+ * A chat.send the WebChat client wrote (issue 24 item 1): the message's typed key (its delivery id), the key the send
+ * carried (the same on a retry, unless the client draws a fresh one) and the connection it was written to.
+ */
+export interface ClientSendFact {
+  index: number;
+  sessionKey: string;
+  typedKey: string;
+  key: string;
+  connection: number;
+  atMs: number;
+}
+
+/** A `chat` final the WebChat client received over its connection, and the showing it gave. */
+export interface ClientEventFact {
+  index: number;
+  sessionKey: string;
+  seq: number;
+  messageId: string;
+  connection: number;
+  atMs: number;
+  /** Index into `shown` of the showing it gave (the client shows every final it receives). */
+  shown: number;
+}
+
+/**
  * The ground truth of a run, written by the world only: what the user typed and saw, what the LLM was asked and
  * answered, which commands ran.
  */
@@ -121,6 +146,9 @@ export class Ledger {
   readonly shown: ShownFact[] = [];
   readonly sendAttempts: SendAttemptFact[] = [];
   readonly effects: EffectFact[] = [];
+  /** What the WebChat client sent and received (issue 24 item 1); its messages and showings are in userMessages and shown. */
+  readonly clientSends: ClientSendFact[] = [];
+  readonly clientEvents: ClientEventFact[] = [];
   /** Whether the platform drops a repeat of a client idempotency key; a key-less one shows every send it accepts. */
   platformHonoursKeys = true;
   private readonly byDelivery = new Map<string, UserMessageFact>();
@@ -202,6 +230,16 @@ export class Ledger {
   /** An external service carried out an action (once per effect: a request it deduped by its key is no effect). */
   effectTaken(fact: Omit<EffectFact, 'index'>): void {
     this.effects.push({ index: this.effects.length, ...fact });
+  }
+
+  /** The WebChat client wrote a chat.send. */
+  clientSent(fact: Omit<ClientSendFact, 'index'>): void {
+    this.clientSends.push({ index: this.clientSends.length, ...fact });
+  }
+
+  /** The WebChat client received a chat final (and showed it). */
+  clientReceived(fact: Omit<ClientEventFact, 'index'>): void {
+    this.clientEvents.push({ index: this.clientEvents.length, ...fact });
   }
 
   /** The platform received a send (shown: the index of the showing it gave, or null for a dropped repeat of its key). */
