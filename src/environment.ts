@@ -4,6 +4,7 @@
 import type { HeartbeatWakesPort, WakeHandler } from './heartbeat-wake.ts';
 import type { Delivery, LlmApi, ProcessContext } from './ports.ts';
 import type { NodeEvent } from './protocol.ts';
+import type { SessionFileRepairPort } from './session-file-repair.ts';
 import type { SessionManagerFactory } from './session-manager-port.ts';
 import type { SessionWriteLockPort } from './session-write-lock.ts';
 import type { SystemEventQueuePort } from './system-events.ts';
@@ -30,6 +31,11 @@ export interface GatewayParts {
    * the node host its commands, as before.
    */
   systemRunInvokes?: boolean;
+  /**
+   * The session-file repair of the run attempt in place of the model's (OpenClaw's `repairSessionFileIfNeeded`), asked
+   * by the runner at each attempt; the factory answers the same repair for every call of one runner incarnation.
+   */
+  sessionFileRepair?: (ctx: ProcessContext) => SessionFileRepairPort;
   /**
    * The session write lock in place of the model's (src/session-write-lock.ts), called once per incarnation by each of
    * its two callers: the runner (`run-attempt`, each turn's attempt) and the gateway (`delivery-mirror`).

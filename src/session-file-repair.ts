@@ -28,11 +28,13 @@ export { replaceSessionFile };
 
 /** What the repair step did, with OpenClaw's reasons for leaving a file as it is. */
 export type SessionFileRepair =
-  | { repaired: true; droppedLines: number; backupPath: string }
+  /** `backupPath` null: the backup was removed after the repair (OpenClaw 2026.7.1 does; the model and 2026.4.24 keep it). */
+  | { repaired: true; droppedLines: number; backupPath: string | null }
   | {
       repaired: false;
       droppedLines: number;
-      reason?: 'missing session file' | 'empty session file' | 'invalid session header';
+      /** The model's reasons are the first three; a real release may also fail to read or to replace the file. */
+      reason?: 'missing session file' | 'empty session file' | 'invalid session header' | `failed to read session file: ${string}` | `repair failed: ${string}`;
       /** The file is clean but its last line lacks its newline (OpenClaw does not look; the runner ends the line). */
       unterminated?: true;
     };
@@ -85,14 +87,24 @@ export interface OpenedSession {
   reset: boolean;
 }
 
+/**
+ * The repair step in place of the model's repairSessionFileIfNeeded (sim/real: a pinned OpenClaw release's, `--openclaw
+ * <release>:session-file-repair`). It reports `unterminated` as the model's does, for the fixed runner's step beyond.
+ */
+export interface SessionFileRepairPort {
+  repair(path: string): Promise<SessionFileRepair>;
+}
+
 export interface OpenOptions {
   /** Beyond OpenClaw (the fixed runner): end a last line that lacks its newline, and fsync the file, before the open. */
   endTornLastLine?: boolean;
+  /** The repair step (default: the model's repairSessionFileIfNeeded). */
+  repair?: SessionFileRepairPort;
 }
 
 /** Repair, open and prepare the session file at `path`, as a run attempt does (the caller holds the lock). */
 export async function openSessionForRun(ctx: ProcessContext, factory: SessionManagerFactory, path: string, options: OpenOptions = {}): Promise<OpenedSession> {
-  const repair = await repairSessionFileIfNeeded(ctx.disk, path, ctx.incarnation, ctx.clock.nowMs());
+  const repair = options.repair === undefined ? await repairSessionFileIfNeeded(ctx.disk, path, ctx.incarnation, ctx.clock.nowMs()) : await options.repair.repair(path);
   // The repair never creates or removes the file, so what it read says whether the file was there.
   const hadSessionFile = repair.repaired || repair.reason !== 'missing session file';
   if (options.endTornLastLine === true && !repair.repaired && repair.unterminated === true) {

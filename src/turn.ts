@@ -360,7 +360,8 @@ async function openTranscript(deps: TurnDeps, sessionKey: string, sessionId: str
   const { ctx } = deps;
   // OpenClaw's run attempt: repair the file if needed, open the SessionManager, prepare it (src/session-file-repair.ts);
   // the fixed runner also ends a last line a power loss tore just short of its newline.
-  const { session, repair, reset } = await openSessionForRun(ctx, deps.sessionManagerFactory, transcriptPath(sessionId), { endTornLastLine: true });
+  const realRepair = deps.env.gatewayParts?.sessionFileRepair?.(ctx);
+  const { session, repair, reset } = await openSessionForRun(ctx, deps.sessionManagerFactory, transcriptPath(sessionId), { endTornLastLine: true, ...(realRepair === undefined ? {} : { repair: realRepair }) });
   if (repair.repaired) ctx.note('transcript-repaired', { session: sessionKey, malformed: repair.droppedLines, backup: repair.backupPath });
   else if (repair.reason === 'invalid session header') ctx.note('transcript-repair-skipped', { session: sessionKey, reason: repair.reason });
   if (reset) ctx.note('transcript-reset', { session: sessionKey });

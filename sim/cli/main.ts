@@ -16,11 +16,12 @@ import { loadSqlJs } from '../kernel/sqlite.ts';
 import { pc } from './colors.ts';
 import { exitCodeFor, exitCodes } from './exit-codes.ts';
 import { fuzzCommand, type FuzzOptions, UsageError, workersMax } from './fuzz-command.ts';
-import { checkPathText, claimArtifactDir, freshSeed, isDirectory, prepareArtifactDir, recordArtifacts, removeIfEmpty } from './real.ts';
+import { checkPathText, claimArtifactDir, freshSeed, isDirectory, isReexec, nodeVersionOf, prepareArtifactDir, recordArtifacts, reexecUnder, removeIfEmpty, runningNodeVersion, workspaceNodeBinary } from './real.ts';
 import { formatMs, runJson, runText, writeArtifacts } from './report.ts';
 import { clip, decodeSeedString, encodeSeedString, parseSeedNumber, type RunTags, runOptionsOf, SeedStringError, tagsOf, verifySeedString } from './seed-string.ts';
 import { type OpenclawChoice, OpenclawChoiceError, openclawGatewayParts, openclawPartsOf, parseOpenclawChoice } from '../real/openclaw/choice.ts';
 import { openclawInstalled, openclawReleases } from '../real/openclaw/releases.ts';
+import { nodeNeedOf, nodeSatisfies, nodeVariable, workspaceNodeVersion } from '../real/openclaw/node-version.ts';
 import { LoadError, loadModules, loadSpecifier, splitLoadOptions } from './load.ts';
 
 const errorLineLengthMax = 300;
@@ -138,7 +139,29 @@ function checkArtifactDir(dir: string | undefined): void {
 /** The modules given with --load, in order: every seed string this process makes records them. */
 let loadedModules: readonly string[] = [];
 
+/**
+ * A part of the release that runs only under a Node its engines accept (sim/real/openclaw/node-version.ts): when the
+ * running Node is not one, the same command runs again under GATESIM_NODE24's binary or the workspace's Node, and its
+ * exit status is the answer; with neither, one line and exit 2. Undefined: go on in this process.
+ */
+function underSupportedNode(choice: OpenclawChoice | undefined): number | undefined {
+  const need = nodeNeedOf(choice);
+  if (need === undefined || nodeSatisfies(runningNodeVersion(), need.range)) return undefined;
+  const install = `run \`npm ci --prefix openclaw\` (it installs Node ${workspaceNodeVersion}) or set ${nodeVariable} to a Node binary of that range`;
+  if (isReexec()) throw new UsageError(`${need.what} needs Node ${need.range}, and the Node it was re-run under is ${runningNodeVersion()}: ${install}`);
+  const own = process.env[nodeVariable];
+  const binary = own !== undefined && own !== '' ? own : workspaceNodeBinary();
+  if (binary === undefined) throw new UsageError(`${need.what} needs Node ${need.range} (this is ${runningNodeVersion()}) and no such Node is installed: ${install}`);
+  const version = nodeVersionOf(binary);
+  if (version === undefined || !nodeSatisfies(version, need.range)) {
+    throw new UsageError(`${need.what} needs Node ${need.range}; ${binary === own ? nodeVariable : 'the workspace'} names ${clip(binary, 120)}, which ${version === undefined ? 'does not run' : `is ${version}`}: ${install}`);
+  }
+  return reexecUnder(binary);
+}
+
 async function runCommand(scenarioName: string, options: RunOptions): Promise<number> {
+  const reran = underSupportedNode(options.openclaw);
+  if (reran !== undefined) return reran;
   const scenario = scenarioByName(scenarioName);
   checkArtifactDir(options.artifacts);
   const seed = options.seed ?? freshSeed();
@@ -187,6 +210,8 @@ export function usageIfMissingWorkspace(error: unknown): unknown {
 /** Replay a seed string; with --bugs, the same plan with the model switched differently (a fix checked on the failing plan). */
 async function reproCommand(text: string, options: Omit<RunOptions, 'seed'>): Promise<number> {
   const decoded = decodeSeedString(text);
+  const reran = underSupportedNode(decoded.openclaw);
+  if (reran !== undefined) return reran;
   checkReplayable(decoded);
   const scenario = scenarioByName(decoded.scenario);
   let spec;
@@ -280,7 +305,7 @@ function program(setExit: (code: number) => void): Command {
     .option('--artifacts <dir>', 'write the artifacts of each failure under <dir>/<seed string>/')
     .option('--json', 'print one JSON object (the fault coverage included)')
     .option('--coverage', 'print the whole fault-coverage table (fault types and shapes by turn phase) instead of its one-line summary')
-    .action(async (options: FuzzOptions) => setExit(await fuzzCommand({ ...options, loads: loadedModules })));
+    .action(async (options: FuzzOptions) => setExit(underSupportedNode(options.openclaw) ?? (await fuzzCommand({ ...options, loads: loadedModules }))));
   root
     .command('demo')
     .description('run the kernel demonstration workload and print its traceHash')

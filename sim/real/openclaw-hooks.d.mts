@@ -29,6 +29,8 @@ export interface HooksBinding {
   /** node:fs functions of the simulated disk, on absolute paths (any other fs function throws). */
   fs?: Record<string, (...args: never[]) => unknown>;
   fsPromises?: Record<string, (...args: never[]) => Promise<unknown>>;
+  /** `new Function` compiles under the instance's scope (ajv); without it, code generation from strings throws EvalError. */
+  codeGeneration?: boolean;
   /** `process.kill(pid, 0)`: whether a simulated process with this pid exists (without it, any kill is not simulated). */
   processExists?: (pid: number) => boolean;
 }

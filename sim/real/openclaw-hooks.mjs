@@ -13,6 +13,7 @@
 //   release's own package files at /gatesim/openclaw-<release>/, where its chunks' import.meta.url points), `node:os`
 //   (a simulated home), `node:crypto` (hashes as they are, randomness from the PRNG), `node:timers`,
 //   `node:timers/promises`, `node:perf_hooks`, `node:process` (the simulated process), `node:tty` (no terminal),
+//   `node:diagnostics_channel` (channels of the instance's own),
 //   `node:module` (createRequire through the instance's loader; `process.getBuiltinModule` answers the simulated
 //   modules), AsyncLocalStorage of `node:async_hooks`; the pure ones (`node:path` as posix, `node:url`, `node:util`,
 //   `node:events`, `node:stream`, `node:buffer`, ...) as they are; of any other built-in module only its constants;
@@ -54,6 +55,7 @@ import * as realModule from 'node:module';
 import * as realTty from 'node:tty';
 import * as realPerfHooks from 'node:perf_hooks';
 import * as realAsyncHooks from 'node:async_hooks';
+import * as realDiagnosticsChannel from 'node:diagnostics_channel';
 import { builtinModules, createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { compileFunction } from 'node:vm';
@@ -374,7 +376,10 @@ export function compilePackageFile(hostPath) {
             }).code
           }`;
         }
-        const code = `with (__gatesimScope) { return function (exports, require, module, __filename, __dirname, __gatesimImportMeta) { ${body}\n}; }`;
+        // An ES module has no __filename or __dirname of its own (pi-coding-agent's dist/config.js declares them as
+        // constants): its wrapper's parameters take names it cannot clash with.
+        const names = format === 'module' ? '__gatesimFilename, __gatesimDirname' : '__filename, __dirname';
+        const code = `with (__gatesimScope) { return function (exports, require, module, ${names}, __gatesimImportMeta) { ${body}\n}; }`;
         compiled = { format, outer: compileFunction(code, ['__gatesimScope'], { filename: workspaceVirtualPath(hostPath) }) };
       }
     } catch (error) {
@@ -761,6 +766,10 @@ function simulatedProcess(binding, timers, loud, getBuiltinModule) {
       return true;
     },
     exit: loud.fn('process.exit'),
+    // Node's internal exit (signal-exit checks that it is a function, and wraps it when asked to watch for an exit).
+    reallyExit: loud.fn('process.reallyExit'),
+    // signal-exit 3 keeps its emitter here (read first, set by the first copy that loads): the instance's own.
+    __signal_exit_emitter__: undefined,
     abort: loud.fn('process.abort'),
     memoryUsage: loud.fn('process.memoryUsage'),
     cpuUsage: loud.fn('process.cpuUsage'),
@@ -801,6 +810,38 @@ function simulatedFunction() {
     throw new EvalError('Code generation from strings disallowed for this context');
   };
   return new Proxy(Function, { apply: refuse, construct: refuse });
+}
+
+/** Generated functions compiled once per process by their text (ajv's validators: one per schema of the release). */
+const generatedCode = new Map();
+const generatedCodeMax = 20_000;
+
+/**
+ * Function as a compiler, for an instance whose binding asks for it (`codeGeneration`, sim/real/openclaw/binding.ts):
+ * needed where the release has no path without it (ajv compiles every schema it is given, as 2026.4.24's gateway
+ * protocol does at module level: dist/client-*.js, region src/gateway/protocol/index.ts). The generated function is
+ * compiled as a chunk is, `with (scope) { return function anonymous(<params>) { "use strict"; <body> } }`, so its free
+ * identifiers resolve through the instance's scope (the simulated globals) and never the host's. It is strict, so
+ * `this` in a plain call is undefined rather than the host's global (`Function('return this')()` finds no global, as
+ * under a strict host); parameters that are not plain names (a strict body forbids them) are loud. The compiled text is
+ * kept once per process (at most 20,000 texts; ajv's are the release's own schemas), the function made per call.
+ */
+function compilingFunction(world) {
+  const make = (args) => {
+    const texts = args.map(String);
+    const body = texts.length > 0 ? texts[texts.length - 1] : '';
+    const params = texts.slice(0, -1).join(',');
+    if (!/^[\w$,\s]*$/.test(params)) throw world.loud(`new Function with the parameters (${params.slice(0, 60)})`);
+    const key = `${params}\u0000${body}`;
+    let outer = generatedCode.get(key);
+    if (outer === undefined) {
+      outer = compileFunction(`with (__gatesimScope) { return function anonymous(${params}\n) {\n"use strict";${body}\n}; }`, ['__gatesimScope'], { filename: 'gatesim:generated-code' });
+      if (generatedCode.size >= generatedCodeMax) generatedCode.delete(generatedCode.keys().next().value);
+      generatedCode.set(key, outer);
+    }
+    return outer(chunkScope(world, Object.create(null)));
+  };
+  return new Proxy(Function, { apply: (_target, _this, args) => make(args), construct: (_target, args) => make(args) });
 }
 
 /**
@@ -865,7 +906,7 @@ function pathOf(binding, value) {
 }
 
 const syncFsNames = ['existsSync', 'chmodSync', 'readFileSync', 'readdirSync', 'statSync', 'lstatSync', 'realpathSync', 'accessSync', 'writeFileSync', 'appendFileSync', 'mkdirSync', 'renameSync', 'unlinkSync', 'rmSync', 'openSync', 'closeSync', 'fsyncSync', 'copyFileSync'];
-const promiseFsNames = ['readFile', 'readdir', 'stat', 'lstat', 'realpath', 'access', 'writeFile', 'appendFile', 'mkdir', 'rename', 'unlink', 'rm', 'open', 'copyFile'];
+const promiseFsNames = ['readFile', 'readdir', 'stat', 'lstat', 'realpath', 'access', 'writeFile', 'appendFile', 'mkdir', 'rename', 'unlink', 'rm', 'open', 'copyFile', 'chmod'];
 
 /**
  * fs and fs/promises: a path under the release's package root goes to the read-only package view, any other path to
@@ -874,8 +915,15 @@ const promiseFsNames = ['readFile', 'readdir', 'stat', 'lstat', 'realpath', 'acc
 function simulatedFs(binding, loud) {
   const view = packageView(binding.packageRoot, binding.packageHostDir, loud);
   const inView = (path) => path === binding.packageRoot || path.startsWith(`${binding.packageRoot}/`);
-  const route = (name, disk, viewFn) => (first, ...rest) => {
+  // The workspace's package files (a dependency reading its own package.json by its __dirname), read-only as well.
+  const workspace = packageView(workspaceVirtualRoot, workspaceRootDir, loud);
+  const inWorkspace = (path) => path === workspaceVirtualRoot || path.startsWith(`${workspaceVirtualRoot}/`);
+  const route = (name, disk, viewFn, workspaceFn) => (first, ...rest) => {
     const path = pathOf(binding, first);
+    if (inWorkspace(path)) {
+      if (workspaceFn === undefined) throw loud(`fs.${name} on the workspace's package files (${workspaceVirtualRoot}, read-only)`);
+      return workspaceFn(path, ...rest);
+    }
     if (inView(path)) {
       if (viewFn === undefined) throw loud(`fs.${name} on the release's package files (${binding.packageRoot}, read-only)`);
       return viewFn(path, ...rest);
@@ -885,7 +933,7 @@ function simulatedFs(binding, loud) {
     return fn(path, ...rest);
   };
   const sync = {};
-  for (const name of syncFsNames) sync[name] = route(name, binding.fs, name in view ? view[name] : undefined);
+  for (const name of syncFsNames) sync[name] = route(name, binding.fs, name in view ? view[name] : undefined, name in view ? workspace[name] : undefined);
   // Read-only descriptors of the package view (a verified open: open, fstat, read the whole file, close), numbered per
   // instance from 100; a descriptor of anything else is the simulated disk's business (which has none yet: loud).
   const descriptors = new Map();
@@ -917,7 +965,8 @@ function simulatedFs(binding, loud) {
   for (const name of promiseFsNames) {
     const viewSync = view[`${name}Sync`];
     const viewFn = name in { readFile: 1, readdir: 1, stat: 1, lstat: 1, realpath: 1, access: 1 } ? (...args) => Promise.resolve().then(() => viewSync(...args)) : undefined;
-    promised[name] = route(name, binding.fsPromises, viewFn);
+    const workspaceSync = workspace[`${name}Sync`];
+    promised[name] = route(name, binding.fsPromises, viewFn, viewFn === undefined ? undefined : (...args) => Promise.resolve().then(() => workspaceSync(...args)));
   }
   const promises = partialModule(loud, 'fs/promises', realFsPromises, promised, ['constants']);
   const fs = partialModule(loud, 'fs', realFs, { ...sync, promises: promises.default }, ['constants']);
@@ -1023,7 +1072,8 @@ export function builtinModule(world, specifier, importedNames) {
   } else if (name === 'async_hooks') {
     // AsyncLocalStorage carries a value along the instance's own promise chains and simulated timers: memory only.
     namespace = partialModule(loud, 'async_hooks', realAsyncHooks, {}, ['AsyncLocalStorage', 'AsyncResource']);
-  } else if (name === 'tty') namespace = partialModule(loud, 'tty', realTty, { isatty: () => false });
+  } else if (name === 'diagnostics_channel') namespace = partialModule(loud, 'diagnostics_channel', realDiagnosticsChannel, simulatedDiagnosticsChannel(loud));
+  else if (name === 'tty') namespace = partialModule(loud, 'tty', realTty, { isatty: () => false });
   else if (name === 'perf_hooks') namespace = partialModule(loud, 'perf_hooks', realPerfHooks, { performance: world.globals.performance });
   else {
     // Not simulated: every function and object is loud; its constants (`http2.constants`, primitive values) are data.
@@ -1034,6 +1084,71 @@ export function builtinModule(world, specifier, importedNames) {
   }
   world.modules.set(name, namespace);
   return namespace;
+}
+
+/**
+ * node:diagnostics_channel with the instance's own channels (a host's are process-wide by name): a channel publishes to
+ * what subscribed to it in the same instance, and nothing else of the simulated world subscribes (lru-cache asks
+ * `hasSubscribers` before it publishes a metric). A tracing channel with a subscriber is loud.
+ */
+function simulatedDiagnosticsChannel(loud) {
+  const channels = new Map();
+  const channel = (name) => {
+    let found = channels.get(name);
+    if (found === undefined) {
+      const subscribers = [];
+      found = {
+        name,
+        get hasSubscribers() {
+          return subscribers.length > 0;
+        },
+        publish: (message) => {
+          for (const subscriber of [...subscribers]) subscriber(message, name);
+        },
+        subscribe: (subscriber) => {
+          subscribers.push(subscriber);
+        },
+        unsubscribe: (subscriber) => {
+          const index = subscribers.indexOf(subscriber);
+          if (index >= 0) subscribers.splice(index, 1);
+          return index >= 0;
+        },
+        bindStore: loud.fn('diagnostics_channel Channel.bindStore'),
+        unbindStore: () => false,
+        runStores: (_data, fn, thisArg, ...args) => Reflect.apply(fn, thisArg, args),
+      };
+      channels.set(name, found);
+    }
+    return found;
+  };
+  const events = ['start', 'end', 'asyncStart', 'asyncEnd', 'error'];
+  const tracingChannel = (nameOrChannels) => {
+    const parts = Object.fromEntries(events.map((event) => [event, typeof nameOrChannels === 'string' ? channel(`tracing:${nameOrChannels}:${event}`) : nameOrChannels[event]]));
+    const traced = (what) => (fn, _context, thisArg, ...args) => {
+      if (events.some((event) => parts[event].hasSubscribers)) throw loud(`diagnostics_channel TracingChannel.${what} with a subscriber`);
+      return Reflect.apply(fn, thisArg, args);
+    };
+    return {
+      ...parts,
+      get hasSubscribers() {
+        return events.some((event) => parts[event].hasSubscribers);
+      },
+      subscribe: (handlers) => {
+        for (const event of events) if (typeof handlers[event] === 'function') parts[event].subscribe(handlers[event]);
+      },
+      unsubscribe: (handlers) => events.map((event) => typeof handlers[event] === 'function' && parts[event].unsubscribe(handlers[event])).every(Boolean),
+      traceSync: traced('traceSync'),
+      tracePromise: traced('tracePromise'),
+      traceCallback: loud.fn('diagnostics_channel TracingChannel.traceCallback'),
+    };
+  };
+  return {
+    channel,
+    tracingChannel,
+    hasSubscribers: (name) => channel(name).hasSubscribers,
+    subscribe: (name, subscriber) => channel(name).subscribe(subscriber),
+    unsubscribe: (name, subscriber) => channel(name).unsubscribe(subscriber),
+  };
 }
 
 /** A built-in module as `require` and `process.getBuiltinModule` return it (its default), or undefined. */
@@ -1118,6 +1233,8 @@ export function createInstanceWorld(binding) {
     FinalizationRegistry: SimulatedFinalizationRegistry,
   };
   const world = { binding, loud, timers, globals, store, modules: new Map(), fs: simulatedFs(binding, loud) };
+  // Code generation from strings, for an instance that asks for it (compilingFunction); refused otherwise.
+  if (binding.codeGeneration === true) globals.Function = compilingFunction(world);
   /** `module.createRequire(url)`: the instance's loader sets this (sim/real/openclaw/instance.ts). */
   world.createRequire = (url) => {
     throw loud(`module.createRequire(${String(url)}) without a loader`);

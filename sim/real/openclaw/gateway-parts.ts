@@ -27,6 +27,7 @@ import { openclawComponentOf, openclawComponents, type OpenclawSystemEvents, typ
 import { installOpenclaw, openclawHome } from './home.ts';
 import { authorizesExecEvents, RealNodeEvents } from './node-events.ts';
 import { RealOrphanMerge } from './orphan-merge.ts';
+import { realSessionFileRepairs } from './session-file-repair.ts';
 import { RealSessionWriteLock, sweepStaleLocks } from './write-lock.ts';
 import { OpenclawInstance } from './instance.ts';
 import { virtualPackageRoot } from '../openclaw-hooks.mjs';
@@ -84,6 +85,8 @@ export function openclawGatewayPartsFor(sim: Simulation, choice: OpenclawChoice)
     };
   }
   // The runner's orphan-merge policy: an instance of the runner incarnation's own, made at its first question.
+  // The runner's session-file repair: an instance of its own per runner incarnation (session-file-repair.ts).
+  if (choice.parts.includes('session-file-repair')) parts.sessionFileRepair = realSessionFileRepairs(sim, choice.release, home, (what) => escapes.push(what));
   if (choice.parts.includes('orphan-merge')) parts.orphanMerge = (ctx) => new RealOrphanMerge(() => instanceOf(ctx));
   // The session write lock of both its callers, each incarnation with the instance of its process (write-lock.ts).
   // The gateway's incarnation sweeps the sessions directory for stale lock files at its start, as the release's does.

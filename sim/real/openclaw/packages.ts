@@ -113,29 +113,32 @@ export class InstancePackages {
     return { createJiti, default: createJiti };
   }
 
-  /** The `require` of a file on the real disk (a chunk's createRequire, or a package file). */
-  requireFrom(fromHostFile: string): Require {
+  /**
+   * The `require` of a file on the real disk (a chunk's createRequire, or a package file). An ES module's imports,
+   * which esbuild rewrote to require calls, resolve a package with the `import` condition, as Node's ESM loader does.
+   */
+  requireFrom(fromHostFile: string, kind: 'import' | 'require' = 'require'): Require {
     const require = (specifier: string): unknown => {
       if (typeof specifier !== 'string') throw new TypeError(`gatesim: require takes a string, not ${typeof specifier}`);
       const builtin = requireBuiltin(this.world, specifier);
       if (builtin !== undefined) return builtin;
       const simulated = this.simulatedPackage(specifier);
       if (simulated !== undefined) return simulated.default;
-      const file = this.resolve(fromHostFile, specifier);
+      const file = this.resolve(fromHostFile, specifier, kind);
       const chunk = this.releaseFile(file);
       if (chunk !== undefined) return chunk;
       return this.load(file).exports;
     };
     require.resolve = (specifier: string): string => {
       if (requireBuiltin(this.world, specifier) !== undefined) return specifier;
-      return workspaceVirtualPath(this.resolve(fromHostFile, specifier));
+      return workspaceVirtualPath(this.resolve(fromHostFile, specifier, kind));
     };
     require.cache = Object.create(null) as Record<string, unknown>;
     return require;
   }
 
-  private resolve(fromHostFile: string, specifier: string): string {
-    if (!isRelativeOrAbsolute(specifier)) return resolvePackage(dirnameOf(fromHostFile), specifier, 'require');
+  private resolve(fromHostFile: string, specifier: string, kind: 'import' | 'require'): string {
+    if (!isRelativeOrAbsolute(specifier)) return resolvePackage(dirnameOf(fromHostFile), specifier, kind);
     if (!specifier.startsWith('/')) return resolvePackageFile(fromHostFile, specifier);
     // An absolute path is a virtual one (built from a __dirname or import.meta.url the code was given).
     const host = workspaceHostPath(specifier) ?? this.releaseHostPath(specifier);
@@ -174,21 +177,24 @@ export class InstancePackages {
     }
     const filename = workspaceVirtualPath(hostPath);
     const record: PackageModule = { exports: {}, esm: compiled.format === 'module', loaded: false, namespace: undefined };
-    const require = this.requireFrom(hostPath);
+    const require = this.requireFrom(hostPath, compiled.format === 'module' ? 'import' : 'require');
     const moduleObject: ModuleObject = { exports: record.exports, id: filename, filename, loaded: false, require };
     this.modules.set(hostPath, record);
     const importMeta = { url: `file://${filename}`, filename, dirname: dirnameOf(filename), resolve: (specifier: string) => `file://${require.resolve(specifier)}` };
     try {
       const run = compiled.outer(chunkScope(this.world, Object.create(null) as object));
-      // A file may replace module.exports at any point: the record follows it.
+      // A file may replace module.exports at any point: the record follows it. It may also redefine the property (as
+      // ansi-styles 4 does, with a getter): configurable, as on Node's module object, and read once at the end.
       Object.defineProperty(moduleObject, 'exports', {
         get: () => record.exports,
         set: (value: unknown) => {
           record.exports = value;
         },
         enumerable: true,
+        configurable: true,
       });
       run.call(record.exports, record.exports, require, moduleObject, filename, dirnameOf(filename), importMeta);
+      record.exports = moduleObject.exports;
     } catch (error) {
       // As Node's require cache: a file whose evaluation threw is not kept, a later require runs it again.
       this.modules.delete(hostPath);
