@@ -3,6 +3,7 @@
 // treat them alike.
 import { cachedAgent } from './cached-agent.ts';
 import { chaos } from './chaos.ts';
+import { compaction } from './compaction.ts';
 import { clientConnections } from './client-connections.ts';
 import type { Scenario } from './common.ts';
 import { execReplay } from './exec-replay.ts';
@@ -13,7 +14,7 @@ import { sendMidTurn } from './send-mid-turn.ts';
 export type { Scenario } from './common.ts';
 
 /** Every scenario, built-in first, then registered ones in registration order (a live list). */
-export const scenarios: readonly Scenario[] = [execReplay, sendMidTurn, orphanLeaf, cachedAgent, chaos, scheduledTasks, clientConnections];
+export const scenarios: readonly Scenario[] = [execReplay, sendMidTurn, orphanLeaf, cachedAgent, chaos, scheduledTasks, clientConnections, compaction];
 
 /** How many of `scenarios` are built in (they come first). */
 export const builtinScenarioCount = scenarios.length;

@@ -1,6 +1,7 @@
 // The model's configuration: which seed bugs are switched on, the timers of the real systems, and the knobs a
 // scenario may turn. Every bug is off by default (the fixed behaviour).
 import { assert } from './assert.ts';
+import type { CompactionKnobs } from './compaction.ts';
 
 /** The seed bugs and the seeds' own fixes as proposed that can be switched on (all off by default). */
 export const bugIds = ['exec-replay', 'send-dup', 'send-flag', 'send-stale', 'orphan-leaf', 'flush-cursor', 'exec-dedupe-memory', 'sent-payloads-pr2531', 'orphan-rewrite-inplace', 'cursor-realign-gateway'] as const;
@@ -197,6 +198,8 @@ export interface ModelKnobs {
   recurrence: RecurrenceMode;
   /** Client connections (issue 24 item 1; chat-send.ts): no client session by default. */
   clients: ChatClientsKnobs;
+  /** The context limit a run compacts the transcript at (issue 24 item 3; compaction.ts); null: no compaction. */
+  compaction: CompactionKnobs | null;
 }
 
 export const defaultKnobs: ModelKnobs = {
@@ -211,6 +214,7 @@ export const defaultKnobs: ModelKnobs = {
   tasks: [],
   recurrence: 'atomic',
   clients: { sessions: [], dedupe: 'durable', replay: 'after' },
+  compaction: null,
 };
 
 /** The model's configuration: bugs switched on, sessions, timers and knobs. */

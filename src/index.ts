@@ -29,6 +29,8 @@ export {
   UnknownBugError,
 } from './config.ts';
 export { occurrenceId, taskDueTimes, taskOccurrenceText } from './task-scheduler.ts';
+export { type CompactionCut, compactionCuts, type CompactionKnobs } from './compaction.ts';
+export { compactionInstruction, isCompactionPrompt } from './protocol.ts';
 export { webchatName } from './protocol.ts';
 export { execEventPrompt, execEventText, gatewayName, heartbeatPrompt, platformName } from './gateway.ts';
 export {

@@ -170,3 +170,13 @@ export class WebSocketFrames {
     return true;
   }
 }
+
+/**
+ * The opening line of a compaction's summary request (src/compaction.ts): the LLM API (the world) tells a summary
+ * request from a turn's by it, as a real API is told what to do by its prompt.
+ */
+export const compactionInstruction = 'Summarise the conversation below for a handoff: what was asked, what was answered, what is still open.';
+
+export function isCompactionPrompt(prompt: string): boolean {
+  return prompt.startsWith(compactionInstruction);
+}

@@ -3,7 +3,7 @@
 // opens the transcript through it (src/session-file-repair.ts: repair, open, prepare); everything else goes through the
 // SessionManagerPort it gets back.
 import type { ProcessContext } from './ports.ts';
-import { SessionManager, type SessionEntry, type TranscriptMessage } from './session-manager.ts';
+import { type CompactionFields, SessionManager, type SessionEntry, type TranscriptMessage } from './session-manager.ts';
 
 export interface SessionManagerPort {
   readonly path: string;
@@ -19,6 +19,8 @@ export interface SessionManagerPort {
   /** OpenClaw's prepareSessionManagerForRun (which empties the file itself): in memory, the header alone, unflushed. */
   resetToHeader(): void;
   appendMessage(message: TranscriptMessage, turnId: string): Promise<SessionEntry>;
+  /** pi's appendCompaction: a `compaction` entry as the leaf's child (src/compaction.ts). */
+  appendCompaction(fields: CompactionFields): Promise<SessionEntry>;
   /** pi's own rewrite hook: the in-memory lines written over the file in place (no backup, no fsync). */
   rewriteInPlace(): Promise<void>;
   /** Back up the file, then replace it with the in-memory lines through a temporary file; returns the backup's path. */

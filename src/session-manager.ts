@@ -35,6 +35,15 @@ export interface SessionEntry {
   turnId: string;
   /** The line as loaded, written back verbatim on a rewrite (pi's own fields, and entries the model skips). */
   raw?: Record<string, unknown>;
+  /** A `compaction` entry's fields (its message is role 'other'; src/compaction.ts). */
+  compaction?: CompactionFields;
+}
+
+/** What a compaction entry holds (pi's CompactionEntry, without its optional details and fromHook). */
+export interface CompactionFields {
+  summary: string;
+  firstKeptEntryId: string;
+  tokensBefore: number;
 }
 
 interface SessionHeader {
@@ -202,6 +211,20 @@ export class SessionManager {
     return entry;
   }
 
+  /** pi's appendCompaction: a `compaction` entry as a child of the leaf, which it becomes (persisted as any entry). */
+  async appendCompaction(fields: CompactionFields): Promise<SessionEntry> {
+    const entry: SessionEntry = { type: 'message', id: this.newId(), parentId: this.leafId, timestamp: this.nowMs(), message: { role: 'other', content: '' }, turnId: '', compaction: { ...fields } };
+    const raw = { type: 'compaction', id: entry.id, parentId: entry.parentId, timestamp: isoAt(entry.timestamp), ...fields };
+    Object.defineProperty(entry, 'raw', { value: raw, enumerable: false });
+    assert(entry.parentId === null || this.byId.has(entry.parentId), `the parent ${entry.parentId} of a compaction of ${this.path} exists`);
+    this.fileLines.push(entry);
+    this.entries.push(entry);
+    this.byId.set(entry.id, entry);
+    this.leafId = entry.id;
+    await this.persist(entry);
+    return entry;
+  }
+
   /** pi's _persist: nothing while no assistant message exists; then every line once, then one line per entry. */
   private async persist(entry: SessionEntry): Promise<void> {
     if (!this.entries.some((candidate) => candidate.message.role === 'assistant')) {
@@ -290,10 +313,18 @@ function lineOf(value: unknown): SessionEntry | OpaqueLine {
     timestamp: simMsOf(record.timestamp),
     message,
     turnId: typeof record.turnId === 'string' ? record.turnId : '',
+    ...compactionOf(record),
   };
   // Not enumerable: the loaded line rides along for a verbatim rewrite without showing in comparisons or logs.
   Object.defineProperty(entry, 'raw', { value: record, enumerable: false });
   return entry;
+}
+
+/** A `compaction` line's fields, when the record is one (pi's CompactionEntry). */
+export function compactionOf(record: Record<string, unknown>): { compaction: CompactionFields } | Record<string, never> {
+  if (record.type !== 'compaction') return {};
+  const { summary, firstKeptEntryId, tokensBefore } = record;
+  return { compaction: { summary: String(summary ?? ''), firstKeptEntryId: String(firstKeptEntryId ?? ''), tokensBefore: Number(tokensBefore ?? 0) } };
 }
 
 /**

@@ -6,6 +6,7 @@
 // leaves the process (write-ahead), so a kill between the two cannot leave a visible reply without its row.
 import { assert, assertNonNegativeInteger } from './assert.ts';
 import { isBusy } from './busy.ts';
+import { compactIfNeeded } from './compaction.ts';
 import { AiAgent, type AgentCache, type AgentMessage, type CacheLookup } from './agent.ts';
 import { type Batch, type BatchMember, claimOf, mergeTurn, newerMessageDue, releaseMembers, turnMembers, writeErrorReplies } from './claims.ts';
 import { effectiveQueueMode, type ModelConfig } from './config.ts';
@@ -451,6 +452,9 @@ async function callModel(state: TurnState, kind: string, attempt: number, prompt
   if (giveUp) return { toolCalls: [], result: errorResult };
   if (kind === 'command') return { toolCalls: [], result: `<message to="user">${clearedReply}</message>` };
   assert(prompt.length > 0, `turn ${state.turnId} asks the LLM an empty prompt`);
+  // OpenClaw's pre-prompt check: a context past the limit is compacted first (a failed summary fails the attempt).
+  const compaction = state.deps.config.knobs.compaction;
+  if (compaction !== null && (await compactIfNeeded(ctx, state.deps.env.llm, compaction, state.session, state.sessionKey, state.turnId))) await state.deps.heartbeat.touch(state.sessionKey);
   ctx.note('model-call', { session: state.sessionKey, turn: state.turnId, attempt });
   state.agent.apiCallCount++;
   assert(state.agent.apiCallCount === 1, `turn ${state.turnId} made ${state.agent.apiCallCount} model calls in attempt ${attempt}, not one (the count is reset for each run)`);

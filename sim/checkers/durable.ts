@@ -39,6 +39,8 @@ export interface JsonlEntry {
    * real markers), a copy of a reply the gateway delivered, written by a second writer. It is not an answer.
    */
   mirror: boolean;
+  /** A `compaction` entry's firstKeptEntryId (pi: where the context it builds resumes verbatim). */
+  firstKeptEntryId?: string;
 }
 
 /** A JSONL transcript as parsed: its entries in file order, and how many lines did not parse. */
@@ -214,12 +216,13 @@ function parseLine(line: string): ParsedLine {
   } catch {
     return 'malformed';
   }
-  const record = value as { type?: unknown; id?: unknown; parentId?: unknown; message?: { role?: unknown; content?: unknown; provider?: unknown; model?: unknown } };
+  const record = value as { type?: unknown; id?: unknown; parentId?: unknown; firstKeptEntryId?: unknown; message?: { role?: unknown; content?: unknown; provider?: unknown; model?: unknown } };
   if (record.type === 'session') return 'session';
   if (typeof record.type !== 'string' || typeof record.id !== 'string') return 'malformed';
   if (record.type !== 'message' || typeof record.message !== 'object' || record.message === null) {
     // Entries of other kinds (model_change, label, ...) are part of the tree: parent links go through them.
-    return frozen({ id: record.id, parentId: typeof record.parentId === 'string' ? record.parentId : null, role: record.type, text: '', toolCallIds: [], mirror: false });
+    const kept = record.type === 'compaction' ? { firstKeptEntryId: String(record.firstKeptEntryId ?? '') } : {};
+    return frozen({ id: record.id, parentId: typeof record.parentId === 'string' ? record.parentId : null, role: record.type, text: '', toolCallIds: [], mirror: false, ...kept });
   }
   const content = record.message.content;
   const blocks: unknown[] = Array.isArray(content) ? content : [];

@@ -9,6 +9,7 @@
 // assistant entry stayed gone: the only times the JSONL format gives the checkers, they place violations
 // (placement.ts).
 import type { Simulation } from '../kernel/simulation.ts';
+import { compactionDroppingOpenTurn } from './compaction.ts';
 import { activeBranch, familyBranch, type JsonlEntry, readFamilies, readFamilyFiles, type Transcript } from './durable.ts';
 import type { Observations } from './observations.ts';
 import type { EntrySightings } from './placement.ts';
@@ -97,6 +98,13 @@ export class TranscriptMonitor implements EntrySightings {
   private checkFile(session: string, transcript: Transcript, step: number, timeMs: number): void {
     const sessionId = transcript.sessionId ?? session;
     if (this.reportedSessionIds.has(sessionId)) return;
+    const dropped = compactionDroppingOpenTurn(transcript);
+    if (dropped !== undefined) {
+      this.reportedSessionIds.add(sessionId);
+      const evidence = `${sessionId}.jsonl, read here: ${dropped}`;
+      this.violations.push({ invariant: 'transcript-consistent', message: evidence, step, timeMs, class: classOf('transcript-consistent'), evidence });
+      return;
+    }
     const onBranch = new Set(activeBranch(transcript.entries).map((entry) => entry.id));
     const off = transcript.entries.filter((entry) => !onBranch.has(entry.id));
     if (off.length === 0) return;

@@ -18,7 +18,7 @@ import type { SimDisk } from '../kernel/disk.ts';
 import type { ProcessTable } from '../kernel/process.ts';
 import type { ProcessContext } from '../../src/ports.ts';
 import { replaceSessionFile } from '../../src/session-file-repair.ts';
-import type { SessionEntry, TranscriptMessage } from '../../src/session-manager.ts';
+import { type CompactionFields, compactionOf, type SessionEntry, type TranscriptMessage } from '../../src/session-manager.ts';
 import type { SessionManagerFactory, SessionManagerPort } from '../../src/session-manager-port.ts';
 import { type RealBinding, simulatedBinding, withBinding } from './bindings.ts';
 import type { PiEntry, PiSessionManager, PiSessionManagerModule } from './pi-types.ts';
@@ -47,6 +47,7 @@ export function toModelEntry(entry: PiEntry): SessionEntry {
     timestamp: simMsOf(entry.timestamp),
     message: (entry.type === 'message' ? fromPiMessage(entry.message) : undefined) ?? { role: 'other', content: '' },
     turnId: typeof turnId === 'string' ? turnId : '',
+    ...compactionOf(entry as unknown as Record<string, unknown>),
   };
 }
 
@@ -110,6 +111,13 @@ export class PiSessionManagerAdapter implements SessionManagerPort {
     const id = withBinding(this.binding, () => this.manager.appendMessage({ ...toPiMessage(message, this.ctx.clock.nowMs()), turnId }));
     const entry = this.manager.getEntry(id);
     assert(entry !== undefined, `pi lost the entry ${id} it just appended`);
+    return toModelEntry(entry);
+  }
+
+  async appendCompaction(fields: CompactionFields): Promise<SessionEntry> {
+    const id = withBinding(this.binding, () => this.manager.appendCompaction(fields.summary, fields.firstKeptEntryId, fields.tokensBefore));
+    const entry = this.manager.getEntry(id);
+    assert(entry !== undefined, `pi lost the compaction ${id} it just appended`);
     return toModelEntry(entry);
   }
 

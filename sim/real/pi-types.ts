@@ -38,6 +38,7 @@ export interface PiSessionManager {
   branch(id: string): void;
   resetLeaf(): void;
   appendMessage(message: Record<string, unknown>): string;
+  appendCompaction(summary: string, firstKeptEntryId: string, tokensBefore: number): string;
   /** internal: header plus entries, in file order. */
   fileEntries: (PiHeader | PiEntry)[];
   /** internal: the id index. */

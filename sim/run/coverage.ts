@@ -31,8 +31,14 @@ export const secondWriterShapes = ['mirror-appended', 'mirror-deduped', 'mirror-
  * before the host fanned out its series' next occurrence.
  */
 export const taskShapes = ['task-kill', 'task-repoll', 'task-fanout-restart'] as const;
+/**
+ * Where the faults met compaction (issue 24 item 3): a compaction entry appended; the runner killed (or the power lost)
+ * after a compaction started and before its entry was appended (during the summary call or between it and the append);
+ * a summary call that failed (its attempt failed with it).
+ */
+export const compactionShapes = ['compaction', 'compaction-kill', 'compaction-summary-failed'] as const;
 /** Other shapes of a run counted beside the faults (not fault types: the plan does not switch them on and off). */
-export const shapeTypes = ['failed-row', 'poison-hang', 'stream-cut', 'session-rotation', 'keyless-run', 'interrupt-abort', 'startup-wait', 'first-failure-end', 'agent-retry', ...taskShapes, ...clientShapes] as const;
+export const shapeTypes = ['failed-row', 'poison-hang', 'stream-cut', 'session-rotation', 'keyless-run', 'interrupt-abort', 'startup-wait', 'first-failure-end', 'agent-retry', ...taskShapes, ...clientShapes, ...compactionShapes] as const;
 export type ShapeType = (typeof shapeTypes)[number];
 /** The rows of the coverage table: fault types, then the shapes the system took. */
 export const coverageRows = [...faultTypes, ...secondWriterShapes, ...shapeTypes] as const;
@@ -172,12 +178,27 @@ export class FaultRecorder {
     }
   }
 
+  /** Compactions started and not yet appended (or failed), by session. */
+  private readonly compacting = new Set<string>();
+
+  /** Whether the event kills the runner (or the machine) while a compaction is between its start and its entry. */
+  private compactionKilled(event: TraceEvent): boolean {
+    if (event.kind === 'model.compaction-start') this.compacting.add(String(event.fields.session));
+    else if (event.kind === 'model.compaction' || event.kind === 'model.compaction-failed') this.compacting.delete(String(event.fields.session));
+    if (this.compacting.size === 0) return false;
+    const killed = (event.kind === 'proc.kill' && event.fields.name === 'runner') || (event.kind === 'fault' && event.fields.kind === 'power-loss');
+    if (!killed) return false;
+    this.compacting.clear();
+    return true;
+  }
+
   private observe(event: TraceEvent): void {
     const phase = phaseOfTrace(event);
     if (phase !== undefined) this.phase = phase;
     const type = this.faultTypeOf(event);
     if (type !== undefined) this.coverage[type][this.phase]++;
     for (const shape of this.tasks.observe(event)) this.coverage[shape][this.phase]++;
+    if (this.compactionKilled(event)) this.coverage['compaction-kill'][this.phase]++;
     for (const shape of this.clients.observe(event)) this.coverage[shape][this.phase]++;
   }
 
@@ -196,6 +217,10 @@ export class FaultRecorder {
         return 'first-failure-end';
       case 'model.agent-retry':
         return 'agent-retry';
+      case 'model.compaction':
+        return 'compaction';
+      case 'model.compaction-failed':
+        return 'compaction-summary-failed';
       case 'model.mirror-appended':
       case 'model.mirror-deduped':
         return event.kind === 'model.mirror-appended' ? 'mirror-appended' : 'mirror-deduped';

@@ -28,7 +28,7 @@ import {
   transcriptPath,
   webchatName,
 } from '../../src/index.ts';
-import type { GatewayParts, SessionManagerFactory } from '../../src/index.ts';
+import type { CompactionKnobs, GatewayParts, SessionManagerFactory } from '../../src/index.ts';
 import type { OpenclawChoice } from '../real/openclaw/gateway-parts.ts';
 import { buildWorld, type Ledger, type World } from '../world/index.ts';
 import { poisonInput } from '../world/fake-model.ts';
@@ -116,7 +116,7 @@ export async function runSpec(spec: RunSpec, options: RunOptions): Promise<RunRe
   });
   const sessions = Array.from({ length: plan.sessions }, (_, index) => sessionKey(index));
   const queueModes = Object.fromEntries(sessions.map((session, index) => [session, plan.queueModes?.[index] ?? 'collect']));
-  const config = modelConfig({ bugs: spec.bugs, sessions, knobs: { agentCacheSize: plan.model.agentCacheSize, queueModes, ...plan.secondWriters, ...(plan.processing === undefined ? {} : { processing: plan.processing }), ...scheduledTasks(plan), ...clientKnobs(plan) } });
+  const config = modelConfig({ bugs: spec.bugs, sessions, knobs: { agentCacheSize: plan.model.agentCacheSize, queueModes, ...plan.secondWriters, ...(plan.processing === undefined ? {} : { processing: plan.processing }), ...scheduledTasks(plan), ...clientKnobs(plan), ...compactionKnobs(plan) } });
   const world = buildWorld({
     timers: config.timers,
     gatewayName,
@@ -268,6 +268,12 @@ function scheduleWorkload(sim: Simulation, model: BuiltModel, world: World, spec
         break;
     }
   });
+}
+
+/** The plan's context limit as the model's compaction knob (the fixed cut unless a test sabotages it). */
+function compactionKnobs(plan: RunSpec['plan']): { compaction: CompactionKnobs } | Record<string, never> {
+  if (plan.compaction === undefined) return {};
+  return { compaction: { contextTokensMax: plan.compaction.contextTokensMax, keepRecentTokens: plan.compaction.keepRecentTokens, cut: plan.compaction.cut ?? 'turn-start' } };
 }
 
 /** The plan's scheduled tasks as the model's knobs (task `t<i>`, its prompt marked `[t<i>]`), with the fanout mode. */

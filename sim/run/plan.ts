@@ -1,7 +1,7 @@
 // A plan: everything one run of the model needs besides the seed. Workload (what users and commands do), faults
 // with their timing, and knobs. Scenarios generate plans with fast-check, so a failing plan shrinks; the seed
 // string encodes a plan exactly.
-import type { BugId, DeliveryMirrorMode, GatewayAppendMode, ProcessingMode, QueueMode, RecurrenceMode } from '../../src/index.ts';
+import type { BugId, CompactionCut, DeliveryMirrorMode, GatewayAppendMode, ProcessingMode, QueueMode, RecurrenceMode } from '../../src/index.ts';
 
 export { type QueueMode, queueModes } from '../../src/index.ts';
 
@@ -175,6 +175,11 @@ export interface Plan {
   tasks?: TaskPlan[];
   /** How the host fans out a recurring task's next occurrence; absent: the fixed `atomic` one (`two-step`: tests only). */
   recurrence?: RecurrenceMode;
+  /**
+   * A context limit (issue 24 item 3): a run whose transcript context is estimated past contextTokensMax compacts it
+   * first, keeping about keepRecentTokens; absent: no compaction. `cut` (tests only) sabotages the kept part.
+   */
+  compaction?: { contextTokensMax: number; keepRecentTokens: number; cut?: CompactionCut };
   /** Client connections (issue 24 item 1); absent: every session chats through the platform. */
   clients?: ClientPlan;
   /** Faults stop at this time; afterwards the run goes on fault-free for settleMs (liveness). */
@@ -223,6 +228,8 @@ export function phaseOfTrace(event: { kind: string }): Phase | undefined {
     case 'model.prompt-persisted':
       return 'prompt-persisted';
     case 'model.model-call':
+    case 'model.compaction-start':
+    case 'model.compaction-summarised':
       return 'model-call';
     case 'model.turn-aborted':
       return 'abort';

@@ -19,6 +19,8 @@
 // row with backoff, until the row is marked failed at 5 tries (src/host-sweep.ts).
 import { type LlmAnswer, type LlmApi, type LlmRequest, LlmTransientError, type Random, type Timers, type ToolName } from '../../src/ports.ts';
 import { contentHash } from '../../src/text.ts';
+import { isCompactionPrompt } from '../../src/protocol.ts';
+import { assert } from '../kernel/assert.ts';
 import type { Ledger } from './ledger.ts';
 
 export interface ModelBehaviour {
@@ -120,7 +122,11 @@ export class FakeModelApi implements LlmApi {
     const tag = answerTag(request);
     const nth = (this.requestsPerPrompt.get(tag) ?? 0) + 1;
     this.requestsPerPrompt.set(tag, nth);
-    const fact = this.ledger.requestReceived(request.sessionKey, request.prompt, this.nowMs());
+    // A compaction's summary request is recorded apart from the turn requests (it asks about no subject).
+    const summarising = isCompactionPrompt(request.prompt);
+    const summaryFact: Ledger['summaries'][number] | undefined = summarising ? { sessionKey: request.sessionKey, prompt: request.prompt, atMs: this.nowMs(), summary: null } : undefined;
+    if (summaryFact !== undefined) this.ledger.summaries.push(summaryFact);
+    const fact = summarising ? undefined : this.ledger.requestReceived(request.sessionKey, request.prompt, this.nowMs());
     const random = this.randomFor(`attempt/${tag}/${nth}`);
     const b = this.behaviour;
     const slow = this.faultsActive && random.chance(b.slowPer1000, 1000);
@@ -128,7 +134,7 @@ export class FakeModelApi implements LlmApi {
     const slowMs = slow ? random.int(b.latencyMsMax, b.slowLatencyMsMax) : 0;
     // Slow or hanging on a poison input, the response comes no later than the end of the faults (plus a normal latency).
     const afterFaultsMs = Math.max(normalMs, this.faultsEndAtMs - this.nowMs() + normalMs);
-    const poisoned = this.faultsActive && request.prompt.includes(poisonInput);
+    const poisoned = this.faultsActive && !summarising && request.prompt.includes(poisonInput);
     const latencyMs = poisoned ? afterFaultsMs : slow ? Math.min(slowMs, afterFaultsMs) : normalMs;
     const outage = this.faultsActive && this.nowMs() < this.outageUntilMs;
     const streak = this.streaks.get(tag) ?? 0;
@@ -137,16 +143,21 @@ export class FakeModelApi implements LlmApi {
     else if (transientError && !outage && b.errorStreakMax > 0) this.streaks.set(tag, random.int(0, b.errorStreakMax));
     // A connection that breaks while the API is up may break after the whole closing text has streamed: the caller
     // has the text but no end of stream (drawn last, so the draws above are those of every other request).
-    const streamCut = transientError && !outage && random.chance(streamCutPer1000, 1000);
+    const streamCut = transientError && !outage && !summarising && random.chance(streamCutPer1000, 1000);
     if (poisoned) this.recordFault({ kind: 'poison-hang', session: request.sessionKey, latencyMs });
     else if (slow) this.recordFault({ kind: 'model-slow', session: request.sessionKey, latencyMs });
     if (streamCut) this.recordFault({ kind: 'stream-cut', session: request.sessionKey });
     else if (transientError) this.recordFault({ kind: 'model-error', session: request.sessionKey, cause: outage ? 'outage' : streak > 0 ? 'streak' : 'chance' });
     await timers.sleep(latencyMs);
     if (transientError && !streamCut) {
-      this.ledger.requestFailed(fact, this.nowMs());
+      if (fact !== undefined) this.ledger.requestFailed(fact, this.nowMs());
       throw new LlmTransientError(`transient LLM error (${tag}, request ${nth})`);
     }
+    if (summaryFact !== undefined) {
+      summaryFact.summary = `Summary of ${request.prompt.split('\n').length - 2} earlier lines [s${tag}]`;
+      return { toolCalls: [], result: summaryFact.summary };
+    }
+    assert(fact !== undefined, 'a turn request is in the ledger');
     const answer = this.answer(request, tag);
     this.ledger.answerReturned(fact, answer, this.nowMs());
     return streamCut ? { ...answer, streamCut } : answer;

@@ -143,6 +143,11 @@ export class Ledger {
   readonly commands: CommandFact[] = [];
   readonly requests: LlmRequestFact[] = [];
   readonly answers: LlmAnswerFact[] = [];
+  /**
+   * The summary requests a compaction made (src/compaction.ts; the API knows them by their instruction): not turn
+   * requests, so no invariant reads them as asking about a subject; `summary` is the text returned (null: failed or pending).
+   */
+  readonly summaries: { sessionKey: string; prompt: string; atMs: number; summary: string | null }[] = [];
   readonly shown: ShownFact[] = [];
   readonly sendAttempts: SendAttemptFact[] = [];
   readonly effects: EffectFact[] = [];
