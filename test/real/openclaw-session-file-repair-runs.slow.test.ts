@@ -1,0 +1,74 @@
+// `--openclaw <release>:session-file-repair` runs a pinned release's repairSessionFileIfNeeded in place of the model's
+// at each run attempt's open (sim/real/openclaw/session-file-repair.ts): chaos plans whose power losses tear the
+// transcript's last append are repaired by the release (its backup named by the simulated pid and wall clock in
+// 2026.4.24; removed in 2026.7.1), a run gives the same trace hash twice in one process, and the command line, which
+// re-runs itself under the workspace's Node 24 (the release's engines exclude Node 20), records `~fr` in the seed
+// string and gives the same hash in a fresh `run` and a fresh `repro` as in this process.
+import { describe, expect, it } from 'vitest';
+import { findScenario } from '../../scenarios/index.ts';
+import { decodeSeedString } from '../../sim/cli/seed-string.ts';
+import { loadSqlJs } from '../../sim/kernel/sqlite.ts';
+import { openclawInstalled, openclawMissingMessage, openclawReleases } from '../../sim/real/openclaw/index.ts';
+import { generateSpec } from '../../sim/run/generate.ts';
+import { runSpec } from '../../sim/run/harness.ts';
+import { cli } from '../cli/support.ts';
+
+const missing = !openclawReleases.every((release) => openclawInstalled(release));
+// CI installs openclaw/ (.ci/run), so there a missing workspace is a broken install, not a reason to skip.
+if (missing && process.env.CI === 'true') throw new Error(openclawMissingMessage);
+if (missing) process.stderr.write(`skipping the --openclaw session-file-repair run tests: ${openclawMissingMessage}\n`);
+
+/**
+ * Chaos plans (the first plan of these seeds, the chaos generator of b46a777) in which a power loss tears the
+ * transcript and the next attempt repairs it: with the model at 115.5 s (seed 1) and 153.7 s (seed 21); with each
+ * release's repair in the same plans at the same moments (the release's file operations take other disk latencies,
+ * so the runs drift apart later).
+ */
+const seeds = [1, 21];
+
+describe.skipIf(missing)('--openclaw session-file-repair: the release repairs a torn transcript in a run', () => {
+  const inProcess = new Map<string, string>();
+
+  it('the release repairs, and a run gives the same trace hash twice in one process, for each release', async () => {
+    const sql = await loadSqlJs();
+    const chaos = findScenario('chaos');
+    if (chaos === undefined) throw new Error('chaos is built in');
+    for (const release of openclawReleases) {
+      for (const seed of seeds) {
+        const spec = generateSpec(chaos, [], seed, undefined);
+        const hashes: string[] = [];
+        for (let round = 0; round < 2; round++) {
+          const result = await runSpec(spec, { sql, openclaw: { release, parts: ['session-file-repair'] } });
+          const repaired = result.sim.trace.events.filter((event) => event.kind === 'model.transcript-repaired');
+          expect(repaired.length, `${release} seed ${seed}: a repair`).toBeGreaterThan(0);
+          const backup = (repaired[0]?.fields as { backup?: unknown }).backup;
+          // 2026.4.24 keeps `<file>.bak-<pid>-<epoch ms>` (the simulated pid, 1000 + incarnation); 2026.7.1 removes it.
+          if (release === '2026.4.24') expect(String(backup)).toMatch(/\.jsonl\.bak-10\d\d-17672\d{8}$/);
+          else expect(backup).toBe(null);
+          expect(result.verdict, `${release} seed ${seed}: ${result.violations.map((violation) => violation.invariant).join(', ')}`).toBe('pass');
+          hashes.push(result.traceHash);
+          result.sim.dispose();
+        }
+        expect(hashes[1], `${release} seed ${seed}`).toBe(hashes[0]);
+        inProcess.set(`${release}/${seed}`, hashes[0] as string);
+      }
+    }
+  }, 900_000);
+
+  it('the seed string records ~fr; run and repro in fresh processes (under Node 24) give the hash of this process', () => {
+    for (const release of openclawReleases) {
+      const seed = seeds[0] as number;
+      const ran = cli(['run', 'chaos', '--seed', String(seed), '--openclaw', `${release}:session-file-repair`, '--json'], {}, 400_000);
+      expect(ran.status, ran.stderr).toBe(0);
+      const json = JSON.parse(ran.stdout) as { seed: string; traceHash: string };
+      expect(decodeSeedString(json.seed).openclaw).toEqual({ release, parts: ['session-file-repair'] });
+      expect(json.seed).toContain(`@oc-${release.replace(/\./g, '_')}~fr.`);
+      const again = cli(['repro', json.seed, '--json'], {}, 400_000);
+      expect(again.status, again.stderr).toBe(0);
+      expect((JSON.parse(again.stdout) as { traceHash: string }).traceHash).toBe(json.traceHash);
+      // The same trace on the Node this test runs on (in-process, the first test) and on the workspace's Node 24.
+      const here = inProcess.get(`${release}/${seed}`);
+      if (here !== undefined) expect(json.traceHash, `${release}: the hash of this process (${process.version})`).toBe(here);
+    }
+  }, 900_000);
+});
