@@ -84,8 +84,9 @@ export class ChatConnections {
     } else {
       // Durable: the key is the row. OpenClaw's memory map (and `off`) gives each accepted send a run of its own.
       rowId = this.knobs.dedupe === 'durable' ? chatSendRowId(key) : `${chatSendRowId(key)}:${this.ctx.incarnation}.${++this.accepted}`;
-      inserted = await this.insert(request, rowId);
+      // OpenClaw reserves `pending-chat:<key>` before it awaits anything, so a concurrent repeat finds it.
       if (this.knobs.dedupe === 'memory') this.dedupe.set(key, { acceptedAtMs: this.ctx.clock.nowMs(), sessionKey: request.sessionKey, rowId });
+      inserted = await this.insert(request, rowId);
       status = inserted === 1 ? 'started' : (await this.rowStatus(request.sessionKey, rowId)) === 'completed' ? 'ok' : 'in_flight';
     }
     this.ctx.note('chat-send', { session: request.sessionKey, key, row: rowId, inserted, status, connection: request.connection });

@@ -15,8 +15,8 @@ const webchat = 'webchat';
 
 export class ClientShapes {
   private seen = false;
-  /** chat.send keys written and not answered yet. */
-  private readonly unanswered = new Set<string>();
+  /** chat.send keys written and not answered yet, and whether a drop already met each (each send is counted once). */
+  private readonly unanswered = new Map<string, boolean>();
   /** Finals written and not shown yet, by `<connection>:<session>:<seq>`. */
   private readonly inFlight = new Set<string>();
   private shownOverConnection = false;
@@ -26,7 +26,7 @@ export class ClientShapes {
     switch (event.kind) {
       case 'model.client-send':
         this.seen = true;
-        this.unanswered.add(String(fields.key));
+        if (!this.unanswered.has(String(fields.key))) this.unanswered.set(String(fields.key), false);
         return Number(fields.attempt) > 1 ? ['client-retry'] : [];
       case 'model.client-answer':
         this.unanswered.delete(String(fields.key));
@@ -53,7 +53,9 @@ export class ClientShapes {
 
   private drop(): ClientShape[] {
     const shapes: ClientShape[] = [];
-    if (this.unanswered.size > 0) shapes.push('client-drop-before-ack');
+    // Under a high drop rate the kernel's reconnects fail again and again; a send is counted at the first that met it.
+    if ([...this.unanswered.values()].some((met) => !met)) shapes.push('client-drop-before-ack');
+    for (const key of this.unanswered.keys()) this.unanswered.set(key, true);
     if (this.inFlight.size > 0) shapes.push('client-drop-mid-stream');
     if (this.shownOverConnection) shapes.push('client-drop-after-final');
     // What was in flight died with the connection; a send not answered stays unanswered until it is.
