@@ -70,9 +70,23 @@ export function contextTokens(branch: readonly SessionEntry[]): number {
   return Math.ceil(summary.length / 4) + kept.reduce((sum, entry) => sum + estimateTokens(entry.message), 0);
 }
 
+/**
+ * Where the open turn starts on `branch`: its first user entry that no assistant entry with text follows (a re-formed
+ * turn appends a second user entry after its first attempt's tool entries; both are the open turn's).
+ */
+function openTurnStart(branch: readonly SessionEntry[]): number {
+  let open = -1;
+  branch.forEach((entry, index) => {
+    if (entry.message.role === 'user' && open < 0) open = index;
+    else if (entry.message.role === 'assistant' && entry.message.content.length > 0) open = -1;
+  });
+  return open;
+}
+
 /** The fixed cut: the user entry that starts the kept part, at or before the open turn's; undefined: nothing to compact. */
 function cutIndex(branch: readonly SessionEntry[], start: number, keepRecentTokens: number): number | undefined {
-  const starts = branch.map((entry, index) => (index >= start && entry.message.role === 'user' ? index : -1)).filter((index) => index >= 0);
+  const open = openTurnStart(branch);
+  const starts = branch.map((entry, index) => (index >= start && entry.message.role === 'user' && (open < 0 || index <= open) ? index : -1)).filter((index) => index >= 0);
   if (starts.length === 0) return undefined;
   let kept = 0;
   let crossing = start;
@@ -115,12 +129,12 @@ export async function compactIfNeeded(
   const previous = latestCompaction(branch);
   const start = keptStart(branch, previous);
   const cut = cutIndex(branch, start, knobs.keepRecentTokens);
-  const open = branch.map((entry) => entry.message.role).lastIndexOf('user');
+  const open = openTurnStart(branch);
   if (cut === undefined) {
     ctx.note('compaction-skipped', { session: sessionKey, turn: turnId, tokens: tokensBefore });
     return false;
   }
-  assert(cut <= open, `the cut ${cut} of ${session.path} keeps the open turn at ${open}`);
+  assert(open < 0 || cut <= open, `the cut ${cut} of ${session.path} keeps the open turn from ${open}`);
   const firstKept = branch[cut];
   assert(firstKept?.message.role === 'user', `the kept part of ${session.path} starts at a user entry`);
   ctx.note('compaction-start', { session: sessionKey, turn: turnId, tokens: tokensBefore, limit: knobs.contextTokensMax, summarised: cut - start });

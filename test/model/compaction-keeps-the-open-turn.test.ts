@@ -13,7 +13,7 @@ import { generateSpec } from '../../sim/run/generate.ts';
 import { runSpec } from '../../sim/run/harness.ts';
 import type { Plan } from '../../sim/run/plan.ts';
 import { isCompactionPrompt, LlmTransientError, transcriptPath } from '../../src/index.ts';
-import { handPlan, invariants, notes, session0, user, withRun } from './support.ts';
+import { handPlan, invariants, notes, session0, user, withFrozenPlan, withRun } from './support.ts';
 
 const sql = await loadSqlJs();
 
@@ -103,6 +103,16 @@ describe('compaction', () => {
       expect(notes(result, 'compaction').length).toBeGreaterThanOrEqual(1);
       expect(invariants(result)).toEqual(['transcript-consistent']);
       expect(result.violations[0]?.message).toMatch(/keeps from "in:d\d+" \(no entry before it\), past the unanswered user entry/);
+    });
+  });
+
+  it('a re-formed turn (interrupt mode, killed after its tool calls) keeps all of its open turn, both its user entries', async () => {
+    // Found as gs2.compaction.none.947032595.0-4-3-3-2-2-2-2-2-6-5-5-5-6-5-8-5-9-6-6-9-5-5-8-7-5-7-6-13-5-5-5-11-5-6-6-6-12-12-14-14.0_1_0-2d820a.d09596e9
+    // (campaign seed 2, run 91): m10's turn was killed after its tool entries, m11 joined it as a second user entry, and
+    // the first cut kept from m11's entry, leaving m10 (unanswered, the same turn) out; the cut now stops at the turn's first.
+    await withFrozenPlan(sql, 'compaction-re-formed-turn', (result) => {
+      expect(notes(result, 'compaction').length).toBeGreaterThanOrEqual(1);
+      expect(result.violations).toEqual([]);
     });
   });
 
