@@ -12,13 +12,17 @@
 // The session write lock (`session-write-lock`, `wl`) is taken by two processes, the runner (each run attempt) and the
 // gateway (the delivery mirror): each incarnation of each runs the release's acquireSessionWriteLock in an instance of
 // its own (write-lock.ts).
+//
+// The session-file repair (`session-file-repair`, `fr`) runs in the runner (each run attempt's repair at open), in an
+// instance of its own per runner incarnation (session-file-repair.ts); a command line asking for it re-runs itself under
+// a Node the release supports (node-version.ts).
 import { isOpenclawRelease, type OpenclawRelease, openclawReleases } from './releases.ts';
 
 /** The gateway parts a run can take from a release (the rest of the gateway stays the model's). */
-export const openclawGatewayParts = ['system-events', 'heartbeat-wake', 'node-events', 'orphan-merge', 'session-write-lock'] as const;
+export const openclawGatewayParts = ['system-events', 'heartbeat-wake', 'node-events', 'orphan-merge', 'session-file-repair', 'session-write-lock'] as const;
 export type OpenclawGatewayPart = (typeof openclawGatewayParts)[number];
 
-const codes: Readonly<Record<OpenclawGatewayPart, string>> = { 'system-events': 'se', 'heartbeat-wake': 'hw', 'node-events': 'ne', 'orphan-merge': 'om', 'session-write-lock': 'wl' };
+const codes: Readonly<Record<OpenclawGatewayPart, string>> = { 'system-events': 'se', 'heartbeat-wake': 'hw', 'node-events': 'ne', 'orphan-merge': 'om', 'session-file-repair': 'fr', 'session-write-lock': 'wl' };
 
 /** The parts each release can run in place of the model's. */
 const partsOfRelease: Readonly<Record<OpenclawRelease, readonly OpenclawGatewayPart[]>> = {
