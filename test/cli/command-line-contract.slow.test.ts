@@ -117,7 +117,7 @@ describe('JSON output', () => {
 
   it('list --json names every scenario, bug and invariant', () => {
     const json = JSON.parse(cli('list', '--json').stdout) as { scenarios: { name: string }[]; bugs: { id: string }[]; invariants: string[] };
-    expect(json.scenarios.map((scenario) => scenario.name)).toEqual(['exec-replay', 'send-mid-turn', 'orphan-leaf', 'cached-agent', 'chaos', 'scheduled-tasks']);
+    expect(json.scenarios.map((scenario) => scenario.name)).toEqual(['exec-replay', 'send-mid-turn', 'orphan-leaf', 'cached-agent', 'chaos', 'scheduled-tasks', 'client-connections', 'compaction']);
     expect(json.bugs.map((bug) => bug.id)).toEqual(['exec-replay', 'send-dup', 'send-flag', 'send-stale', 'orphan-leaf', 'flush-cursor', 'exec-dedupe-memory', 'sent-payloads-pr2531', 'orphan-rewrite-inplace', 'cursor-realign-gateway']);
     expect(json.invariants).toEqual(['one-assistant-row-per-visible-reply', 'no-double-ingestion', 'no-duplicate-visible-reply', 'no-lost-reply', 'transcript-consistent', 'no-lost-user-message', 'every-inbound-answered', 'quiescent-after-heal', 'answered-in-time', 'supervision', 'failure-notice-final', 'one-send-in-flight', 'effect-at-most-once']);
   });
