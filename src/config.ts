@@ -1,6 +1,7 @@
 // The model's configuration: which seed bugs are switched on, the timers of the real systems, and the knobs a
 // scenario may turn. Every bug is off by default (the fixed behaviour).
 import { assert } from './assert.ts';
+import type { PromptEnvelopeMode } from './envelope.ts';
 import type { CompactionKnobs } from './compaction.ts';
 
 /** The seed bugs and the seeds' own fixes as proposed that can be switched on (all off by default). */
@@ -196,6 +197,8 @@ export interface ModelKnobs {
   tasks: readonly ScheduledTask[];
   /** How the host fans out a recurring task's next occurrence: `atomic` (fixed) or nanoclaw's `two-step` (tests only). */
   recurrence: RecurrenceMode;
+  /** The metadata envelope of a submitted prompt and how the stored one is kept (issue 24 item 4; envelope.ts). */
+  promptEnvelope: PromptEnvelopeMode;
   /** Client connections (issue 24 item 1; chat-send.ts): no client session by default. */
   clients: ChatClientsKnobs;
   /** The context limit a run compacts the transcript at (issue 24 item 3; compaction.ts); null: no compaction. */
@@ -213,6 +216,7 @@ export const defaultKnobs: ModelKnobs = {
   agentRetriesMax: 3,
   tasks: [],
   recurrence: 'atomic',
+  promptEnvelope: 'off',
   clients: { sessions: [], dedupe: 'durable', replay: 'after' },
   compaction: null,
 };

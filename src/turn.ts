@@ -10,6 +10,7 @@ import { compactIfNeeded } from './compaction.ts';
 import { AiAgent, type AgentCache, type AgentMessage, type CacheLookup } from './agent.ts';
 import { type Batch, type BatchMember, claimOf, mergeTurn, newerMessageDue, releaseMembers, turnMembers, writeErrorReplies } from './claims.ts';
 import { effectiveQueueMode, type ModelConfig } from './config.ts';
+import { type EnvelopeFacts, envelopeFacts, envelopePrompt, envelopes, isEnveloped, rewriteSubmittedTranscript, storesSubmitted } from './envelope.ts';
 import type { ModelEnvironment, OrphanMergeDecision, OrphanMergePolicy, OrphanMergeQuestion, RunTrigger } from './environment.ts';
 import { type LlmAnswer, LlmTransientError, type ProcessContext, type SqlDatabase, type ToolName } from './ports.ts';
 import type { GatewayTranscriptAppend } from './gateway-append.ts';
@@ -125,6 +126,8 @@ async function runTurnWithAgent(
   assert(session.path === transcriptPath(sessionId), `turn ${turnId} opened ${session.path}, not the transcript of ${sessionId}`);
   const leaf = session.leaf;
   const orphan = leaf?.message.role === 'user' ? [{ turnId: leaf.turnId, content: leaf.message.content }] : [];
+  // An earlier attempt's enveloped prompt entry left unrewritten (its call failed, or it was killed): what the repair meets.
+  if (orphan.length > 0 && storesSubmitted(config.knobs.promptEnvelope) && leaf !== undefined && isEnveloped(leaf.message.content)) ctx.note('envelope-met', { session: sessionKey, turn: turnId, entry: leaf.id, own: leaf.turnId === turnId });
   // The unanswered messages folded into this turn. A retry folds the same ones again: the claims are durable and the
   // trailing user rows do not change, so the LLM is asked the same prompt and answers the same way.
   // A turn whose final assistant row is already durable (a retry after a kill or a failed dispatch) resumes from it:
@@ -145,7 +148,9 @@ async function runTurnWithAgent(
   if (!resuming && joined.length > 0) await forgetEarlierAnswer(deps, outbound, sessionKey, turnId);
   const content = batchText(own);
   // Resuming, it claims nothing new, but the messages it claimed before still belong in its prompt entries.
-  const unanswered = await foldUnanswered(deps, inbound, outbound, sessionKey, own, batch.kind === 'command' || resuming ? [] : [...built.trailingUsers, ...orphan]);
+  // The submitted prompt carries the metadata envelope of the message that woke the run (envelope.ts; off by default).
+  const submit = envelopes(config.knobs.promptEnvelope) && own.kind === 'chat' ? await submitter(deps, inbound, sessionKey, own) : asSubmitted;
+  const unanswered = await foldUnanswered(deps, inbound, outbound, sessionKey, own, batch.kind === 'command' || resuming ? [] : [...built.trailingUsers, ...orphan], submit);
   const { members } = unanswered;
   // What an earlier attempt of this turn folded in is no longer trailing (OpenClaw's repair took the orphan off the
   // branch into the turn's prompt entry, under the queued prefix), yet belongs in this attempt's prompt too: a retry
@@ -167,11 +172,13 @@ async function runTurnWithAgent(
   // The transcripts already hold what an earlier attempt folded (its prompt entries): only the new folds are written.
   const dbFolded = missingFrom(userRows, unanswered.folded);
   const jsonlFolded = missingFrom(userEntries, unanswered.folded);
-  await persistPrompt(
-    state,
-    { prompt: withFolded(dbFolded, content), texts: [...dbFolded, ...memberTexts] },
-    { prompt: withFolded(jsonlFolded, content), texts: [...jsonlFolded, ...memberTexts] },
-  );
+  const jsonlPrompt = withFolded(jsonlFolded, content);
+  // OpenClaw 2026.4.24: pi appends the prompt as submitted; the plain one replaces it when the model call returns.
+  const storedFirst = storesSubmitted(config.knobs.promptEnvelope) ? submit(jsonlPrompt) : jsonlPrompt;
+  // The release looks for the submitted entry after the leaf the attempt started from (its transcriptLeafId).
+  const previousLeafId = session.leaf?.id ?? null;
+  await persistPrompt(state, { prompt: withFolded(dbFolded, content), texts: [...dbFolded, ...memberTexts] }, { prompt: storedFirst, texts: [...jsonlFolded, ...memberTexts] });
+  if (storedFirst !== jsonlPrompt) ctx.note('prompt-enveloped', { session: sessionKey, turn: turnId });
   assert(agent.messages.length === built.history.length + 1, `after its prompt, turn ${turnId}'s agent holds ${agent.messages.length} messages, not the history and the user message`);
   assert(agent.messages.at(-1)?.turnId === turnId, `the last message of turn ${turnId}'s agent is its own user message`);
   ctx.note('prompt-persisted', {
@@ -187,7 +194,7 @@ async function runTurnWithAgent(
   const answer =
     durableFinal !== undefined
       ? { toolCalls: durableToolCalls(built.own, durableFinal), result: durableFinal.content }
-      : await callModel(state, batch.kind, options.attempt, prompt, options.giveUp === true);
+      : await callModel(state, batch.kind, options.attempt, submit(prompt), options.giveUp === true);
   // Hermes persists a failed run's messages before it answers with the error (run_agent.py calls _persist_session on
   // its failure returns): the run that ends at its first failure replays the tool calls its carriers show were made
   // (idempotent by call id: nothing is sent again), so their result rows reach state.db beside the error reply.
@@ -218,6 +225,10 @@ async function runTurnWithAgent(
   // The recovered reply's transcript entry follows its backfilled row, as every final entry follows its state.db row:
   // an entry written first would stand for an answer a retry may replace (a retry resumes only from state.db's row).
   if (recovered) await appendFinalEntry(state, answer.result);
+  // 2026.4.24: pi's prompt() returns once the run's entries are appended; only then is the enveloped prompt entry
+  // replaced (an aborted or failed run never gets here). The release's replacement is the run's own body
+  // (rewrite-own-body, tests only); the fixed model's is the plain prompt it stored.
+  if (durableFinal === undefined && storedFirst !== jsonlPrompt) await rewriteSubmittedPrompt(state, previousLeafId, storedFirst, config.knobs.promptEnvelope === 'rewrite-own-body' ? content : jsonlPrompt);
   await dispatchResult(state, answer.result, answer.toolCalls.map((call) => call.id));
   assert(recovered || (agent.messages.at(-1)?.role === 'assistant' && agent.messages.at(-1)?.toolCalls === null), `turn ${turnId} ends on its final assistant message`);
   return session.activeBranch().map((entry) => entry.id);
@@ -279,13 +290,15 @@ async function foldUnanswered(
   sessionKey: string,
   batch: Batch,
   candidates: readonly { turnId: string; content: string }[],
+  submit: (plain: string) => string = asSubmitted,
 ): Promise<{ folded: string[]; members: BatchMember[] }> {
   const turnId = batch.turnId;
   const repaired: string[] = [];
   assert(batch.members.length > 0, `turn ${turnId} folds into a batch with no message`);
   const policy = deps.orphanMerge ?? modelOrphanMerge;
   const trigger = runTriggerOf(batch.kind);
-  const content = batchText(batch);
+  // The policy compares an orphan with the prompt as the run submits it (the release's effectivePrompt, enveloped).
+  const content = submit(batchText(batch));
   for (const candidate of candidates) {
     if (candidate.turnId === turnId || policy.decide({ prompt: content, trigger, orphanText: candidate.content }).take === 'left') continue;
     const claim = await claimOf(outbound, candidate.turnId);
@@ -305,6 +318,22 @@ async function foldUnanswered(
   // The policy's own rule for a prompt that already carries the text (the model's: a substring of the batch's text).
   const carried = policy === modelOrphanMerge ? (text: string) => content.includes(text) : (text: string) => policy.decide({ prompt: content, trigger, orphanText: text }).take !== 'merge';
   return { folded: [...new Set([...merged, ...repaired])].filter((text) => !carried(text)), members: members.length > 0 ? members : batch.members };
+}
+
+/** A prompt submitted as it is (no envelope). */
+const asSubmitted = (plain: string): string => plain;
+
+/** How a chat turn submits a prompt when the envelope knob is on: the run's message's metadata first (envelope.ts). */
+async function submitter(deps: TurnDeps, inbound: SqlDatabase, sessionKey: string, batch: Batch): Promise<(plain: string) => string> {
+  assert(envelopes(deps.config.knobs.promptEnvelope) && batch.kind === 'chat', `only a chat turn with the envelope on submits one (${batch.turnId})`);
+  const facts: EnvelopeFacts = await envelopeFacts(inbound, sessionKey, batch.members);
+  return (plain) => envelopePrompt(facts, plain);
+}
+
+/** 2026.4.24: the model call returned, so the enveloped prompt entry is replaced by the plain one (envelope.ts). */
+async function rewriteSubmittedPrompt(state: TurnState, previousLeafId: string | null, submitted: string, plain: string): Promise<void> {
+  const rewrite = await rewriteSubmittedTranscript(state.session, previousLeafId, submitted, plain, state.deps.config.knobs.promptEnvelope);
+  state.deps.ctx.note('prompt-rewritten', { session: state.sessionKey, turn: state.turnId, from: rewrite?.from ?? null, to: rewrite?.to ?? null });
 }
 
 /** OpenClaw's trigger of a run of each row kind: a chat message is a user run, a heartbeat's system row a heartbeat run. */

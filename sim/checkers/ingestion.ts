@@ -8,7 +8,8 @@
 //   user row of state.db and in a user entry on the JSONL active branch (its own, or the prompt it was merged into);
 //   a context message (it did not mention the agent) only once it is due there (observations.ts contextDue).
 import { assert } from '../kernel/assert.ts';
-import { type DbRow, familyBranch, familyEntries, familyRows, type JsonlEntry } from './durable.ts';
+import { type DbRow, familyBranch, familyRows, type JsonlEntry } from './durable.ts';
+import { familyEntriesKept } from './envelope.ts';
 import { acceptedMessages, contextDue, carries, describeSubject, type Observations, occurrences, type Subject, subjectsIn } from './observations.ts';
 import { type Place, Placement } from './placement.ts';
 import { placedViolation, type Violation } from './violation.ts';
@@ -17,7 +18,8 @@ import { placedViolation, type Violation } from './violation.ts';
 export function checkIngestion(o: Observations, out: Violation[], place = new Placement(o)): void {
   for (const session of o.sessions) {
     const userRows = familyRows(o.durable, session).filter((row) => row.role === 'user');
-    const entries = familyEntries(o.durable, session).filter((entry) => entry.role === 'user');
+    // A submission the run superseded by its plain prompt (OpenClaw's rewrite, envelope.ts) is not a second turn.
+    const entries = familyEntriesKept(o.durable, session).filter((entry) => entry.role === 'user');
     const subjects: Subject[] = subjectsIn(o, session);
     for (const subject of subjects) {
       const inDb = ingested(userRows.map((row) => row.content), subject, 'user rows of state.db');

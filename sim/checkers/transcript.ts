@@ -11,6 +11,7 @@
 import type { Simulation } from '../kernel/simulation.ts';
 import { compactionDroppingOpenTurn } from './compaction.ts';
 import { activeBranch, familyBranch, type JsonlEntry, readFamilies, readFamilyFiles, type Transcript } from './durable.ts';
+import { supersededSubmissions } from './envelope.ts';
 import type { Observations } from './observations.ts';
 import type { EntrySightings } from './placement.ts';
 import type { SystemDescription } from './system.ts';
@@ -105,8 +106,11 @@ export class TranscriptMonitor implements EntrySightings {
       this.violations.push({ invariant: 'transcript-consistent', message: evidence, step, timeMs, class: classOf('transcript-consistent'), evidence });
       return;
     }
-    const onBranch = new Set(activeBranch(transcript.entries).map((entry) => entry.id));
-    const off = transcript.entries.filter((entry) => !onBranch.has(entry.id));
+    const branch = activeBranch(transcript.entries);
+    const onBranch = new Set(branch.map((entry) => entry.id));
+    // A submission the run superseded by its plain prompt stays off the branch on purpose (envelope.ts).
+    const superseded = supersededSubmissions(transcript.entries, branch);
+    const off = transcript.entries.filter((entry) => !onBranch.has(entry.id) && !superseded.has(entry.id));
     if (off.length === 0) return;
     this.reportedSessionIds.add(sessionId);
     this.violations.push({

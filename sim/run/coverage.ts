@@ -13,6 +13,7 @@ import type { Simulation } from '../kernel/simulation.ts';
 import type { FakeModelApi } from '../world/fake-model.ts';
 import type { TraceEvent } from '../kernel/trace.ts';
 import { ClientShapes, clientShapes } from './client-coverage.ts';
+import { EnvelopeShapes, envelopeShapes } from './envelope-coverage.ts';
 import { occurrenceId, type ScheduledTask, taskDueTimes } from '../../src/index.ts';
 
 const gatewayProcess: (typeof hostProcesses)[number] = 'gateway';
@@ -41,7 +42,7 @@ export const compactionShapes = ['compaction', 'compaction-kill', 'compaction-su
 export const shapeTypes = ['failed-row', 'poison-hang', 'stream-cut', 'session-rotation', 'keyless-run', 'interrupt-abort', 'startup-wait', 'first-failure-end', 'agent-retry', ...taskShapes, ...clientShapes, ...compactionShapes] as const;
 export type ShapeType = (typeof shapeTypes)[number];
 /** The rows of the coverage table: fault types, then the shapes the system took. */
-export const coverageRows = [...faultTypes, ...secondWriterShapes, ...shapeTypes] as const;
+export const coverageRows = [...faultTypes, ...secondWriterShapes, ...shapeTypes, ...envelopeShapes] as const;
 export type CoverageRow = (typeof coverageRows)[number];
 
 /** How many faults of each type (and shapes of each kind) landed in each phase of a turn (or while idle). */
@@ -68,6 +69,7 @@ export class FaultRecorder {
   private readonly reorders = new ReorderDetector();
   private readonly tasks = new TaskShapes();
   private readonly clients = new ClientShapes();
+  private readonly envelope = new EnvelopeShapes();
 
   constructor(
     private readonly sim: Simulation,
@@ -200,6 +202,7 @@ export class FaultRecorder {
     for (const shape of this.tasks.observe(event)) this.coverage[shape][this.phase]++;
     if (this.compactionKilled(event)) this.coverage['compaction-kill'][this.phase]++;
     for (const shape of this.clients.observe(event)) this.coverage[shape][this.phase]++;
+    for (const shape of this.envelope.observe(event)) this.coverage[shape][this.phase]++;
   }
 
   private faultTypeOf(event: TraceEvent): CoverageRow | undefined {

@@ -1,7 +1,7 @@
 // A plan: everything one run of the model needs besides the seed. Workload (what users and commands do), faults
 // with their timing, and knobs. Scenarios generate plans with fast-check, so a failing plan shrinks; the seed
 // string encodes a plan exactly.
-import type { BugId, CompactionCut, DeliveryMirrorMode, GatewayAppendMode, ProcessingMode, QueueMode, RecurrenceMode } from '../../src/index.ts';
+import type { BugId, CompactionCut, DeliveryMirrorMode, GatewayAppendMode, ProcessingMode, PromptEnvelopeMode, QueueMode, RecurrenceMode } from '../../src/index.ts';
 
 export { type QueueMode, queueModes } from '../../src/index.ts';
 
@@ -175,6 +175,11 @@ export interface Plan {
   tasks?: TaskPlan[];
   /** How the host fans out a recurring task's next occurrence; absent: the fixed `atomic` one (`two-step`: tests only). */
   recurrence?: RecurrenceMode;
+  /**
+   * The metadata envelope of a submitted prompt (issue 24 item 4, src/envelope.ts): `submit-then-rewrite` (2026.4.24),
+   * `transform` (2026.7.1), `rewrite-drops-entry` and `rewrite-own-body` (tests only); absent: off.
+   */
+  promptEnvelope?: PromptEnvelopeMode;
   /**
    * A context limit (issue 24 item 3): a run whose transcript context is estimated past contextTokensMax compacts it
    * first, keeping about keepRecentTokens; absent: no compaction. `cut` (tests only) sabotages the kept part.

@@ -1,0 +1,83 @@
+// The checkers' own reader of OpenClaw's inbound metadata envelope (issue 24 item 4; never src/envelope.ts). OpenClaw
+// 2026.4.24 submits a user prompt with AI-facing metadata blocks in front of it and pi stores the entry as submitted;
+// when the model call returns, the run replaces it by branching from its parent and appending the plain prompt, then
+// the entries after it again (dist/transcript-rewrite-DEfbMkgI.js rewriteTranscriptEntriesInSessionManager). The old
+// entries stay in the file, off the active branch: a superseded submission, which the real system leaves there on
+// purpose (docs/MODEL.md, "The submitted prompt and the stored one"). It is not a second turn of the messages it
+// carries and not a lost branch, and it is recognised from the file alone:
+// - an off-branch user entry whose text, with the leading metadata blocks stripped (as OpenClaw's
+//   stripInboundMetadata strips them for display: a sentinel line, a ```json fence, the closing fence), is not its
+//   text (it had an envelope);
+// - a later user entry in file order, on the active branch, with the same parent and the stripped text as its text;
+// - the superseded entry's descendants form one chain, each matching (role, text, tool-call ids) the entry at the
+//   same depth after the replacement on the active branch (the suffix appended again).
+// Anything else off the branch stays what transcript-consistent and no-double-ingestion call it.
+import { activeBranch, type DurableState, type JsonlEntry } from './durable.ts';
+
+/** The sentinel lines of OpenClaw's inbound metadata blocks (2026.4.24 dist/strip-inbound-meta-DaDVfj8b.js). */
+export const inboundMetaSentinels = [
+  'Conversation info (untrusted metadata):',
+  'Sender (untrusted metadata):',
+  'Thread starter (untrusted, for context):',
+  'Replied message (untrusted, for context):',
+  'Forwarded message context (untrusted metadata):',
+  'Chat history since last reply (untrusted, for context):',
+] as const;
+
+/** The text with its leading metadata blocks (and the blank lines after each) removed; the text itself if it has none. */
+export function stripLeadingInboundMeta(text: string): string {
+  const lines = text.split('\n');
+  let index = 0;
+  let stripped = false;
+  for (let blocks = 0; blocks < inboundMetaSentinels.length * 4; blocks++) {
+    const sentinel = lines[index]?.trim();
+    if (sentinel === undefined || !(inboundMetaSentinels as readonly string[]).includes(sentinel) || lines[index + 1]?.trim() !== '```json') break;
+    let end = index + 2;
+    while (end < lines.length && lines[end]?.trim() !== '```') end++;
+    if (end >= lines.length) break;
+    index = end + 1;
+    while (index < lines.length && lines[index]?.trim() === '') index++;
+    stripped = true;
+  }
+  return stripped ? lines.slice(index).join('\n') : text;
+}
+
+function sameContent(a: JsonlEntry, b: JsonlEntry): boolean {
+  return a.role === b.role && a.text === b.text && a.toolCallIds.join(',') === b.toolCallIds.join(',');
+}
+
+/** The ids of a file's entries that are superseded submissions (and the suffix copies left under them). */
+export function supersededSubmissions(entries: readonly JsonlEntry[], branch: readonly JsonlEntry[]): Set<string> {
+  const superseded = new Set<string>();
+  const onBranch = new Map(branch.map((entry, index) => [entry.id, index]));
+  const children = new Map<string, JsonlEntry[]>();
+  for (const entry of entries) if (entry.parentId !== null) children.set(entry.parentId, [...(children.get(entry.parentId) ?? []), entry]);
+  entries.forEach((entry, position) => {
+    if (entry.role !== 'user' || onBranch.has(entry.id) || superseded.has(entry.id)) return;
+    const plain = stripLeadingInboundMeta(entry.text);
+    if (plain === entry.text) return;
+    const replacement = entries.slice(position + 1).find((later) => later.role === 'user' && later.parentId === entry.parentId && later.text === plain && onBranch.has(later.id));
+    if (replacement === undefined) return;
+    const chain = [entry];
+    for (let next = children.get(entry.id); next !== undefined && next.length > 0; next = children.get(next[0]?.id ?? '')) {
+      if (next.length !== 1 || next[0] === undefined || onBranch.has(next[0].id)) return;
+      chain.push(next[0]);
+    }
+    const start = onBranch.get(replacement.id) ?? -1;
+    const copies = chain.slice(1).every((old, depth) => {
+      const copy = branch[start + 1 + depth];
+      return copy !== undefined && sameContent(old, copy);
+    });
+    if (!copies) return;
+    for (const old of chain) superseded.add(old.id);
+  });
+  return superseded;
+}
+
+/** Every entry of a key's JSONL files, on a branch or not, less the superseded submissions. */
+export function familyEntriesKept(durable: DurableState, sessionKey: string): JsonlEntry[] {
+  return (durable.files.get(sessionKey) ?? []).flatMap((transcript) => {
+    const superseded = supersededSubmissions(transcript.entries, activeBranch(transcript.entries));
+    return superseded.size === 0 ? transcript.entries : transcript.entries.filter((entry) => !superseded.has(entry.id));
+  });
+}
