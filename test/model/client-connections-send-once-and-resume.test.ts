@@ -121,6 +121,18 @@ describe('client connections', () => {
     });
   });
 
+  it("the reply invariants read the client's showings: replies that never reach the client are lost (no-lost-reply)", async () => {
+    // From the first chat.send on, every frame from the gateway to the client is parked for good: the runs answer, the
+    // client is shown nothing (and, never answered, owes nobody a reply: every-inbound-answered does not apply).
+    await withRun(clientPlan([]), (result) => {
+      expect(result.ledger.answers.length).toBeGreaterThan(0);
+      expect(shownTexts(result)).toEqual([]);
+      expect(invariants(result)).toContain('no-lost-reply');
+    }, (sim) => sim.trace.onEvent((event) => {
+      if (event.kind === 'model.client-send') sim.network.hold('gateway', 'webchat');
+    }));
+  });
+
   it('sabotage: a replay from the last seq shown shows that final again (no-duplicate-visible-reply)', async () => {
     await withRun(clientPlan([dropAt('shown')]), (result) => {
       expect(result.violations).toEqual([]);
