@@ -9,8 +9,9 @@
 //   stripInboundMetadata strips them for display: a sentinel line, a ```json fence, the closing fence), is not its
 //   text (it had an envelope);
 // - a later user entry in file order, on the active branch, with the same parent and the stripped text as its text;
-// - the superseded entry's descendants form one chain, each matching (role, text, tool-call ids) the entry at the
-//   same depth after the replacement on the active branch (the suffix appended again).
+// - the superseded entry's descendants form one chain whose entries each have a copy (role, text, tool-call ids) after
+//   the replacement on the active branch, in the same order (the suffix appended again; other entries may come between
+//   when a power loss cut the copies short and a resumed run appended the rest).
 // Anything else off the branch stays what transcript-consistent and no-double-ingestion call it.
 import { activeBranch, type DurableState, type JsonlEntry } from './durable.ts';
 
@@ -63,12 +64,14 @@ export function supersededSubmissions(entries: readonly JsonlEntry[], branch: re
       if (next.length !== 1 || next[0] === undefined || onBranch.has(next[0].id)) return;
       chain.push(next[0]);
     }
-    const start = onBranch.get(replacement.id) ?? -1;
-    const copies = chain.slice(1).every((old, depth) => {
-      const copy = branch[start + 1 + depth];
-      return copy !== undefined && sameContent(old, copy);
-    });
-    if (!copies) return;
+    // Each old entry has its copy after the replacement, in order; other entries may come between (a power loss can
+    // cut the copies short, and a resumed run then appends the rest after what the gateway's mirror appended).
+    let at = onBranch.get(replacement.id) ?? branch.length;
+    for (const old of chain.slice(1)) {
+      const copy = branch.findIndex((candidate, index) => index > at && sameContent(old, candidate));
+      if (copy < 0) return;
+      at = copy;
+    }
     for (const old of chain) superseded.add(old.id);
   });
   return superseded;
