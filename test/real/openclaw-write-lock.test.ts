@@ -212,6 +212,50 @@ describe.skipIf(missing)('the session write lock: each release against the model
       }
     }, 120_000);
 
+    it(`${release}: a run attempt's lock held past the stale time, taken over by a starting gateway, then released by the run attempt`, async () => {
+      // The runner holds from 0 to 31 min; a gateway starts at 30.5 min and its mirror takes the lock for 2 min.
+      const heldAfter = async (side: OpenclawRelease | undefined) => {
+        const sim = new Simulation({ seed: `write-lock-takeover/${side ?? 'model'}`, sql, simTimeMsMax: 3_000_000 });
+        const parts = side === undefined ? undefined : openclawGatewayPartsFor(sim, { release: side, parts: ['session-write-lock'] });
+        const acquire = (ctx: ProcessContext, caller: WriteLockCaller) => parts?.sessionWriteLock?.(ctx, caller).acquire(file) ?? acquireSessionWriteLock(ctx, file);
+        const seen: { mirrorTook?: number; lockAfterRunnerRelease?: string | undefined } = {};
+        sim.spawn('runner', async (ctx) => {
+          const lock = await acquire(ctx, 'run-attempt');
+          await ctx.timers.sleep(31 * 60_000);
+          await lock.release();
+        });
+        sim.at(30 * 60_000 + 30_000, () =>
+          sim.spawn('gateway', async (ctx) => {
+            const lock = await acquire(ctx, 'delivery-mirror');
+            seen.mirrorTook = ctx.clock.nowMs();
+            await ctx.timers.sleep(60_000);
+            seen.lockAfterRunnerRelease = sim.disk.peek(lockPathOf(file));
+            await lock.release();
+          }),
+        );
+        await sim.run();
+        sim.dispose();
+        expect(parts?.escapes ?? []).toEqual([]);
+        return seen;
+      };
+      const model = await heldAfter(undefined);
+      const real = await heldAfter(release);
+      // The model: a lock older than 30 min is stale, the mirror reclaims it, and the runner's release leaves the
+      // mirror's lock alone (it removes only its own).
+      expect(model.mirrorTook).toBeLessThan(30 * 60_000 + 31_000);
+      expect(model.lockAfterRunnerRelease).toContain('"pid"');
+      expect(real.mirrorTook).toBeLessThan(30 * 60_000 + 31_000);
+      if (release === '2026.4.24') {
+        // The lock is over 30 min old: stale though its holder lives (the gateway's start sweep and the mirror's
+        // acquire both say so), so the mirror takes it; the runner's release then removes the mirror's lock file
+        // while the mirror still holds it (2026.4.24's release removes whatever file is there).
+        expect(real.lockAfterRunnerRelease).toBeUndefined();
+      } else {
+        // The run attempt's watchdog let go at 6 min (max hold 5 min); its late release finds nothing of its own.
+        expect(real.lockAfterRunnerRelease).toContain('"pid"');
+      }
+    }, 120_000);
+
     it(`${release}: the gateway's start sweeps the sessions directory, removing a torn lock (2026.4.24) or leaving a fresh one to its grace (2026.7.1)`, async () => {
       const sim = new Simulation({ seed: `write-lock-sweep/${release}`, sql, simTimeMsMax: 600_000 });
       const parts = openclawGatewayPartsFor(sim, { release, parts: ['session-write-lock'] });
