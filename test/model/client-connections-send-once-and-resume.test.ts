@@ -10,6 +10,7 @@ import { loadSqlJs } from '../../sim/kernel/sqlite.ts';
 import type { Simulation } from '../../sim/kernel/simulation.ts';
 import type { ClientPlan, ClientPoint, FaultStep, Plan } from '../../sim/run/plan.ts';
 import type { RunResult } from '../../sim/run/harness.ts';
+import { WebChatClient } from '../../sim/world/client.ts';
 import { handPlan, invariants, notes, session0, stateRows, user } from './support.ts';
 
 const sql = await loadSqlJs();
@@ -131,6 +132,16 @@ describe('client connections', () => {
     }, (sim) => sim.trace.onEvent((event) => {
       if (event.kind === 'model.client-send') sim.network.hold('gateway', 'webchat');
     }));
+  });
+
+  it('a client message that was answered is owed a reply the client shows (every-inbound-answered)', async () => {
+    // The client gets every final and shows none of them (a client that drops the stream's events).
+    vi.spyOn(WebChatClient.prototype as unknown as { show: () => void }, 'show').mockImplementation(() => undefined);
+    await withRun(clientPlan([]), (result) => {
+      expect(result.ledger.userMessages.every((message) => message.acknowledgedAtMs !== null)).toBe(true);
+      expect(shownTexts(result)).toEqual([]);
+      expect(invariants(result)).toContain('every-inbound-answered');
+    });
   });
 
   it('sabotage: a replay from the last seq shown shows that final again (no-duplicate-visible-reply)', async () => {
