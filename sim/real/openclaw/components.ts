@@ -8,7 +8,8 @@
 //
 // Loadable so far: the system-event queue (loadOpenclawComponent(release, 'system-events', binding)); the heartbeat
 // wake, node-events (handleNodeEvent), the orphan-merge policy (the runner's, orphan-merge.ts) and the session write
-// lock (the runner's and the gateway's, write-lock.ts) run through their adapters (gateway-parts.ts, node-events.ts).
+// lock (the runner's and the gateway's, write-lock.ts) run through their adapters (gateway-parts.ts, node-events.ts),
+// and so does the session-file repair (the runner's, session-file-repair.ts).
 // The others resolve (test/real/openclaw-resolver.test.ts) but are not loaded yet.
 import type { HooksBinding } from '../openclaw-hooks.mjs';
 import { type ResolvedExport, resolveOpenclawExport } from './chunks.ts';
