@@ -11,7 +11,8 @@
 // - a later user entry in file order, on the active branch, with the same parent and the stripped text as its text;
 // - the superseded entry's descendants form one chain whose entries each have a copy (role, text, tool-call ids) after
 //   the replacement on the active branch, in the same order (the suffix appended again; other entries may come between
-//   when a power loss cut the copies short and a resumed run appended the rest).
+//   when a power loss cut the copies short and a resumed run appended the rest); the last ones may be missing while
+//   the last copy is the leaf (a check that lands between two appends of the rewrite).
 // Anything else off the branch stays what transcript-consistent and no-double-ingestion call it.
 import { activeBranch, type DurableState, type JsonlEntry } from './durable.ts';
 
@@ -67,11 +68,16 @@ export function supersededSubmissions(entries: readonly JsonlEntry[], branch: re
     // Each old entry has its copy after the replacement, in order; other entries may come between (a power loss can
     // cut the copies short, and a resumed run then appends the rest after what the gateway's mirror appended).
     let at = onBranch.get(replacement.id) ?? branch.length;
+    let copied = 0;
     for (const old of chain.slice(1)) {
       const copy = branch.findIndex((candidate, index) => index > at && sameContent(old, candidate));
-      if (copy < 0) return;
+      if (copy < 0) break;
       at = copy;
+      copied++;
     }
+    // The copies still being appended (a check between two appends of one rewrite, which the release makes in one
+    // synchronous go) or cut short for good: the rest is missing only while the last copy is the leaf.
+    if (copied < chain.length - 1 && at !== branch.length - 1) return;
     for (const old of chain) superseded.add(old.id);
   });
   return superseded;

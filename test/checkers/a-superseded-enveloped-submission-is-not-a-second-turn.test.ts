@@ -43,12 +43,16 @@ describe('a superseded enveloped submission', () => {
   it('takes it when the copies come in order with other entries between (a resumed run after a power loss)', () => {
     const lines = [entry('e1', null, 'user', enveloped('more [m1]')), entry('t1', 'e1', 'assistant', 'tool'), entry('a1', 't1', 'assistant', 'sure'), entry('p1', null, 'user', 'more [m1]'), entry('m1', 'p1', 'assistant', 'mirror'), entry('t2', 'm1', 'assistant', 'tool'), entry('c1', 't2', 'assistant', 'sure')];
     expect(superseded(lines)).toEqual(['a1', 'e1', 't1']);
-    const swapped = [entry('e1', null, 'user', enveloped('more [m1]')), entry('t1', 'e1', 'assistant', 'tool'), entry('a1', 't1', 'assistant', 'sure'), entry('p1', null, 'user', 'more [m1]'), entry('c1', 'p1', 'assistant', 'sure'), entry('t2', 'c1', 'assistant', 'tool')];
+    const swapped = [entry('e1', null, 'user', enveloped('more [m1]')), entry('t1', 'e1', 'assistant', 'tool'), entry('a1', 't1', 'assistant', 'sure'), entry('p1', null, 'user', 'more [m1]'), entry('c1', 'p1', 'assistant', 'sure'), entry('t2', 'c1', 'assistant', 'tool'), entry('n1', 't2', 'user', 'next [m2]')];
     expect(superseded(swapped)).toEqual([]);
   });
 
-  it('is not an enveloped dead end whose suffix was not appended again, or whose copy differs', () => {
-    expect(superseded([entry('e1', null, 'user', enveloped('more [m1]')), entry('a1', 'e1', 'assistant', 'sure'), entry('p1', null, 'user', 'more [m1]')])).toEqual([]);
+  it('takes it while the copies are still being appended (the last copy is the leaf)', () => {
+    expect(superseded([entry('e1', null, 'user', enveloped('more [m1]')), entry('a1', 'e1', 'assistant', 'sure'), entry('p1', null, 'user', 'more [m1]')])).toEqual(['a1', 'e1']);
+  });
+
+  it('is not an enveloped dead end whose suffix was not appended again before the branch went on, or whose copy differs', () => {
+    expect(superseded([entry('e1', null, 'user', enveloped('more [m1]')), entry('a1', 'e1', 'assistant', 'sure'), entry('p1', null, 'user', 'more [m1]'), entry('b1', 'p1', 'assistant', 'other')])).toEqual([]);
     expect(superseded([entry('e1', null, 'user', enveloped('more [m1]')), entry('a1', 'e1', 'assistant', 'sure'), entry('p1', null, 'user', 'more [m1]'), entry('c1', 'p1', 'assistant', 'other')])).toEqual([]);
   });
 
