@@ -6,6 +6,7 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { scenarioNames } from '../../scenarios/index.ts';
 import { cli, type FuzzJson, scratchDir } from './support.ts';
 
 describe('fuzz --junit and --artifacts', () => {
@@ -19,9 +20,9 @@ describe('fuzz --junit and --artifacts', () => {
     expect(json.failures.length).toBeGreaterThan(0);
     const xml = readFileSync(junit, 'utf8');
     const cases = [...xml.matchAll(/<testcase [^>]*name="([^"]+)"/g)].map((match) => match[1]);
-    expect(cases).toHaveLength(8);
+    expect(cases).toHaveLength(scenarioNames.length);
     // Stable from night to night (no run count in the name), so CI history follows one case per scenario.
-    expect(cases.sort()).toEqual(['cached-agent', 'chaos', 'client-connections', 'compaction', 'exec-replay', 'orphan-leaf', 'scheduled-tasks', 'send-mid-turn'].map((scenario) => `${scenario} [bugs: send-flag]`));
+    expect(cases.sort()).toEqual([...scenarioNames].sort().map((scenario) => `${scenario} [bugs: send-flag]`));
     expect([...xml.matchAll(/<failure /g)]).toHaveLength(json.failures.length);
     for (const failure of json.failures) expect(xml).toContain(failure.seed);
     expect(readdirSync(artifacts).filter((name) => !name.startsWith('.')).sort()).toEqual(json.failures.map((failure) => failure.seed).sort());
@@ -32,7 +33,7 @@ describe('fuzz --junit and --artifacts', () => {
       expect(failure.shrinkRuns).toBeGreaterThanOrEqual(0);
     }
     const perScenario = (json as unknown as { scenarios: { scenario: string; runs: number; firstFailureRun: number | null }[] }).scenarios;
-    expect(perScenario.map((entry) => entry.scenario)).toEqual(['exec-replay', 'send-mid-turn', 'orphan-leaf', 'cached-agent', 'chaos', 'scheduled-tasks', 'client-connections', 'compaction']);
+    expect(perScenario.map((entry) => entry.scenario)).toEqual(scenarioNames);
     for (const failure of detailed) expect(perScenario.find((entry) => entry.scenario === failure.scenario)?.firstFailureRun).toBe(failure.run);
     for (const failure of json.failures) {
       const report = JSON.parse(readFileSync(join(artifacts, failure.seed, 'report.json'), 'utf8')) as { seed: string; verdict: string };
