@@ -201,14 +201,7 @@ export class SessionManager {
       message,
       turnId,
     };
-    assert(entry.parentId === null || this.byId.has(entry.parentId), `the parent ${entry.parentId} of a new entry of ${this.path} exists`);
-    assert(!this.byId.has(entry.id), `the new entry id ${entry.id} is fresh in ${this.path}`);
-    this.fileLines.push(entry);
-    this.entries.push(entry);
-    this.byId.set(entry.id, entry);
-    this.leafId = entry.id;
-    await this.persist(entry);
-    return entry;
+    return this.appendToLeaf(entry);
   }
 
   /** pi's appendCompaction: a `compaction` entry as a child of the leaf, which it becomes (persisted as any entry). */
@@ -216,7 +209,13 @@ export class SessionManager {
     const entry: SessionEntry = { type: 'message', id: this.newId(), parentId: this.leafId, timestamp: this.nowMs(), message: { role: 'other', content: '' }, turnId: '', compaction: { ...fields } };
     const raw = { type: 'compaction', id: entry.id, parentId: entry.parentId, timestamp: isoAt(entry.timestamp), ...fields };
     Object.defineProperty(entry, 'raw', { value: raw, enumerable: false });
-    assert(entry.parentId === null || this.byId.has(entry.parentId), `the parent ${entry.parentId} of a compaction of ${this.path} exists`);
+    return this.appendToLeaf(entry);
+  }
+
+  /** A new entry, a child of the leaf: it becomes the leaf and is persisted (pi's _appendEntry). */
+  private async appendToLeaf(entry: SessionEntry): Promise<SessionEntry> {
+    assert(entry.parentId === null || this.byId.has(entry.parentId), `the parent ${entry.parentId} of a new entry of ${this.path} exists`);
+    assert(!this.byId.has(entry.id), `the new entry id ${entry.id} is fresh in ${this.path}`);
     this.fileLines.push(entry);
     this.entries.push(entry);
     this.byId.set(entry.id, entry);
