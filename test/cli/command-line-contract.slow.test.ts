@@ -88,7 +88,7 @@ describe('JSON output', () => {
     const result = cli('fuzz', '--all', '--runs', '3', '--seed', '4', '--json');
     expect(result.status).toBe(0);
     const json = JSON.parse(result.stdout) as { runs: number; failures: unknown[]; firstFailureRun: number | null; wallMs: number; coverage: Record<string, Record<string, number>> };
-    expect(json.runs).toBe(18);
+    expect(json.runs).toBe(3 * scenarioNames.length);
     expect(json.failures).toEqual([]);
     expect(json.firstFailureRun).toBeNull();
     expect(json.wallMs).toBeGreaterThan(0);
@@ -102,6 +102,10 @@ describe('JSON output', () => {
       'startup-wait', 'first-failure-end', 'agent-retry',
       // Issue 24 item 2: where the faults met scheduled tasks.
       'task-kill', 'task-repoll', 'task-fanout-restart',
+      // Issue 24 item 1: where the faults met a WebChat client's connection.
+      'client-drop-before-ack', 'client-drop-mid-stream', 'client-drop-after-final', 'client-retry', 'client-dedupe', 'client-replay',
+      // Issue 24 items 3 and 4: compactions, and the enveloped prompt's rewrite.
+      'compaction', 'compaction-kill', 'compaction-summary-failed', 'envelope-rewritten', 'envelope-kill', 'envelope-met',
     ]);
     expect(Object.keys(json.coverage['kill-runner'] ?? {})).toEqual(['idle', 'ingest', 'prompt-persisted', 'model-call', 'abort', 'tool-send', 'result-dispatch', 'flush', 'delivery']);
   });
