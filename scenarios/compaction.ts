@@ -8,46 +8,16 @@
 // stalls, busy databases, link faults, second writers (the delivery mirror appends to the same JSONL under the write
 // lock) and key-less platforms; group chat, bursts and a /clear (a new session starts a new transcript).
 import fc from 'fast-check';
-import { queueModes } from '../sim/run/plan.ts';
-import { byTime, clearStep, groupUserStep, killAtPhase, linkFault, modelKnobs, modelOutage, powerLoss, type Scenario, settleMs, stall, swarmFaultKnobs, timedKill, userBurst } from './common.ts';
-
-const faultPhaseMs = 600_000;
+import type { Scenario } from './common.ts';
+import { transcriptTurnsPlan } from './transcript-turns.ts';
 
 export const compaction: Scenario = {
   name: 'compaction',
   description: 'transcripts that grow past a context limit are compacted (a summary call, then a compaction entry), under kills, power losses, failing summaries and second writers',
   focus: [],
-  plan: fc.integer({ min: 1, max: 2 }).chain((sessions) =>
-    fc.record({
-      sessions: fc.constant(sessions),
-      workload: fc
-        .tuple(
-          fc.array(groupUserStep(faultPhaseMs, sessions), { minLength: 4, maxLength: 14 }),
-          fc.array(userBurst(faultPhaseMs, sessions, { min: 200, max: 6_000 }), { maxLength: 3 }),
-          fc.array(clearStep(faultPhaseMs, sessions), { maxLength: 1 }),
-        )
-        .map(([users, bursts, clears]) => byTime([...users, ...bursts.flat(), ...clears])),
-      faults: fc.array(
-        fc.oneof(
-          { weight: 4, arbitrary: killAtPhase(['runner'], fc.constantFrom('model-call', 'model-call', 'prompt-persisted', 'tool-send', 'flush')) },
-          { weight: 2, arbitrary: timedKill(faultPhaseMs, ['runner', 'gateway', 'tool-server']) },
-          stall(faultPhaseMs, ['runner', 'gateway']),
-          powerLoss(faultPhaseMs, fc.constantFrom('model-call', 'prompt-persisted', 'flush')),
-          modelOutage(faultPhaseMs),
-          linkFault(faultPhaseMs),
-        ),
-        { maxLength: 6 },
-      ),
-      queueModes: fc.array(fc.constantFrom(...queueModes), { minLength: 2, maxLength: 2 }),
-      secondWriters: fc.record({ deliveryMirror: fc.constantFrom('off' as const, 'on' as const), gatewayAppend: fc.constantFrom('off' as const, 'skip-db' as const) }),
-      keylessPlatform: fc.boolean(),
-      faultKnobs: swarmFaultKnobs(),
-      model: modelKnobs({ toolCallsMax: fc.integer({ min: 1, max: 3 }) }),
-      compaction: fc.integer({ min: 80, max: 320 }).chain((contextTokensMax) =>
-        fc.record({ contextTokensMax: fc.constant(contextTokensMax), keepRecentTokens: fc.integer({ min: 20, max: Math.floor(contextTokensMax / 3) }) }),
-      ),
-      faultPhaseMs: fc.constant(faultPhaseMs),
-      settleMs: fc.constant(settleMs),
-    }),
-  ),
+  plan: transcriptTurnsPlan({ minLength: 4, maxLength: 14 }, {
+    compaction: fc.integer({ min: 80, max: 320 }).chain((contextTokensMax) =>
+      fc.record({ contextTokensMax: fc.constant(contextTokensMax), keepRecentTokens: fc.integer({ min: 20, max: Math.floor(contextTokensMax / 3) }) }),
+    ),
+  }),
 };

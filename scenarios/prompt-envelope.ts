@@ -7,44 +7,12 @@
 // databases, link faults, second writers (the delivery mirror appends under the write lock) and key-less platforms;
 // group chat, bursts that grow a batch (collect, followup and interrupt lanes) and a /clear.
 import fc from 'fast-check';
-import { queueModes } from '../sim/run/plan.ts';
-import { byTime, clearStep, groupUserStep, killAtPhase, linkFault, modelKnobs, modelOutage, powerLoss, type Scenario, settleMs, stall, swarmFaultKnobs, timedKill, userBurst } from './common.ts';
-
-const faultPhaseMs = 600_000;
+import type { Scenario } from './common.ts';
+import { transcriptTurnsPlan } from './transcript-turns.ts';
 
 export const promptEnvelope: Scenario = {
   name: 'prompt-envelope',
   description: "prompts submitted with OpenClaw's metadata envelope and stored plain only once the call returns, under kills, power losses, failed calls and growing batches",
   focus: [],
-  plan: fc.integer({ min: 1, max: 2 }).chain((sessions) =>
-    fc.record({
-      sessions: fc.constant(sessions),
-      workload: fc
-        .tuple(
-          fc.array(groupUserStep(faultPhaseMs, sessions), { minLength: 3, maxLength: 12 }),
-          fc.array(userBurst(faultPhaseMs, sessions, { min: 200, max: 6_000 }), { maxLength: 3 }),
-          fc.array(clearStep(faultPhaseMs, sessions), { maxLength: 1 }),
-        )
-        .map(([users, bursts, clears]) => byTime([...users, ...bursts.flat(), ...clears])),
-      faults: fc.array(
-        fc.oneof(
-          { weight: 4, arbitrary: killAtPhase(['runner'], fc.constantFrom('model-call', 'model-call', 'prompt-persisted', 'tool-send', 'flush')) },
-          { weight: 2, arbitrary: timedKill(faultPhaseMs, ['runner', 'gateway', 'tool-server']) },
-          stall(faultPhaseMs, ['runner', 'gateway']),
-          powerLoss(faultPhaseMs, fc.constantFrom('model-call', 'prompt-persisted', 'flush')),
-          modelOutage(faultPhaseMs),
-          linkFault(faultPhaseMs),
-        ),
-        { maxLength: 6 },
-      ),
-      queueModes: fc.array(fc.constantFrom(...queueModes), { minLength: 2, maxLength: 2 }),
-      secondWriters: fc.record({ deliveryMirror: fc.constantFrom('off' as const, 'on' as const), gatewayAppend: fc.constantFrom('off' as const, 'skip-db' as const) }),
-      keylessPlatform: fc.boolean(),
-      faultKnobs: swarmFaultKnobs(),
-      model: modelKnobs({ toolCallsMax: fc.integer({ min: 1, max: 3 }) }),
-      promptEnvelope: fc.constant('submit-then-rewrite' as const),
-      faultPhaseMs: fc.constant(faultPhaseMs),
-      settleMs: fc.constant(settleMs),
-    }),
-  ),
+  plan: transcriptTurnsPlan({ minLength: 3, maxLength: 12 }, { promptEnvelope: fc.constant('submit-then-rewrite' as const) }),
 };
