@@ -7,6 +7,7 @@ import { compaction } from './compaction.ts';
 import { clientConnections } from './client-connections.ts';
 import type { Scenario } from './common.ts';
 import { execReplay } from './exec-replay.ts';
+import { heartbeatRuns } from './heartbeat-runs.ts';
 import { orphanLeaf } from './orphan-leaf.ts';
 import { promptEnvelope } from './prompt-envelope.ts';
 import { scheduledTasks } from './scheduled-tasks.ts';
@@ -15,7 +16,7 @@ import { sendMidTurn } from './send-mid-turn.ts';
 export type { Scenario } from './common.ts';
 
 /** Every scenario, built-in first, then registered ones in registration order (a live list). */
-export const scenarios: readonly Scenario[] = [execReplay, sendMidTurn, orphanLeaf, cachedAgent, chaos, scheduledTasks, clientConnections, compaction, promptEnvelope];
+export const scenarios: readonly Scenario[] = [execReplay, sendMidTurn, orphanLeaf, cachedAgent, chaos, scheduledTasks, clientConnections, compaction, promptEnvelope, heartbeatRuns];
 
 /** How many of `scenarios` are built in (they come first). */
 export const builtinScenarioCount = scenarios.length;

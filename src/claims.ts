@@ -84,7 +84,7 @@ export async function fetchBatch(inbound: SqlDatabase, outbound: SqlDatabase, no
   if (idle !== undefined) {
     for (const row of pending) {
       const dueMs = Number(row.process_after);
-      if (dueMs > nowMs && (idle.nextDueMs === undefined || dueMs < idle.nextDueMs)) idle.nextDueMs = dueMs;
+      if (dueMs > nowMs && dueMs < heldRowDueMs && (idle.nextDueMs === undefined || dueMs < idle.nextDueMs)) idle.nextDueMs = dueMs;
     }
   }
   const horizonSeq = Number(pending[0]?.seq);
@@ -276,7 +276,13 @@ export async function laneAcks(outbound: SqlDatabase): Promise<{ processing: boo
 }
 
 /** The pending rows that want a run (trigger=1), for triggerWaiting; also run inside an inbound.db transaction. */
-export const pendingTriggersSql = "SELECT id FROM messages_in WHERE status = 'pending' AND trigger = 1";
+export const pendingTriggersSql = `SELECT id FROM messages_in WHERE status = 'pending' AND trigger = 1 AND process_after < ${Number.MAX_SAFE_INTEGER}`;
+
+/**
+ * The due time of a heartbeat row the gateway holds while its own run asks the LLM (heartbeat-run.ts): never due for
+ * the runner, nor work waiting for the heartbeat's lane check, until the gateway releases it with its answer.
+ */
+export const heldRowDueMs = Number.MAX_SAFE_INTEGER;
 
 /** Whether one of the pending rows that want a run (pendingTriggersSql) is not yet acknowledged by the runner. */
 export function triggerWaiting(pending: readonly SqlRow[], acked: ReadonlySet<string>): boolean {

@@ -3,6 +3,7 @@
 import { assert } from './assert.ts';
 import type { PromptEnvelopeMode } from './envelope.ts';
 import type { CompactionKnobs } from './compaction.ts';
+import type { HeartbeatRunKnobs } from './heartbeat-run.ts';
 
 /** The seed bugs and the seeds' own fixes as proposed that can be switched on (all off by default). */
 export const bugIds = ['exec-replay', 'send-dup', 'send-flag', 'send-stale', 'orphan-leaf', 'flush-cursor', 'exec-dedupe-memory', 'sent-payloads-pr2531', 'orphan-rewrite-inplace', 'cursor-realign-gateway'] as const;
@@ -203,6 +204,8 @@ export interface ModelKnobs {
   clients: ChatClientsKnobs;
   /** The context limit a run compacts the transcript at (issue 24 item 3; compaction.ts); null: no compaction. */
   compaction: CompactionKnobs | null;
+  /** Who runs a heartbeat (issue 24 item 5; heartbeat-run.ts): null, the runner from a prompt row; else the gateway's own run. */
+  heartbeatRun: HeartbeatRunKnobs | null;
 }
 
 export const defaultKnobs: ModelKnobs = {
@@ -219,6 +222,7 @@ export const defaultKnobs: ModelKnobs = {
   promptEnvelope: 'off',
   clients: { sessions: [], dedupe: 'durable', replay: 'after' },
   compaction: null,
+  heartbeatRun: null,
 };
 
 /** The model's configuration: bugs switched on, sessions, timers and knobs. */

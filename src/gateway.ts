@@ -13,10 +13,11 @@ import { DeliveryMirror } from './delivery-mirror.ts';
 import { modelSessionManagerFactory, type SessionManagerFactory } from './session-manager-port.ts';
 import type { GatewayParts, NodeEventsPort } from './environment.ts';
 import { HeartbeatWakes, type HeartbeatWakesPort, scopedWakeTarget, type Wake, type WakeOutcome } from './heartbeat-wake.ts';
-import type { Delivery, ProcessContext } from './ports.ts';
+import type { Delivery, LlmAnswer, LlmApi, ProcessContext } from './ports.ts';
+import { type HeartbeatRunKnobs, releaseHeldRow, runHeartbeatAgent, storeHeartbeatAnswer } from './heartbeat-run.ts';
 import { type ChatResumeRequest, type ChatSendRequest, gatewayName, type InboundAck, type InboundMessage, messageType, type NodeEvent, nodeHostName, platformName, runnerName, type SendAck, type SystemRunInvoke, toolServerName } from './protocol.ts';
 import { ignoreBusy, isBusy, retryBusy } from './busy.ts';
-import { laneAcks, pendingTriggersSql, triggerWaiting } from './claims.ts';
+import { heldRowDueMs, laneAcks, pendingTriggersSql, triggerWaiting } from './claims.ts';
 import { HostSweep } from './host-sweep.ts';
 import { type ExecCommand, type ExecTool, isSystemRunAuthorizing } from './node-host.ts';
 import { SessionDbs } from './session-dbs.ts';
@@ -34,8 +35,8 @@ export const heartbeatPrompt = 'Read HEARTBEAT.md if it exists and follow it. If
 
 export { gatewayName, platformName };
 
-export async function gatewayMain(ctx: ProcessContext, config: ModelConfig, sessionManagerFactory: SessionManagerFactory = modelSessionManagerFactory, parts: GatewayParts = {}, execTool?: ExecTool): Promise<void> {
-  const gateway = new Gateway(ctx, config, sessionManagerFactory, parts);
+export async function gatewayMain(ctx: ProcessContext, config: ModelConfig, sessionManagerFactory: SessionManagerFactory = modelSessionManagerFactory, parts: GatewayParts = {}, execTool?: ExecTool, llm?: LlmApi): Promise<void> {
+  const gateway = new Gateway(ctx, config, sessionManagerFactory, parts, llm);
   // The agent's exec tool with host=node reaches the node host through this incarnation (GatewayParts.systemRunInvokes).
   execTool?.attach(ctx, (nodeId, command) => gateway.invokeSystemRun(nodeId, command));
   ctx.spawnTask('receive', () => gateway.receiveLoop());
@@ -58,6 +59,9 @@ export async function gatewayMain(ctx: ProcessContext, config: ModelConfig, sess
       }
     });
   }
+  // The fixed gateway-side heartbeat run: a row a kill left held is run again after the restart.
+  const heartbeatRun = config.knobs.heartbeatRun;
+  if (heartbeatRun?.mode === 'gateway') for (const sessionKey of config.sessions) gateway.retryHeartbeatAfter(sessionKey, 0);
   ctx.note('gateway-ready', { incarnation: ctx.incarnation });
 }
 
@@ -81,7 +85,10 @@ class Gateway {
     private readonly config: ModelConfig,
     sessionManagerFactory: SessionManagerFactory,
     parts: GatewayParts,
+    /** The LLM API, for the gateway's own heartbeat runs (heartbeat-run.ts; the knob heartbeatRun). */
+    private readonly llm?: LlmApi,
   ) {
+    assert(config.knobs.heartbeatRun === null || llm !== undefined, 'a gateway that runs its heartbeats has the LLM API');
     this.dbs = new SessionDbs(ctx.sqlite);
     this.events = parts.systemEvents?.(ctx, this.bug('exec-replay')) ?? new SystemEventQueue(ctx.clock, this.bug('exec-replay'));
     const handler = (wake: Wake): Promise<WakeOutcome> => this.runHeartbeat(wake);
@@ -266,6 +273,8 @@ class Gateway {
       this.ctx.note('heartbeat-skip', { session: sessionKey, reason: 'requests-in-flight' });
       return 'skipped-busy';
     }
+    const run = this.config.knobs.heartbeatRun;
+    if (run !== null && this.llm !== undefined) return this.runHeartbeatInGateway(sessionKey, run, this.llm, lane.acked);
     const drained = this.events.drainSystemEvents(sessionKey);
     assert(drained.length <= systemEventsPerSessionMax, `${drained.length} system events drained for ${sessionKey}, above the bound`);
     assert(this.events.peek(sessionKey).length === 0, `the system-event queue of ${sessionKey} is empty after its drain`);
@@ -286,6 +295,101 @@ class Gateway {
   }
 
   /**
+   * OpenClaw's heartbeat as a run of its own (heartbeat-run.ts). The fixed gateway (`gateway`) first finishes a held
+   * heartbeat row, one whose run has not yet got an answer (a run that failed, or one a kill interrupted); else it writes
+   * the inspected events' prompt as a held row with their durable keys (the runner does not take a held row), consumes
+   * the events and acknowledges them to the node host, and then runs it: the answer goes with the row, which it
+   * releases to the runner; a failed run asks for another wake after retryMs. OpenClaw 2026.4.24 (`openclaw`) runs
+   * first from the inspected events, which stay in memory until the row with the answer is written, and leaves a failed
+   * run's events queued for the session's next wake.
+   */
+  private async runHeartbeatInGateway(sessionKey: string, run: HeartbeatRunKnobs, llm: LlmApi, acked: ReadonlySet<string>): Promise<WakeOutcome> {
+    if (run.mode === 'openclaw') return this.runHeartbeatAsReleased(sessionKey, run, llm, acked);
+    const inbound = await this.dbs.inboundDb(sessionKey);
+    const held = await ignoreBusy(inbound.query('SELECT id, content FROM messages_in WHERE process_after = ? ORDER BY seq LIMIT 1', [heldRowDueMs]));
+    if (held === undefined) return 'skipped-busy';
+    let row = held[0] === undefined ? undefined : { id: String(held[0].id), prompt: String(held[0].content) };
+    if (row === undefined) {
+      const inspected = [...this.events.peek(sessionKey)];
+      if (inspected.length === 0) return 'ran';
+      const written = await ignoreBusy(this.persistHeartbeatPrompt(sessionKey, inspected, acked, 'held'));
+      if (written === undefined || written === false) {
+        this.ctx.note('heartbeat-skip', { session: sessionKey, reason: written === false ? 'requests-in-flight' : 'busy' });
+        return 'skipped-busy';
+      }
+      this.consumeInspected(sessionKey, inspected);
+      if (written === true) return 'ran';
+      row = written;
+    }
+    const answer = await runHeartbeatAgent(this.ctx, llm, run, sessionKey, row.prompt);
+    const released = answer !== undefined && (await ignoreBusy(inbound.transaction((tx) => releaseHeldRow(tx, row.id, row.prompt, answer, this.ctx.clock.nowMs())))) === true;
+    if (released) {
+      this.ctx.note('heartbeat-run-released', { session: sessionKey, row: row.id });
+      this.wakeRunner();
+      return 'ran';
+    }
+    this.ctx.note('heartbeat-run-failed', { session: sessionKey, row: row.id, retryMs: run.mode === 'gateway' ? run.retryMs : null });
+    // gateway-no-retry (tests only): the held row waits for a wake that may never come.
+    if (run.mode === 'gateway') this.retryHeartbeatAfter(sessionKey, run.retryMs);
+    return 'ran';
+  }
+
+  /** OpenClaw 2026.4.24: the run first; the row, the keys and the consumption of the events only after its answer. */
+  private async runHeartbeatAsReleased(sessionKey: string, run: HeartbeatRunKnobs, llm: LlmApi, acked: ReadonlySet<string>): Promise<WakeOutcome> {
+    const inspected = [...this.events.peek(sessionKey)];
+    if (inspected.length === 0) return 'ran';
+    const prompt = this.heartbeatPromptOf(await this.unseenEvents(sessionKey, inspected));
+    let answer: LlmAnswer | undefined;
+    if (prompt !== undefined) {
+      answer = await runHeartbeatAgent(this.ctx, llm, run, sessionKey, prompt);
+      if (answer === undefined) {
+        this.ctx.note('heartbeat-run-failed', { session: sessionKey, row: null, retryMs: null });
+        return 'ran';
+      }
+    }
+    const written = await ignoreBusy(this.persistHeartbeatPrompt(sessionKey, inspected, acked, prompt === undefined || answer === undefined ? undefined : { prompt, answer }));
+    if (written === undefined || written === false) {
+      // A message arrived since the lane check (or the write met a busy database): the events stay for the next wake.
+      this.ctx.note('heartbeat-skip', { session: sessionKey, reason: written === false ? 'requests-in-flight' : 'busy' });
+      return 'skipped-busy';
+    }
+    this.consumeInspected(sessionKey, inspected);
+    return 'ran';
+  }
+
+  /** OpenClaw's consumeSystemEventEntries: the inspected events leave the queue (what was queued since stays) and are acknowledged. */
+  private consumeInspected(sessionKey: string, inspected: readonly SystemEvent[]): void {
+    const now = this.events.drainSystemEvents(sessionKey);
+    const since = now.filter((event) => !inspected.includes(event));
+    if (since.length > 0) this.events.requeue(sessionKey, since);
+    for (const event of inspected) for (const ack of event.onDurable) ack();
+  }
+
+  /** Another wake of the session after delayMs: a held row's run is tried again (also after a gateway restart). */
+  retryHeartbeatAfter(sessionKey: string, delayMs: number): void {
+    this.ctx.spawnTask('heartbeat-retry', async () => {
+      await this.ctx.timers.sleep(delayMs);
+      this.wakes.requestHeartbeatNow('retry', scopedWakeTarget(sessionKey));
+    });
+  }
+
+  /** The events whose durable exec key is not yet recorded (all of them under seed 000's bug and its in-memory fix). */
+  private async unseenEvents(sessionKey: string, events: readonly SystemEvent[]): Promise<SystemEvent[]> {
+    if (this.bug('exec-replay') || this.bug('exec-dedupe-memory')) return [...events];
+    const unseen: SystemEvent[] = [];
+    for (const event of events) if (event.execKey === null || !(await this.execSeen(sessionKey, event.execKey))) unseen.push(event);
+    return unseen;
+  }
+
+  /** A heartbeat's prompt for these events: their `System (untrusted): …` block and the body; undefined for noise only. */
+  private heartbeatPromptOf(events: readonly SystemEvent[]): string | undefined {
+    const block = formatSystemEvents(events);
+    if (block.length === 0) return undefined;
+    const body = events.some((event) => isExecCompletionEvent(event.text)) ? execEventPrompt : heartbeatPrompt;
+    return `${block}\n\n${body}`;
+  }
+
+  /**
    * One prompt row for the drained events: their `System (untrusted): …` block, then the exec-event prompt when one is
    * an exec completion, else the heartbeat prompt. The fixed gateway writes a durable key per event in the same
    * transaction and leaves out an event whose key is already there (a replay that slipped past the check at ingestion).
@@ -294,27 +398,35 @@ class Gateway {
    * after the user's message (campaign seed 17: the message was never answered). OpenClaw runs a heartbeat as a run of
    * its own in the session's lane, never in one prompt with a user's message. Returns false, writing nothing, then.
    */
-  private async persistHeartbeatPrompt(sessionKey: string, drained: SystemEvent[], acked: ReadonlySet<string>): Promise<boolean> {
+  private async persistHeartbeatPrompt(sessionKey: string, drained: readonly SystemEvent[], acked: ReadonlySet<string>): Promise<boolean>;
+  private async persistHeartbeatPrompt(sessionKey: string, drained: readonly SystemEvent[], acked: ReadonlySet<string>, ran: { prompt: string; answer: LlmAnswer } | undefined): Promise<boolean>;
+  private async persistHeartbeatPrompt(sessionKey: string, drained: readonly SystemEvent[], acked: ReadonlySet<string>, ran: 'held'): Promise<boolean | { id: string; prompt: string }>;
+  private async persistHeartbeatPrompt(sessionKey: string, drained: readonly SystemEvent[], acked: ReadonlySet<string>, ran?: { prompt: string; answer: LlmAnswer } | 'held'): Promise<boolean | { id: string; prompt: string }> {
     const inbound = await this.dbs.inboundDb(sessionKey);
     const nowMs = this.ctx.clock.nowMs();
     const rowId = `sys:${this.ctx.incarnation}:${++this.systemRows}`;
     // seed 000 (exec-replay, and its proposed in-memory fix exec-dedupe-memory): no durable key is recorded.
     const fixed = !this.bug('exec-replay') && !this.bug('exec-dedupe-memory');
+    let heldPrompt: string | undefined;
     const fresh = await inbound.transaction((tx) => {
       if (triggerWaiting(tx.query(pendingTriggersSql), acked)) return null;
       const kept = drained.filter((event) => !fixed || event.execKey === null || tx.run('INSERT OR IGNORE INTO exec_seen(key, seen_at) VALUES (?, ?)', [event.execKey, nowMs]).changes > 0);
-      const block = formatSystemEvents(kept);
+      const prompt = this.heartbeatPromptOf(kept);
       // Every kept event is heartbeat noise (or a replay): nothing to tell the agent.
-      if (block.length === 0) return [];
-      const body = kept.some((event) => isExecCompletionEvent(event.text)) ? execEventPrompt : heartbeatPrompt;
+      if (prompt === undefined) return [];
       const seq = Number(tx.query('SELECT COALESCE(MAX(seq), 0) + 1 AS next FROM messages_in')[0]?.next ?? 1);
       assertNonNegativeInteger(seq, `seq of the heartbeat row ${rowId}`);
-      tx.run("INSERT INTO messages_in(id, seq, kind, content, created_at) VALUES (?, ?, 'system', ?, ?)", [rowId, seq, `${block}\n\n${body}`, nowMs]);
+      // The fixed gateway's own run holds its row (not due for the runner) until the run's answer goes with it.
+      tx.run("INSERT INTO messages_in(id, seq, kind, content, created_at, process_after) VALUES (?, ?, 'system', ?, ?, ?)", [rowId, seq, prompt, nowMs, ran === 'held' ? heldRowDueMs : 0]);
+      // OpenClaw's run: its answer goes with the row when it was asked this very prompt.
+      if (ran !== undefined && ran !== 'held' && ran.prompt === prompt) storeHeartbeatAnswer(tx, rowId, prompt, ran.answer);
+      heldPrompt = ran === 'held' ? prompt : undefined;
       return kept;
     });
     if (fresh === null) return false;
     assert(fresh.length <= drained.length, `${fresh.length} of ${drained.length} drained events kept`);
     this.ctx.note('exec-ingest', { session: sessionKey, row: fresh.length > 0 ? rowId : null, runs: fresh.map((event) => event.contextKey ?? '').join(',') });
+    if (heldPrompt !== undefined) return { id: rowId, prompt: heldPrompt };
     if (fresh.length > 0) this.wakeRunner();
     return true;
   }

@@ -30,6 +30,7 @@ export {
 } from './config.ts';
 export { occurrenceId, taskDueTimes, taskOccurrenceText } from './task-scheduler.ts';
 export { type PromptEnvelopeMode, promptEnvelopeModes } from './envelope.ts';
+export { type HeartbeatRunKnobs, type HeartbeatRunMode, heartbeatRunModes } from './heartbeat-run.ts';
 export { type CompactionCut, compactionCuts, type CompactionKnobs } from './compaction.ts';
 export { compactionInstruction, isCompactionPrompt } from './protocol.ts';
 export { webchatName } from './protocol.ts';

@@ -56,7 +56,7 @@ export function buildModel(config: ModelConfig, env: ModelEnvironment, component
     config,
     nodeHost,
     processes: [
-      { name: gatewayName, main: own(gatewayName, (ctx) => gatewayMain(ctx, config, env.sessionManagerFactory, env.gatewayParts, execTool)) },
+      { name: gatewayName, main: own(gatewayName, (ctx) => gatewayMain(ctx, config, env.sessionManagerFactory, env.gatewayParts, execTool, env.llm)) },
       { name: toolServerName, main: own(toolServerName, (ctx) => toolServerMain(ctx, config.bugs)) },
       { name: runnerName, main: own(runnerName, (ctx) => runnerMain(ctx, config, env)) },
       { name: nodeHostName, main: (ctx) => nodeHost.main(ctx) },

@@ -202,7 +202,34 @@ export interface LlmRequest {
  * failure.
  */
 export interface LlmApi {
-  complete(request: LlmRequest, timers: Timers): Promise<LlmAnswer>;
+  /** `abort`, when given, lets the caller give the request up: the answer then never reaches it (LlmAbortedError). */
+  complete(request: LlmRequest, timers: Timers, abort?: LlmAbort): Promise<LlmAnswer>;
+}
+
+/** A caller's way to give up a request in flight (as an HTTP client aborts one: no answer reaches it afterwards). */
+export class LlmAbort {
+  private done = false;
+  private readonly listeners: (() => void)[] = [];
+
+  get aborted(): boolean {
+    return this.done;
+  }
+
+  onAbort(listener: () => void): void {
+    if (this.done) listener();
+    else this.listeners.push(listener);
+  }
+
+  abort(): void {
+    if (this.done) return;
+    this.done = true;
+    for (const listener of this.listeners.splice(0)) listener();
+  }
+}
+
+/** The request was given up by its caller (LlmAbort) before its answer came. */
+export class LlmAbortedError extends Error {
+  override name = 'LlmAbortedError';
 }
 
 /** A transient HTTP error of the LLM API (the run loop retries the whole run). */

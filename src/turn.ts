@@ -4,6 +4,7 @@
 // on every attempt, tool and result rows have ids derived from the turn and their content, and rows already in
 // state.db or the transcript are recognised. The fixed runner writes an assistant row before the reply it carries
 // leaves the process (write-ahead), so a kill between the two cannot leave a visible reply without its row.
+import { storedHeartbeatAnswer } from './heartbeat-run.ts';
 import { assert, assertNonNegativeInteger } from './assert.ts';
 import { isBusy } from './busy.ts';
 import { compactIfNeeded } from './compaction.ts';
@@ -481,6 +482,14 @@ async function callModel(state: TurnState, kind: string, attempt: number, prompt
   if (giveUp) return { toolCalls: [], result: errorResult };
   if (kind === 'command') return { toolCalls: [], result: `<message to="user">${clearedReply}</message>` };
   assert(prompt.length > 0, `turn ${state.turnId} asks the LLM an empty prompt`);
+  // A heartbeat the gateway ran itself (heartbeat-run.ts): its answer came with the row, for this very prompt.
+  if (kind === 'system' && state.deps.config.knobs.heartbeatRun !== null) {
+    const stored = await storedHeartbeatAnswer(state.inbound, state.turnId, prompt);
+    if (stored !== undefined) {
+      ctx.note('heartbeat-answer-used', { session: state.sessionKey, turn: state.turnId, attempt });
+      return stored;
+    }
+  }
   // OpenClaw's pre-prompt check: a context past the limit is compacted first (a failed summary fails the attempt).
   const compaction = state.deps.config.knobs.compaction;
   if (compaction !== null && (await compactIfNeeded(ctx, state.deps.env.llm, compaction, state.session, state.sessionKey, state.turnId))) await state.deps.heartbeat.touch(state.sessionKey);

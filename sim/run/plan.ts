@@ -1,7 +1,7 @@
 // A plan: everything one run of the model needs besides the seed. Workload (what users and commands do), faults
 // with their timing, and knobs. Scenarios generate plans with fast-check, so a failing plan shrinks; the seed
 // string encodes a plan exactly.
-import type { BugId, CompactionCut, DeliveryMirrorMode, GatewayAppendMode, ProcessingMode, PromptEnvelopeMode, QueueMode, RecurrenceMode } from '../../src/index.ts';
+import type { BugId, CompactionCut, DeliveryMirrorMode, GatewayAppendMode, HeartbeatRunKnobs, ProcessingMode, PromptEnvelopeMode, QueueMode, RecurrenceMode } from '../../src/index.ts';
 
 export { type QueueMode, queueModes } from '../../src/index.ts';
 
@@ -185,6 +185,12 @@ export interface Plan {
    * first, keeping about keepRecentTokens; absent: no compaction. `cut` (tests only) sabotages the kept part.
    */
   compaction?: { contextTokensMax: number; keepRecentTokens: number; cut?: CompactionCut };
+  /**
+   * Gateway-side heartbeat runs (issue 24 item 5, src/heartbeat-run.ts): the gateway asks the LLM itself under the run's
+   * timeout and fallbacks, and a failed run is retried after retryMs (`gateway`); `gateway-no-retry` (OpenClaw 2026.4.24)
+   * and `gateway-consume-first` (tests only); absent: the runner runs a heartbeat from its prompt row.
+   */
+  heartbeatRun?: HeartbeatRunKnobs;
   /** Client connections (issue 24 item 1); absent: every session chats through the platform. */
   clients?: ClientPlan;
   /** Faults stop at this time; afterwards the run goes on fault-free for settleMs (liveness). */
@@ -233,6 +239,7 @@ export function phaseOfTrace(event: { kind: string }): Phase | undefined {
     case 'model.prompt-persisted':
       return 'prompt-persisted';
     case 'model.model-call':
+    case 'model.heartbeat-run':
     case 'model.compaction-start':
     case 'model.compaction-summarised':
       return 'model-call';

@@ -17,7 +17,7 @@
 // the runner's SDK reports no activity and its heartbeat stands still); when the fault phase ends it is answered as
 // any other. nanoclaw's host sweep then finds the claim silent past its tolerance, kills the runner and retries the
 // row with backoff, until the row is marked failed at 5 tries (src/host-sweep.ts).
-import { type LlmAnswer, type LlmApi, type LlmRequest, LlmTransientError, type Random, type Timers, type ToolName } from '../../src/ports.ts';
+import { type LlmAbort, LlmAbortedError, type LlmAnswer, type LlmApi, type LlmRequest, LlmTransientError, type Random, type Timers, type ToolName } from '../../src/ports.ts';
 import { contentHash } from '../../src/text.ts';
 import { isCompactionPrompt } from '../../src/protocol.ts';
 import { assert } from '../kernel/assert.ts';
@@ -117,7 +117,7 @@ export class FakeModelApi implements LlmApi {
     private readonly recordFault: (fields: Record<string, string | number>) => void = () => {},
   ) {}
 
-  async complete(request: LlmRequest, timers: Timers): Promise<LlmAnswer> {
+  async complete(request: LlmRequest, timers: Timers, abort?: LlmAbort): Promise<LlmAnswer> {
     this.calls++;
     const tag = answerTag(request);
     const nth = (this.requestsPerPrompt.get(tag) ?? 0) + 1;
@@ -148,7 +148,12 @@ export class FakeModelApi implements LlmApi {
     else if (slow) this.recordFault({ kind: 'model-slow', session: request.sessionKey, latencyMs });
     if (streamCut) this.recordFault({ kind: 'stream-cut', session: request.sessionKey });
     else if (transientError) this.recordFault({ kind: 'model-error', session: request.sessionKey, cause: outage ? 'outage' : streak > 0 ? 'streak' : 'chance' });
-    await timers.sleep(latencyMs);
+    if (abort === undefined) await timers.sleep(latencyMs);
+    else if (await abandoned(timers, latencyMs, abort)) {
+      // The caller gave the request up (its run timed out): no answer reaches it, and it failed for the caller now.
+      if (fact !== undefined) this.ledger.requestFailed(fact, this.nowMs());
+      throw new LlmAbortedError(`LLM request given up by its caller (${tag}, request ${nth})`);
+    }
     if (transientError && !streamCut) {
       if (fact !== undefined) this.ledger.requestFailed(fact, this.nowMs());
       throw new LlmTransientError(`transient LLM error (${tag}, request ${nth})`);
@@ -212,4 +217,15 @@ export class FakeModelApi implements LlmApi {
       .join('\n');
     return { toolCalls, result };
   }
+}
+
+/** Waits the latency unless the caller aborts first; true when it did. */
+function abandoned(timers: Timers, latencyMs: number, abort: LlmAbort): Promise<boolean> {
+  return new Promise<boolean>((resolve) => {
+    const timer = timers.setTimer(latencyMs, () => resolve(false));
+    abort.onAbort(() => {
+      timer.cancel();
+      resolve(true);
+    });
+  });
 }
