@@ -38,8 +38,14 @@ export const taskShapes = ['task-kill', 'task-repoll', 'task-fanout-restart'] as
  * a summary call that failed (its attempt failed with it).
  */
 export const compactionShapes = ['compaction', 'compaction-kill', 'compaction-summary-failed'] as const;
+/**
+ * Where the faults met the gateway's own heartbeat runs (issue 24 item 5): a candidate model's request given up at the
+ * run's timeout; a fallback model asked after the one before it failed; a run that failed with every candidate; the
+ * gateway killed (or the power lost) while a heartbeat run waited for its answer.
+ */
+export const heartbeatRunShapes = ['heartbeat-run-timeout', 'heartbeat-run-failover', 'heartbeat-run-failed', 'heartbeat-run-kill'] as const;
 /** Other shapes of a run counted beside the faults (not fault types: the plan does not switch them on and off). */
-export const shapeTypes = ['failed-row', 'poison-hang', 'stream-cut', 'session-rotation', 'keyless-run', 'interrupt-abort', 'startup-wait', 'first-failure-end', 'agent-retry', ...taskShapes, ...clientShapes, ...compactionShapes] as const;
+export const shapeTypes = ['failed-row', 'poison-hang', 'stream-cut', 'session-rotation', 'keyless-run', 'interrupt-abort', 'startup-wait', 'first-failure-end', 'agent-retry', ...taskShapes, ...clientShapes, ...compactionShapes, ...heartbeatRunShapes] as const;
 export type ShapeType = (typeof shapeTypes)[number];
 /** The rows of the coverage table: fault types, then the shapes the system took. */
 export const coverageRows = [...faultTypes, ...secondWriterShapes, ...shapeTypes, ...envelopeShapes] as const;
@@ -194,6 +200,21 @@ export class FaultRecorder {
     return true;
   }
 
+  /** Sessions whose gateway heartbeat run waits for an answer. */
+  private readonly heartbeatRunning = new Set<string>();
+
+  /** Whether the event kills the gateway (or the machine) while one of its heartbeat runs waits for its answer. */
+  private heartbeatRunKilled(event: TraceEvent): boolean {
+    const session = String(event.fields.session);
+    if (event.kind === 'model.heartbeat-run') this.heartbeatRunning.add(session);
+    else if (event.kind === 'model.heartbeat-run-failover' || event.kind === 'model.heartbeat-run-released' || event.kind === 'model.heartbeat-run-failed' || event.kind === 'model.exec-ingest') this.heartbeatRunning.delete(session);
+    if (this.heartbeatRunning.size === 0) return false;
+    const killed = (event.kind === 'proc.kill' && event.fields.name === 'gateway') || (event.kind === 'fault' && event.fields.kind === 'power-loss');
+    if (!killed) return false;
+    this.heartbeatRunning.clear();
+    return true;
+  }
+
   private observe(event: TraceEvent): void {
     const phase = phaseOfTrace(event);
     if (phase !== undefined) this.phase = phase;
@@ -201,6 +222,7 @@ export class FaultRecorder {
     if (type !== undefined) this.coverage[type][this.phase]++;
     for (const shape of this.tasks.observe(event)) this.coverage[shape][this.phase]++;
     if (this.compactionKilled(event)) this.coverage['compaction-kill'][this.phase]++;
+    if (this.heartbeatRunKilled(event)) this.coverage['heartbeat-run-kill'][this.phase]++;
     for (const shape of this.clients.observe(event)) this.coverage[shape][this.phase]++;
     for (const shape of this.envelope.observe(event)) this.coverage[shape][this.phase]++;
   }
@@ -224,6 +246,12 @@ export class FaultRecorder {
         return 'compaction';
       case 'model.compaction-failed':
         return 'compaction-summary-failed';
+      case 'model.heartbeat-run':
+        return Number(fields.candidate) > 0 ? 'heartbeat-run-failover' : undefined;
+      case 'model.heartbeat-run-failover':
+        return fields.reason === 'timeout' ? 'heartbeat-run-timeout' : undefined;
+      case 'model.heartbeat-run-failed':
+        return 'heartbeat-run-failed';
       case 'model.mirror-appended':
       case 'model.mirror-deduped':
         return event.kind === 'model.mirror-appended' ? 'mirror-appended' : 'mirror-deduped';

@@ -104,8 +104,10 @@ describe('JSON output', () => {
       'task-kill', 'task-repoll', 'task-fanout-restart',
       // Issue 24 item 1: where the faults met a WebChat client's connection.
       'client-drop-before-ack', 'client-drop-mid-stream', 'client-drop-after-final', 'client-retry', 'client-dedupe', 'client-replay',
-      // Issue 24 items 3 and 4: compactions, and the enveloped prompt's rewrite.
-      'compaction', 'compaction-kill', 'compaction-summary-failed', 'envelope-rewritten', 'envelope-kill', 'envelope-met',
+      // Issue 24 items 3, 5 and 4: compactions, the gateway's own heartbeat runs, and the enveloped prompt's rewrite.
+      'compaction', 'compaction-kill', 'compaction-summary-failed',
+      'heartbeat-run-timeout', 'heartbeat-run-failover', 'heartbeat-run-failed', 'heartbeat-run-kill',
+      'envelope-rewritten', 'envelope-kill', 'envelope-met',
     ]);
     expect(Object.keys(json.coverage['kill-runner'] ?? {})).toEqual(['idle', 'ingest', 'prompt-persisted', 'model-call', 'abort', 'tool-send', 'result-dispatch', 'flush', 'delivery']);
   });
