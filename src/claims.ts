@@ -13,6 +13,7 @@
 // runner clears its processing acks) re-forms as the same turn with the same messages, so the prompt a turn
 // persisted and the prompt it asks again are the same; a turn that folds an unfinished earlier turn's messages into
 // its prompt takes them over (merged), so each message is answered by one turn.
+import { heldRowDueMs } from './heartbeat-run.ts';
 import { assert, assertNonNegativeInteger } from './assert.ts';
 import type { QueueMode } from './config.ts';
 import type { SqlDatabase, SqlRow } from './ports.ts';
@@ -276,13 +277,8 @@ export async function laneAcks(outbound: SqlDatabase): Promise<{ processing: boo
 }
 
 /** The pending rows that want a run (trigger=1), for triggerWaiting; also run inside an inbound.db transaction. */
-export const pendingTriggersSql = `SELECT id FROM messages_in WHERE status = 'pending' AND trigger = 1 AND process_after < ${Number.MAX_SAFE_INTEGER}`;
+export const pendingTriggersSql = `SELECT id FROM messages_in WHERE status = 'pending' AND trigger = 1 AND process_after < ${heldRowDueMs}`;
 
-/**
- * The due time of a heartbeat row the gateway holds while its own run asks the LLM (heartbeat-run.ts): never due for
- * the runner, nor work waiting for the heartbeat's lane check, until the gateway releases it with its answer.
- */
-export const heldRowDueMs = Number.MAX_SAFE_INTEGER;
 
 /** Whether one of the pending rows that want a run (pendingTriggersSql) is not yet acknowledged by the runner. */
 export function triggerWaiting(pending: readonly SqlRow[], acked: ReadonlySet<string>): boolean {

@@ -14,10 +14,10 @@ import { modelSessionManagerFactory, type SessionManagerFactory } from './sessio
 import type { GatewayParts, NodeEventsPort } from './environment.ts';
 import { HeartbeatWakes, type HeartbeatWakesPort, scopedWakeTarget, type Wake, type WakeOutcome } from './heartbeat-wake.ts';
 import type { Delivery, LlmAnswer, LlmApi, ProcessContext } from './ports.ts';
-import { type HeartbeatRunKnobs, releaseHeldRow, runHeartbeatAgent, storeHeartbeatAnswer } from './heartbeat-run.ts';
+import { heldRowDueMs, type HeartbeatRunKnobs, releaseHeldRow, runHeartbeatAgent, storeHeartbeatAnswer } from './heartbeat-run.ts';
 import { type ChatResumeRequest, type ChatSendRequest, gatewayName, type InboundAck, type InboundMessage, messageType, type NodeEvent, nodeHostName, platformName, runnerName, type SendAck, type SystemRunInvoke, toolServerName } from './protocol.ts';
 import { ignoreBusy, isBusy, retryBusy } from './busy.ts';
-import { heldRowDueMs, laneAcks, pendingTriggersSql, triggerWaiting } from './claims.ts';
+import { laneAcks, pendingTriggersSql, triggerWaiting } from './claims.ts';
 import { HostSweep } from './host-sweep.ts';
 import { type ExecCommand, type ExecTool, isSystemRunAuthorizing } from './node-host.ts';
 import { SessionDbs } from './session-dbs.ts';

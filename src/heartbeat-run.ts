@@ -23,7 +23,6 @@
 // - `gateway-no-retry` (tests only): the fixed run without the retry of a failed run.
 import { assert, assertNonNegativeInteger } from './assert.ts';
 import { isBusy } from './busy.ts';
-import { heldRowDueMs } from './claims.ts';
 import type { LlmAnswer, LlmApi, ProcessContext, SqlDatabase, SqlTransaction } from './ports.ts';
 import { LlmAbort, LlmAbortedError, LlmTransientError } from './ports.ts';
 
@@ -39,6 +38,12 @@ export interface HeartbeatRunKnobs {
   /** The fixed gateway's wait before it asks for another wake after a failed run. */
   retryMs: number;
 }
+
+/**
+ * The due time of a heartbeat row the gateway holds while its own run asks the LLM: never due for the runner, nor work
+ * waiting for the heartbeat's lane check (claims.ts), until the gateway releases it with its answer.
+ */
+export const heldRowDueMs = Number.MAX_SAFE_INTEGER;
 
 /** The table in a session's inbound.db holding the answer the gateway's run got for a heartbeat row. */
 const answersTable = 'CREATE TABLE IF NOT EXISTS heartbeat_answers(row_id TEXT PRIMARY KEY, prompt TEXT NOT NULL, answer TEXT NOT NULL)';
