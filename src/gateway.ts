@@ -326,6 +326,9 @@ class Gateway {
     if (released) {
       this.ctx.note('heartbeat-run-released', { session: sessionKey, row: row.id });
       this.wakeRunner();
+      // A row held from an earlier run went first: events queued since (their wake spent on it) run now, not at the
+      // failed run's pending retry.
+      if (held[0] !== undefined && this.events.peek(sessionKey).length > 0) this.retryHeartbeatAfter(sessionKey, 0);
       return 'ran';
     }
     this.ctx.note('heartbeat-run-failed', { session: sessionKey, row: row.id, retryMs: run.mode === 'gateway' ? run.retryMs : null });
