@@ -139,6 +139,16 @@ function describeEvent(event: TraceEvent): string | undefined {
       return f.queued === true ? `${String(f.event)} of ${String(f.run)} queued as a system event` : undefined;
     case 'model.exec-ingest':
       return f.row === null ? `exec events drained, all duplicates` : `exec ${String(f.runs)} persisted as prompt ${String(f.row)}`;
+    case 'model.heartbeat-run':
+      return `the gateway's heartbeat run asks the LLM (${Number(f.candidate) === 0 ? 'primary model' : `fallback ${String(f.candidate)}`})`;
+    case 'model.heartbeat-run-failover':
+      return `heartbeat run: the ${Number(f.candidate) === 0 ? 'primary model' : `fallback ${String(f.candidate)}`} ${f.reason === 'timeout' ? 'timed out' : 'failed'}${f.last === true ? '' : ', next model'}`;
+    case 'model.heartbeat-run-failed':
+      return `heartbeat run failed with every model${f.retryMs === null ? '' : `; another wake in ${formatMs(Number(f.retryMs))}`}`;
+    case 'model.heartbeat-run-released':
+      return `heartbeat row ${String(f.row)} released to the runner with its answer`;
+    case 'model.heartbeat-answer-used':
+      return `turn ${String(f.turn)} uses the gateway's heartbeat answer`;
     case 'model.exec-duplicate-dropped':
       return `replayed exec.finished ${String(f.run)} dropped`;
     case 'model.turn-start':
