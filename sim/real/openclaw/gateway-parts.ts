@@ -29,6 +29,7 @@ import { authorizesExecEvents, RealNodeEvents } from './node-events.ts';
 import { RealOrphanMerge } from './orphan-merge.ts';
 import { realSessionFileRepairs } from './session-file-repair.ts';
 import { RealSessionWriteLock, sweepStaleLocks } from './write-lock.ts';
+import { installMirrorStore, RealMirrorAppend } from './mirror-append.ts';
 import { OpenclawInstance } from './instance.ts';
 import { virtualPackageRoot } from '../openclaw-hooks.mjs';
 import type { OpenclawChoice } from './choice.ts';
@@ -94,6 +95,16 @@ export function openclawGatewayPartsFor(sim: Simulation, choice: OpenclawChoice)
     parts.sessionWriteLock = (ctx, caller) => {
       if (caller === 'delivery-mirror') ctx.spawnTask('session-locks-sweep', () => sweepStaleLocks(instanceOf(ctx), ctx, transcriptsDir));
       return new RealSessionWriteLock(() => instanceOf(ctx), ctx, caller);
+    };
+  }
+  // The delivery mirror's append, in the instance of the gateway's incarnation (mirror-append.ts); the session store
+  // it reads beside the transcripts is installed once per run.
+  if (choice.parts.includes('mirror-append')) {
+    parts.mirrorAppend = (ctx, sessions) => {
+      installMirrorStore(home, sessions, transcriptPath);
+      const owner = sim.processes.incarnation(ctx.incarnation);
+      assert(owner !== undefined, `no incarnation ${ctx.incarnation} for ${ctx.name}`);
+      return new RealMirrorAppend(() => instanceOf(ctx), ctx, sim.disk, owner, home, choice.release);
     };
   }
   return parts;
