@@ -52,12 +52,16 @@ export function openclawGatewayPartsFor(sim: Simulation, choice: OpenclawChoice)
   const home = openclawHome();
   // The machine's process table (`process.kill(pid, 0)`, /proc/<pid>/...), as every instance of the run sees it.
   const processes = simulatedProcesses(sim.processes, virtualPackageRoot(choice.release));
+  // The disk calls of the run's instances through node:fs/promises (the mirror append's pump watches them).
+  let diskCalls = 0;
   const newInstance = (ctx: ProcessContext): OpenclawInstance => {
     const owner = sim.processes.incarnation(ctx.incarnation);
     assert(owner !== undefined, `no incarnation ${ctx.incarnation} for ${ctx.name}`);
     const random = sim.prng.fork(`openclaw/${ctx.name}/${ctx.incarnation}`) as Random;
     const onEscape = (what: string) => escapes.push(`${ctx.name}#${ctx.incarnation}: ${what}`);
-    const fsPromises = simulatedDiskFsPromises(sim.disk, owner, home, () => simEpochMs + ctx.clock.nowMs(), onEscape, processes);
+    const fsPromises = countedCalls(simulatedDiskFsPromises(sim.disk, owner, home, () => simEpochMs + ctx.clock.nowMs(), onEscape, processes), () => {
+      diskCalls += 1;
+    });
     const binding = openclawIncarnationBinding(choice.release, owner, { clock: ctx.clock, timers: ctx.timers, random }, { fs: simulatedDiskFs(sim.disk, owner, home, processes), fsPromises, processes, onEscape });
     return new OpenclawInstance(choice.release, binding);
   };
@@ -104,10 +108,23 @@ export function openclawGatewayPartsFor(sim: Simulation, choice: OpenclawChoice)
       installMirrorStore(home, sessions, transcriptPath);
       const owner = sim.processes.incarnation(ctx.incarnation);
       assert(owner !== undefined, `no incarnation ${ctx.incarnation} for ${ctx.name}`);
-      return new RealMirrorAppend(() => instanceOf(ctx), ctx, sim.disk, owner, home, choice.release);
+      return new RealMirrorAppend(() => instanceOf(ctx), ctx, sim.disk, owner, home, choice.release, () => sim.scheduler.holdSettle(() => owner.alive), () => diskCalls);
     };
   }
   return parts;
+}
+
+/** The same functions, each counted (`counted`) before it runs. */
+function countedCalls(functions: Record<string, (...args: never[]) => Promise<unknown>>, counted: () => void): Record<string, (...args: never[]) => Promise<unknown>> {
+  return Object.fromEntries(
+    Object.entries(functions).map(([name, fn]) => [
+      name,
+      (...args: never[]) => {
+        counted();
+        return fn(...args);
+      },
+    ]),
+  );
 }
 
 /** The real queue of one gateway incarnation, with the model's event objects kept beside it. */

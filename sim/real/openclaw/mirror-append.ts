@@ -47,6 +47,11 @@ import type { OpenclawInstance } from './instance.ts';
 import type { OpenclawRelease } from './releases.ts';
 import { isRealLockError } from './write-lock.ts';
 
+/** The pump's first tick, its longest, and a bound on its ticks per call (callRelease). */
+const pumpStartMs = 1;
+const pumpMaxMs = 1_024;
+const pumpTicksMax = 100_000;
+
 /** The session store the mirror's release reads, beside the model's transcripts (src/session-dbs.ts transcriptPath). */
 export const mirrorStorePath = '/data/sessions/sessions.json';
 /** The agent of every session key the model uses (`agent:main:chat:<n>`). */
@@ -116,6 +121,10 @@ export class RealMirrorAppend implements MirrorAppendPort {
     private readonly owner: Incarnation,
     private readonly home: SimulatedDirectories,
     release: OpenclawRelease,
+    /** Holds the kernel's settle for the length of a call into the release (sim/kernel/scheduler.ts holdSettle). */
+    private readonly holdSettle: () => () => void,
+    /** How many disk calls the gateway's instance has made so far (the pump's sign of progress). */
+    private readonly diskCalls: () => number,
   ) {
     this.locksItself = appendLocksItself(release);
   }
@@ -130,8 +139,13 @@ export class RealMirrorAppend implements MirrorAppendPort {
     await this.followRotation(request);
     const before = entryIdsOf(this.disk.readNow(this.owner, request.path));
     let result: Awaited<ReturnType<RealAppend>>;
+    // The release scans the transcript line by line through async generators (its key scan and leaf read), long
+    // chains of promise continuations that touch no kernel primitive: the settle is held while it runs, so they run
+    // at the instant that resumed them (without it, a scan stalled until the incarnation's next event, a watchdog tick
+    // a minute later, while it held the lock).
+    const appendFn = this.appendFn;
     try {
-      result = await this.appendFn({ agentId, sessionKey: request.sessionKey, text: request.text, storePath: mirrorStorePath, ...(request.idempotencyKey === undefined ? {} : { idempotencyKey: request.idempotencyKey }) });
+      result = await this.callRelease(() => appendFn({ agentId, sessionKey: request.sessionKey, text: request.text, storePath: mirrorStorePath, ...(request.idempotencyKey === undefined ? {} : { idempotencyKey: request.idempotencyKey }) }));
     } catch (error) {
       if (!isRealLockError(error)) throw error;
       this.ctx.note('session-lock-timeout', { path: request.path, code: error.code, real: true });
@@ -142,6 +156,39 @@ export class RealMirrorAppend implements MirrorAppendPort {
     assert(typeof result.messageId === 'string' && result.messageId.length > 0, 'the release answers the id of the mirror entry');
     if (!before.has(result.messageId)) return { appended: true, entryId: result.messageId };
     return { appended: false, existingEntryId: result.messageId, rule: this.ruleOf(request, result.messageId) };
+  }
+
+  /**
+   * A call into the release, with the settle held and a pump beside it. The release scans the transcript line by line
+   * through async generators, long chains of promise continuations that touch no kernel primitive: the settle is held
+   * while it runs (up to 1,024 quiet hops; a longer chain goes on at the pump's next tick), so they run at the instant
+   * that resumed them (without it, a mirror took seconds of simulated time: chaos seed 17 with 2026.7.1, median 4.8 s
+   * from the showing to the mirror, 0.9 s with it). And 2026.7.1's append, once its last disk call (the
+   * store's chmod) has answered, finishes only at the incarnation's next event (measured: with no other event of the
+   * gateway, a watchdog tick 60 s later, or the 5 min force-release of its lock; why the continuation waits for an
+   * event was not found), so a pump task of the incarnation ticks while the call is pending: every pumpStartMs ms
+   * while the release makes disk calls, backing off by doubling to pumpMaxMs while it makes none (a lock wait). The
+   * cost: such an append finishes up to pumpStartMs later than its last disk call.
+   */
+  private async callRelease<T>(call: () => Promise<T>): Promise<T> {
+    let pending = true;
+    const letGo = this.holdSettle();
+    this.ctx.spawnTask('mirror-append-pump', async () => {
+      let delayMs = pumpStartMs;
+      let seen = this.diskCalls();
+      for (let tick = 0; pending && tick < pumpTicksMax; tick++) {
+        await this.ctx.timers.sleep(delayMs);
+        const calls = this.diskCalls();
+        delayMs = calls === seen ? Math.min(pumpMaxMs, delayMs * 2) : pumpStartMs;
+        seen = calls;
+      }
+    });
+    try {
+      return await call();
+    } finally {
+      pending = false;
+      letGo();
+    }
   }
 
   /** Why the release answered an entry that was there: it carries the key, or it is the latest assistant text. */
@@ -171,9 +218,11 @@ export class RealMirrorAppend implements MirrorAppendPort {
     const update = this.updateStore;
     assert(update !== undefined, 'the release is loaded before the store is written');
     const nowMs = simEpochMs + this.ctx.clock.nowMs();
-    await update(mirrorStorePath, (store) => {
-      store[request.sessionKey] = { ...store[request.sessionKey], sessionId, sessionFile: request.path, updatedAt: nowMs };
-    });
+    await this.callRelease(() =>
+      update(mirrorStorePath, (store) => {
+        store[request.sessionKey] = { ...store[request.sessionKey], sessionId, sessionFile: request.path, updatedAt: nowMs };
+      }),
+    );
     this.ctx.note('mirror-store-rebound', { session: request.sessionKey, sessionId: request.sessionId, real: true });
   }
 }
