@@ -22,6 +22,30 @@ import { transcriptPath } from './session-dbs.ts';
 import { assert, ModelAssertionError } from './assert.ts';
 import { SessionDb } from './session-db.ts';
 
+/** One mirror append as the gateway asks it: the session's key, its current session and file, the delivered text. */
+export interface MirrorAppendRequest {
+  sessionKey: string;
+  sessionId: string;
+  path: string;
+  /** The delivered text as sent (the append trims it). */
+  text: string;
+  /** The send's idempotency key; undefined when the gateway passes none (the `unkeyed` mode, before PR #44063). */
+  idempotencyKey: string | undefined;
+}
+
+/** What an append did: wrote an entry, found one already there (by key, or a release's own rule), or wrote nothing. */
+export type MirrorAppendOutcome = { appended: true; entryId: string } | { appended: false; existingEntryId: string; rule: string } | { appended: false; skipped: string };
+
+/**
+ * The mirror append (ensure the header, the key scan, the append) in place of the model's, called once per gateway
+ * incarnation (src/environment.ts GatewayParts.mirrorAppend; a real release's under sim/real). `locksItself`: the
+ * append takes the session write lock itself, so the mirror does not take it around the append.
+ */
+export interface MirrorAppendPort {
+  readonly locksItself: boolean;
+  append(request: MirrorAppendRequest): Promise<MirrorAppendOutcome>;
+}
+
 export class DeliveryMirror {
   /** The gateway's own handle on state.db, where the key's current session is read (opened at the first mirror). */
   private sessionDb: Promise<SessionDb> | undefined;
@@ -32,6 +56,8 @@ export class DeliveryMirror {
     private readonly open: SessionManagerFactory,
     /** The session write lock of this gateway incarnation (a real release's under sim/real); default the model's. */
     private readonly writeLock?: SessionWriteLockPort,
+    /** The append of this gateway incarnation (a real release's under sim/real); default the model's own. */
+    private readonly appendPart?: MirrorAppendPort,
   ) {
     assert(mode !== 'off', 'a delivery mirror is built only when the mirror is on');
   }
@@ -42,10 +68,13 @@ export class DeliveryMirror {
     if (mirrorText.length === 0) return;
     let lock: SessionWriteLock | undefined;
     try {
-      const path = transcriptPath(await this.currentSessionId(sessionKey));
-      // before PR #21828 (unlocked): the mirror wrote without the session write lock.
-      if (this.mode !== 'unlocked') lock = await (this.writeLock?.acquire(path) ?? acquireSessionWriteLock(this.ctx, path));
-      await this.append(sessionKey, path, mirrorText, idempotencyKey);
+      const sessionId = await this.currentSessionId(sessionKey);
+      const path = transcriptPath(sessionId);
+      // before PR #21828 (unlocked): the mirror wrote without the session write lock. An append that locks itself
+      // (OpenClaw 2026.7.1's) takes it inside.
+      if (this.mode !== 'unlocked' && this.appendPart?.locksItself !== true) lock = await (this.writeLock?.acquire(path) ?? acquireSessionWriteLock(this.ctx, path));
+      if (this.appendPart === undefined) await this.append(sessionKey, path, mirrorText, idempotencyKey);
+      else await this.appendThroughPart(this.appendPart, { sessionKey, sessionId, path, text, idempotencyKey: this.mode === 'unkeyed' ? undefined : idempotencyKey });
     } catch (error) {
       // OpenClaw logs a failed mirror and carries on: the delivery is marked all the same.
       if (error instanceof ModelAssertionError) throw error;
@@ -63,6 +92,15 @@ export class DeliveryMirror {
       throw error;
     });
     return (await this.sessionDb).currentSessionId(sessionKey);
+  }
+
+  /** The append of a part (a real release's): its outcome noted as the model's own append notes it. */
+  private async appendThroughPart(part: MirrorAppendPort, request: MirrorAppendRequest): Promise<void> {
+    const outcome = await part.append(request);
+    const fields = { session: request.sessionKey, key: request.idempotencyKey ?? null };
+    if (outcome.appended) this.ctx.note('mirror-appended', { ...fields, entry: outcome.entryId, locked: this.mode !== 'unlocked' || part.locksItself, real: true });
+    else if ('existingEntryId' in outcome) this.ctx.note('mirror-deduped', { ...fields, entry: outcome.existingEntryId, rule: outcome.rule, real: true });
+    else throw new Error(outcome.skipped);
   }
 
   private async append(sessionKey: string, path: string, text: string, idempotencyKey: string): Promise<void> {

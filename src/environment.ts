@@ -1,6 +1,7 @@
 // What the model needs from the world besides the process ports: the LLM API, the deployed config generation, and
 // how the runner opens transcripts. Its own module so that the runner and the turn can name it without importing the
 // module that builds the model (which imports them).
+import type { MirrorAppendPort } from './delivery-mirror.ts';
 import type { HeartbeatWakesPort, WakeHandler } from './heartbeat-wake.ts';
 import type { Delivery, LlmApi, ProcessContext } from './ports.ts';
 import type { NodeEvent } from './protocol.ts';
@@ -41,6 +42,12 @@ export interface GatewayParts {
    * its two callers: the runner (`run-attempt`, each turn's attempt) and the gateway (`delivery-mirror`).
    */
   sessionWriteLock?: (ctx: ProcessContext, caller: 'run-attempt' | 'delivery-mirror') => SessionWriteLockPort;
+  /**
+   * The delivery mirror's append in place of the model's (OpenClaw's `appendAssistantMessageToSessionTranscript`),
+   * called once per gateway incarnation with the run's session keys; which file, the lock around it (unless the part
+   * locks itself) and what a failure does stay the model's (src/delivery-mirror.ts).
+   */
+  mirrorAppend?: (ctx: ProcessContext, sessions: readonly string[]) => MirrorAppendPort;
 }
 
 /** Why a run of the agent loop started, as OpenClaw names its triggers. */

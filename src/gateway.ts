@@ -98,7 +98,7 @@ class Gateway {
       new HeartbeatWakes(ctx.timers, () => ctx.clock.nowMs(), wakeTimers.coalesceMs, wakeTimers.retryMs, handler, (name, task) => ctx.spawnTask(name, task));
     this.nodeEvents = parts.nodeEvents?.(ctx, { events: this.events, wakes: this.wakes, sessions: config.sessions });
     // OpenClaw's delivery mirror opens the transcript with the gateway's own SessionManager (the real pi one under pi).
-    const mirror = config.knobs.deliveryMirror === 'off' ? undefined : new DeliveryMirror(ctx, config.knobs.deliveryMirror, sessionManagerFactory, parts.sessionWriteLock?.(ctx, 'delivery-mirror'));
+    const mirror = config.knobs.deliveryMirror === 'off' ? undefined : new DeliveryMirror(ctx, config.knobs.deliveryMirror, sessionManagerFactory, parts.sessionWriteLock?.(ctx, 'delivery-mirror'), parts.mirrorAppend?.(ctx, config.sessions));
     this.chat = config.knobs.clients.sessions.length > 0 ? new ChatConnections(ctx, config, this.dbs, () => this.wakeRunner()) : undefined;
     this.delivery = new DeliveryPollers(ctx, config, this.dbs, mirror, this.chat);
     assert(config.timers.wakeCoalesceMs > 0 && config.timers.wakeRetryMs > 0, 'heartbeat wakes wait a positive delay');

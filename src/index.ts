@@ -59,5 +59,6 @@ export { contentHash, isVerbatimDuplicate, normalizeWhitespace, parseMessageBloc
 export { isToolCall, type ToolCallMessage, type ToolResultMessage, toolServerMain, toolServerName } from './tool-server.ts';
 export { modelSessionManagerFactory, type SessionManagerFactory, type SessionManagerPort } from './session-manager-port.ts';
 export type { GatewayParts, NodeEventsPort, OrphanMergeDecision, OrphanMergePolicy, OrphanMergeQuestion, RunTrigger } from './environment.ts';
+export type { MirrorAppendOutcome, MirrorAppendPort, MirrorAppendRequest } from './delivery-mirror.ts';
 export { type EnqueueResult, type SystemEvent, SystemEventQueue, type SystemEventQueuePort, systemEventsPerSessionMax } from './system-events.ts';
 export { HeartbeatWakes, type HeartbeatWakesPort, type Wake, type WakeHandler, type WakeOutcome, type WakeReason, type WakeTarget } from './heartbeat-wake.ts';

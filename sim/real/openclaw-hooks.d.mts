@@ -72,3 +72,5 @@ export function compilePackageFile(hostPath: string): CompiledPackageFile;
 export function requireBuiltin(world: InstanceWorld, specifier: string): unknown;
 /** The host's exports of a shared pure package's file (json5), or undefined. */
 export function sharedPackageExports(hostPath: string): unknown;
+/** The contents a simulated read stream carries, for the simulated node:readline. */
+export const readStreamContents: unique symbol;

@@ -56,6 +56,7 @@ import * as realTty from 'node:tty';
 import * as realPerfHooks from 'node:perf_hooks';
 import * as realAsyncHooks from 'node:async_hooks';
 import * as realDiagnosticsChannel from 'node:diagnostics_channel';
+import * as realReadline from 'node:readline';
 import { builtinModules, createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { compileFunction } from 'node:vm';
@@ -905,7 +906,7 @@ function pathOf(binding, value) {
   return realPath.posix.resolve(binding.cwd, text);
 }
 
-const syncFsNames = ['existsSync', 'chmodSync', 'readFileSync', 'readdirSync', 'statSync', 'lstatSync', 'realpathSync', 'accessSync', 'writeFileSync', 'appendFileSync', 'mkdirSync', 'renameSync', 'unlinkSync', 'rmSync', 'openSync', 'closeSync', 'fsyncSync', 'copyFileSync'];
+const syncFsNames = ['existsSync', 'chmodSync', 'readFileSync', 'readdirSync', 'statSync', 'lstatSync', 'realpathSync', 'accessSync', 'writeFileSync', 'appendFileSync', 'mkdirSync', 'renameSync', 'unlinkSync', 'rmSync', 'openSync', 'closeSync', 'fsyncSync', 'copyFileSync', 'createReadStream'];
 const promiseFsNames = ['readFile', 'readdir', 'stat', 'lstat', 'realpath', 'access', 'writeFile', 'appendFile', 'mkdir', 'rename', 'unlink', 'rm', 'open', 'copyFile', 'chmod'];
 
 /**
@@ -1072,7 +1073,8 @@ export function builtinModule(world, specifier, importedNames) {
   } else if (name === 'async_hooks') {
     // AsyncLocalStorage carries a value along the instance's own promise chains and simulated timers: memory only.
     namespace = partialModule(loud, 'async_hooks', realAsyncHooks, {}, ['AsyncLocalStorage', 'AsyncResource']);
-  } else if (name === 'diagnostics_channel') namespace = partialModule(loud, 'diagnostics_channel', realDiagnosticsChannel, simulatedDiagnosticsChannel(loud));
+  } else if (name === 'readline') namespace = partialModule(loud, 'readline', realReadline, simulatedReadline(loud));
+  else if (name === 'diagnostics_channel') namespace = partialModule(loud, 'diagnostics_channel', realDiagnosticsChannel, simulatedDiagnosticsChannel(loud));
   else if (name === 'tty') namespace = partialModule(loud, 'tty', realTty, { isatty: () => false });
   else if (name === 'perf_hooks') namespace = partialModule(loud, 'perf_hooks', realPerfHooks, { performance: world.globals.performance });
   else {
@@ -1084,6 +1086,39 @@ export function builtinModule(world, specifier, importedNames) {
   }
   world.modules.set(name, namespace);
   return namespace;
+}
+
+/** The contents a simulated read stream carries (binding.ts simulatedReadStream), for the simulated readline. */
+export const readStreamContents = Symbol('gatesim.readStreamContents');
+
+/**
+ * node:readline's createInterface over a simulated read stream (fs.createReadStream of the simulated disk, which carries
+ * the file's contents): an async iterator of its lines, split as `crlfDelay: Infinity` splits them (\r\n, \n or a lone
+ * \r ends a line; no empty line after a final newline). Its iteration is promise continuations only, so it runs in the
+ * simulation's microtask order. Any other input, and any other use of the interface, is loud.
+ */
+function simulatedReadline(loud) {
+  return {
+    createInterface: (options) => {
+      const input = options?.input;
+      const contents = input?.[readStreamContents];
+      if (typeof contents !== 'string') throw loud('readline.createInterface over a stream that is not a simulated file');
+      const lines = contents.split(/\r\n|\r|\n/);
+      if (lines.at(-1) === '') lines.pop();
+      let closed = false;
+      return loud.strict('readline.Interface', {
+        close: () => {
+          closed = true;
+        },
+        [Symbol.asyncIterator]: async function* () {
+          for (const line of lines) {
+            if (closed) return;
+            yield line;
+          }
+        },
+      });
+    },
+  };
 }
 
 /**

@@ -9,7 +9,7 @@ import type { SimDisk } from '../../kernel/disk.ts';
 import type { Incarnation } from '../../kernel/process.ts';
 import { assert } from '../../kernel/assert.ts';
 import { uuidV4 } from '../bindings.ts';
-import { enoent, type HooksBinding, releasePackageDir, simulatedDirent, simulatedStats, virtualPackageRoot } from '../openclaw-hooks.mjs';
+import { enoent, type HooksBinding, readStreamContents, releasePackageDir, simulatedDirent, simulatedStats, virtualPackageRoot } from '../openclaw-hooks.mjs';
 import { type OpenclawRelease, requireRelease, workspaceMissing } from './releases.ts';
 
 export interface OpenclawBinding extends HooksBinding {
@@ -341,7 +341,28 @@ export function simulatedDiskFs(disk: SimDisk, owner: Incarnation, directories =
       if (directories.mode(disk, path) === undefined) throw enoent('chmod', path);
       directories.make(path, mode);
     },
+    // A read stream of the file's contents as they are now, for the simulated node:readline (the hooks); a stream's
+    // own events and reads are not simulated (loud).
+    createReadStream: (path: string, options?: unknown) => {
+      const content = read(path);
+      if (content === undefined) throw enoent('open', path);
+      const encoding = typeof options === 'string' ? options : (options as { encoding?: string } | undefined)?.encoding;
+      if (encoding !== 'utf-8' && encoding !== 'utf8') throw new Error(`gatesim: createReadStream without a utf-8 encoding is not simulated (${path})`);
+      return simulatedReadStream(path, content);
+    },
   };
+}
+
+/** A read stream for node:readline only: it carries the contents; `destroy` and `close` end it, any other use throws. */
+function simulatedReadStream(path: string, content: string): object {
+  const stream: Record<string | symbol, unknown> = { [readStreamContents]: content, path, destroy: () => stream, close: () => undefined };
+  return new Proxy(stream, {
+    get(target, key) {
+      if (typeof key === 'symbol' || key in target) return target[key];
+      if (key === 'then' || key === 'toJSON') return undefined;
+      throw new Error(`gatesim: ReadStream.${key} is not simulated (${path})`);
+    },
+  });
 }
 
 function errorOf(code: string, errno: number, syscall: string, path: string, text: string): Error {
@@ -417,6 +438,68 @@ export function simulatedDiskFsPromises(
       },
     });
   };
+  /**
+   * `open(path, 'r')` (a file that must exist, or a directory: its handle syncs, a no-op, since the disk's metadata is
+   * durable at once), `open(path, 'a+')` (created empty when missing) and `open(path, 'w')` (created or truncated): a
+   * handle whose `stat` and `read` see the file's bytes as they are at each call, whose `appendFile` (a+) is the disk's
+   * append, `writeFile` (w) the disk's write, and `sync` the disk's fsync.
+   */
+  const openWithFlags = async (path: string, flags: 'r' | 'a+' | 'w'): Promise<object> => {
+    const isDirectory = flags === 'r' && disk.peek(path) === undefined && directories.mode(disk, path) !== undefined;
+    if (isDirectory) await now(() => undefined);
+    else if (flags === 'r' || directories.mode(disk, parentOf(path)) === undefined) {
+      if ((await disk.read(owner, path)) === undefined) throw enoent('open', path);
+    } else if (flags === 'w') await disk.write(owner, path, '');
+    else if (disk.peek(path) === undefined) await disk.createExclusive(owner, path, '');
+    let closed = false;
+    const bytes = (): Buffer => Buffer.from(disk.readNow(owner, path) ?? '', 'utf8');
+    const open = (syscall: string) => {
+      if (closed) throw errorOf('EBADF', -9, syscall, path, 'bad file descriptor');
+    };
+    const writable = (syscall: string, flag: 'a+' | 'w', data: unknown, options: unknown): string => {
+      open(syscall);
+      if (flags !== flag) throw errorOf('EBADF', -9, syscall, path, 'bad file descriptor');
+      const encoding = encodingOf(options);
+      if (encoding !== undefined && encoding !== 'utf8' && encoding !== 'utf-8') throw loud(`FileHandle.${syscall} with encoding ${encoding}`);
+      return textOf(data);
+    };
+    const handle: Record<string, unknown> = {
+      fd: nextFd++,
+      sync: async (): Promise<void> => {
+        open('fsync');
+        if (isDirectory) return now(() => undefined);
+        await disk.fsync(owner, path);
+      },
+      close: (): Promise<void> =>
+        now(() => {
+          closed = true;
+        }),
+    };
+    if (!isDirectory) {
+      handle.stat = (): Promise<object> =>
+        now(() => {
+          open('fstat');
+          return { ...(statOf(disk, directories, path, disk.readNow(owner, path) ?? '', {}) as object), size: bytes().length, isFile: () => true, isDirectory: () => false };
+        });
+      handle.read = (buffer: Buffer, offset: number, length: number, position: number): Promise<{ bytesRead: number; buffer: Buffer }> =>
+        now(() => {
+          open('read');
+          const source = bytes();
+          const bytesRead = Math.max(0, Math.min(length, source.length - position));
+          source.copy(buffer, offset, position, position + bytesRead);
+          return { bytesRead, buffer };
+        });
+      handle.appendFile = async (data: unknown, options?: unknown): Promise<void> => disk.append(owner, path, writable('appendFile', 'a+', data, options));
+      handle.writeFile = async (data: unknown, options?: unknown): Promise<void> => disk.write(owner, path, writable('writeFile', 'w', data, options));
+    }
+    return new Proxy(handle, {
+      get(target, key) {
+        if (typeof key === 'symbol' || key in target) return target[key as string];
+        if (key === 'then' || key === 'toJSON') return undefined;
+        throw loud(`FileHandle.${key}`);
+      },
+    });
+  };
   return {
     readFile: async (path: string, options?: unknown): Promise<unknown> => {
       if (path.startsWith('/proc/')) return now(() => call('readFileSync', path, options));
@@ -429,7 +512,22 @@ export function simulatedDiskFsPromises(
     lstat: (path: string, options?: unknown) => now(() => call('lstatSync', path, options)),
     realpath: (path: string) => now(() => call('realpathSync', path)),
     mkdir: (path: string, options?: unknown) => now(() => call('mkdirSync', path, options)),
+    writeFile: async (path: string, data: unknown, options?: unknown): Promise<void> => {
+      const flag = typeof options === 'object' && options !== null ? ((options as { flag?: string }).flag ?? 'w') : 'w';
+      const encoding = encodingOf(options);
+      if (encoding !== undefined && encoding !== 'utf8' && encoding !== 'utf-8') throw loud(`fs/promises.writeFile with encoding ${encoding}`);
+      if (directories.mode(disk, parentOf(path)) === undefined) return now(() => {
+        throw enoent('open', path);
+      });
+      if (flag === 'wx') {
+        if (!(await disk.createExclusive(owner, path, textOf(data)))) throw errorOf('EEXIST', -17, 'open', path, 'file already exists');
+        return;
+      }
+      if (flag !== 'w') throw loud(`fs/promises.writeFile(${path}) with flag ${flag}`);
+      await disk.write(owner, path, textOf(data));
+    },
     open: async (path: string, flags?: unknown): Promise<object> => {
+      if (flags === 'r' || flags === 'a+' || flags === 'w') return openWithFlags(path, flags);
       if (flags !== 'wx') throw loud(`fs/promises.open(${path}, ${String(flags)})`);
       if (directories.mode(disk, parentOf(path)) === undefined) return now(() => {
         throw enoent('open', path);
@@ -441,6 +539,13 @@ export function simulatedDiskFsPromises(
       assert(created === (ino !== undefined), `the exclusive create of ${path} and its inode disagree`);
       if (ino === undefined) throw errorOf('EEXIST', -17, 'open', path, 'file already exists');
       return fileHandle(path, ino);
+    },
+    chmod: (path: string, mode: number) => now(() => call('chmodSync', path, mode)),
+    rename: async (from: string, to: string): Promise<void> => {
+      if (disk.peek(from) === undefined) return now(() => {
+        throw enoent('rename', from);
+      });
+      await disk.rename(owner, from, to);
     },
     rm: async (path: string, options?: unknown): Promise<void> => {
       if (directories.mode(disk, path) !== undefined && disk.peek(path) === undefined) throw loud(`fs/promises.rm of the directory ${path}`);

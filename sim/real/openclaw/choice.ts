@@ -16,13 +16,19 @@
 // The session-file repair (`session-file-repair`, `fr`) runs in the runner (each run attempt's repair at open), in an
 // instance of its own per runner incarnation (session-file-repair.ts); a command line asking for it re-runs itself under
 // a Node the release supports (node-version.ts).
+//
+// The mirror append (`mirror-append`, `ma`) runs in the gateway (each delivery mirror's append), in the instance of the
+// gateway's incarnation (mirror-append.ts). 2026.7.1's append takes the release's own session write lock, whose lock
+// files the model's lock does not read as the release does (the model's payload names an incarnation id, not a pid):
+// with 2026.7.1 it runs with `session-write-lock`, so that the runner takes the same lock.
+import { appendLocksItself } from './mirror-append.ts';
 import { isOpenclawRelease, type OpenclawRelease, openclawReleases } from './releases.ts';
 
 /** The gateway parts a run can take from a release (the rest of the gateway stays the model's). */
-export const openclawGatewayParts = ['system-events', 'heartbeat-wake', 'node-events', 'orphan-merge', 'session-file-repair', 'session-write-lock'] as const;
+export const openclawGatewayParts = ['system-events', 'heartbeat-wake', 'node-events', 'orphan-merge', 'session-file-repair', 'session-write-lock', 'mirror-append'] as const;
 export type OpenclawGatewayPart = (typeof openclawGatewayParts)[number];
 
-const codes: Readonly<Record<OpenclawGatewayPart, string>> = { 'system-events': 'se', 'heartbeat-wake': 'hw', 'node-events': 'ne', 'orphan-merge': 'om', 'session-file-repair': 'fr', 'session-write-lock': 'wl' };
+const codes: Readonly<Record<OpenclawGatewayPart, string>> = { 'system-events': 'se', 'heartbeat-wake': 'hw', 'node-events': 'ne', 'orphan-merge': 'om', 'session-file-repair': 'fr', 'session-write-lock': 'wl', 'mirror-append': 'ma' };
 
 /** The parts each release can run in place of the model's. */
 const partsOfRelease: Readonly<Record<OpenclawRelease, readonly OpenclawGatewayPart[]>> = {
@@ -57,6 +63,9 @@ function partsProblem(release: OpenclawRelease, parts: readonly OpenclawGatewayP
   }
   if (parts.includes('node-events') && !(parts.includes('system-events') && parts.includes('heartbeat-wake'))) {
     return "node-events runs with system-events and heartbeat-wake (the release's handleNodeEvent enqueues into its own queue and requests its own wake)";
+  }
+  if (parts.includes('mirror-append') && appendLocksItself(release) && !parts.includes('session-write-lock')) {
+    return `mirror-append of openclaw ${release} runs with session-write-lock (the release's append takes the release's own lock, which the runner must take too)`;
   }
   return undefined;
 }

@@ -9,8 +9,8 @@
 // Loadable so far: the system-event queue (loadOpenclawComponent(release, 'system-events', binding)); the heartbeat
 // wake, node-events (handleNodeEvent), the orphan-merge policy (the runner's, orphan-merge.ts) and the session write
 // lock (the runner's and the gateway's, write-lock.ts) run through their adapters (gateway-parts.ts, node-events.ts),
-// and so does the session-file repair (the runner's, session-file-repair.ts).
-// The others resolve (test/real/openclaw-resolver.test.ts) but are not loaded yet.
+// and so do the session-file repair (the runner's, session-file-repair.ts) and the mirror append (the gateway's,
+// mirror-append.ts). Every component resolves (test/real/openclaw-resolver.test.ts).
 import type { HooksBinding } from '../openclaw-hooks.mjs';
 import { type ResolvedExport, resolveOpenclawExport } from './chunks.ts';
 import { OpenclawInstance } from './instance.ts';

@@ -29,6 +29,7 @@ import { authorizesExecEvents, RealNodeEvents } from './node-events.ts';
 import { RealOrphanMerge } from './orphan-merge.ts';
 import { realSessionFileRepairs } from './session-file-repair.ts';
 import { RealSessionWriteLock, sweepStaleLocks } from './write-lock.ts';
+import { installMirrorStore, RealMirrorAppend } from './mirror-append.ts';
 import { OpenclawInstance } from './instance.ts';
 import { virtualPackageRoot } from '../openclaw-hooks.mjs';
 import type { OpenclawChoice } from './choice.ts';
@@ -51,12 +52,16 @@ export function openclawGatewayPartsFor(sim: Simulation, choice: OpenclawChoice)
   const home = openclawHome();
   // The machine's process table (`process.kill(pid, 0)`, /proc/<pid>/...), as every instance of the run sees it.
   const processes = simulatedProcesses(sim.processes, virtualPackageRoot(choice.release));
+  // The disk calls of the run's instances through node:fs/promises (the mirror append's pump watches them).
+  let diskCalls = 0;
   const newInstance = (ctx: ProcessContext): OpenclawInstance => {
     const owner = sim.processes.incarnation(ctx.incarnation);
     assert(owner !== undefined, `no incarnation ${ctx.incarnation} for ${ctx.name}`);
     const random = sim.prng.fork(`openclaw/${ctx.name}/${ctx.incarnation}`) as Random;
     const onEscape = (what: string) => escapes.push(`${ctx.name}#${ctx.incarnation}: ${what}`);
-    const fsPromises = simulatedDiskFsPromises(sim.disk, owner, home, () => simEpochMs + ctx.clock.nowMs(), onEscape, processes);
+    const fsPromises = countedCalls(simulatedDiskFsPromises(sim.disk, owner, home, () => simEpochMs + ctx.clock.nowMs(), onEscape, processes), () => {
+      diskCalls += 1;
+    });
     const binding = openclawIncarnationBinding(choice.release, owner, { clock: ctx.clock, timers: ctx.timers, random }, { fs: simulatedDiskFs(sim.disk, owner, home, processes), fsPromises, processes, onEscape });
     return new OpenclawInstance(choice.release, binding);
   };
@@ -96,7 +101,30 @@ export function openclawGatewayPartsFor(sim: Simulation, choice: OpenclawChoice)
       return new RealSessionWriteLock(() => instanceOf(ctx), ctx, caller);
     };
   }
+  // The delivery mirror's append, in the instance of the gateway's incarnation (mirror-append.ts); the session store
+  // it reads beside the transcripts is installed once per run.
+  if (choice.parts.includes('mirror-append')) {
+    parts.mirrorAppend = (ctx, sessions) => {
+      installMirrorStore(home, sessions, transcriptPath);
+      const owner = sim.processes.incarnation(ctx.incarnation);
+      assert(owner !== undefined, `no incarnation ${ctx.incarnation} for ${ctx.name}`);
+      return new RealMirrorAppend(() => instanceOf(ctx), ctx, sim.disk, owner, home, choice.release, () => sim.scheduler.holdSettle(() => owner.alive), () => diskCalls);
+    };
+  }
   return parts;
+}
+
+/** The same functions, each counted (`counted`) before it runs. */
+function countedCalls(functions: Record<string, (...args: never[]) => Promise<unknown>>, counted: () => void): Record<string, (...args: never[]) => Promise<unknown>> {
+  return Object.fromEntries(
+    Object.entries(functions).map(([name, fn]) => [
+      name,
+      (...args: never[]) => {
+        counted();
+        return fn(...args);
+      },
+    ]),
+  );
 }
 
 /** The real queue of one gateway incarnation, with the model's event objects kept beside it. */
