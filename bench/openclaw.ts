@@ -3,7 +3,7 @@
 // the same load; the ratio is of medians. A release that is not installed is reported as such, not measured.
 import type { SqlJsStatic } from 'sql.js';
 import { findScenario } from '../scenarios/index.ts';
-import { type OpenclawChoice, openclawGatewayParts, openclawPartsOf } from '../sim/real/openclaw/choice.ts';
+import { type OpenclawChoice, openclawBarePartsOf, openclawGatewayParts } from '../sim/real/openclaw/choice.ts';
 import { openclawInstalled, type OpenclawRelease, openclawReleases } from '../sim/real/openclaw/releases.ts';
 import { generateSpec } from '../sim/run/generate.ts';
 import { runSpec } from '../sim/run/harness.ts';
@@ -21,14 +21,14 @@ async function cpuMsOfRun(sql: SqlJsStatic, seed: number, openclaw: OpenclawChoi
 }
 
 /**
- * `openclaw`: per release, CPU ms per chaos run (median) with every part it can run (`parts` of the release's row;
- * the top-level `parts` names every part gatesim can run of some release), and its ratio to the model's.
+ * `openclaw`: per release, CPU ms per chaos run (median) with the parts a bare `--openclaw <release>` runs (`parts` of
+ * the release's row; the top-level `parts` names every part gatesim can run of some release), and its ratio to the model's.
  */
 export async function measureOpenclaw(sql: SqlJsStatic, runs: number): Promise<Record<string, unknown>> {
   const installed = openclawReleases.filter((release) => openclawInstalled(release));
   const out: Record<string, unknown> = { runs, parts: openclawGatewayParts };
   if (installed.length === 0) return { ...out, installed: false };
-  const choices = installed.map((release): OpenclawChoice => ({ release, parts: [...openclawPartsOf(release)] }));
+  const choices = installed.map((release): OpenclawChoice => ({ release, parts: [...openclawBarePartsOf(release)] }));
   // Warm-up: the first instance of a release indexes and compiles its chunks (once per process).
   for (const choice of choices) await cpuMsOfRun(sql, 1_000_000, choice);
   await cpuMsOfRun(sql, 1_000_000, undefined);
@@ -40,6 +40,6 @@ export async function measureOpenclaw(sql: SqlJsStatic, runs: number): Promise<R
   }
   const modelMs = median(model);
   out.model = { cpuMsPerRun: round(modelMs, 1) };
-  for (const [release, times] of real) out[release] = { cpuMsPerRun: round(median(times), 1), ratioToModel: round(median(times) / modelMs, 2), parts: openclawPartsOf(release) };
+  for (const [release, times] of real) out[release] = { cpuMsPerRun: round(median(times), 1), ratioToModel: round(median(times) / modelMs, 2), parts: openclawBarePartsOf(release) };
   return out;
 }
