@@ -19,7 +19,7 @@ import { fuzzCommand, type FuzzOptions, UsageError, workersMax } from './fuzz-co
 import { checkPathText, claimArtifactDir, freshSeed, isDirectory, isReexec, nodeVersionOf, prepareArtifactDir, recordArtifacts, reexecUnder, removeIfEmpty, runningNodeVersion, workspaceNodeBinary } from './real.ts';
 import { formatMs, runJson, runText, writeArtifacts } from './report.ts';
 import { clip, decodeSeedString, encodeSeedString, parseSeedNumber, type RunTags, runOptionsOf, SeedStringError, tagsOf, verifySeedString } from './seed-string.ts';
-import { type OpenclawChoice, OpenclawChoiceError, openclawGatewayParts, openclawPartsOf, parseOpenclawChoice } from '../real/openclaw/choice.ts';
+import { type OpenclawChoice, OpenclawChoiceError, openclawBarePartsOf, openclawGatewayParts, openclawPartsOf, parseOpenclawChoice } from '../real/openclaw/choice.ts';
 import { openclawInstalled, openclawReleases } from '../real/openclaw/releases.ts';
 import { nodeNeedOf, nodeSatisfies, nodeVariable, workspaceNodeVersion } from '../real/openclaw/node-version.ts';
 import { LoadError, loadModules, loadSpecifier, splitLoadOptions } from './load.ts';
@@ -100,7 +100,7 @@ function list(options: { json?: boolean }): number {
         bugs: bugIds.map((id) => ({ id, description: bugDescriptions[id] })),
         invariants: invariantNames,
         invariantDetails: invariantList(),
-        openclaw: openclawReleases.map((release) => ({ release, parts: openclawPartsOf(release), installed: openclawInstalled(release) })),
+        openclaw: openclawReleases.map((release) => ({ release, parts: openclawPartsOf(release), bareParts: openclawBarePartsOf(release), installed: openclawInstalled(release) })),
       }),
     );
     return 0;
@@ -114,7 +114,11 @@ function list(options: { json?: boolean }): number {
   const width = Math.max(...invariants.map((invariant) => invariant.name.length)) + 2;
   for (const invariant of invariants) print(`  ${invariant.name.padEnd(width)}${invariant.meaning}`);
   print(pc.bold('real OpenClaw releases (--openclaw <release>[:<part>,...])'));
-  for (const release of openclawReleases) print(`  ${release.padEnd(14)} parts: ${openclawPartsOf(release).join(', ')}${openclawInstalled(release) ? '' : ' (not installed: npm ci --prefix openclaw)'}`);
+  for (const release of openclawReleases) {
+    const bare = openclawBarePartsOf(release);
+    const optIn = openclawPartsOf(release).filter((part) => !bare.includes(part));
+    print(`  ${release.padEnd(14)} parts: ${bare.join(', ')}${optIn.length > 0 ? `; only when named: ${optIn.join(', ')}` : ''}${openclawInstalled(release) ? '' : ' (not installed: npm ci --prefix openclaw)'}`);
+  }
   return 0;
 }
 
@@ -265,7 +269,7 @@ function program(setExit: (code: number) => void): Command {
   const sessionManagerOption = () =>
     new Option('--session-manager <model|pi>', "the runner's SessionManager: the model's own, or the real pi one (needs npm ci --prefix real); recorded in the seed string").choices(['model', 'pi']);
   const openclawOption = () =>
-    new Option('--openclaw <release[:parts]>', `run a pinned OpenClaw release's gateway parts in place of the model's (${openclawReleases.join(', ')}; parts ${openclawGatewayParts.join(', ')}, all the release runs by default; needs npm ci --prefix openclaw); recorded in the seed string`).argParser(parseOpenclaw);
+    new Option('--openclaw <release[:parts]>', `run a pinned OpenClaw release's gateway parts in place of the model's (${openclawReleases.join(', ')}; parts ${openclawGatewayParts.join(', ')}; by default every part the release runs but those list shows as only when named; needs npm ci --prefix openclaw); recorded in the seed string`).argParser(parseOpenclaw);
   const bugsOption = () => new Option('--bugs <ids>', `bug ids to switch on, comma-separated (${bugIds.join(', ')})`).argParser(parseBugs);
   root.command('list').description('list scenarios, bug ids and invariants').option('--json', 'print one JSON object').action((options: { json?: boolean }) => setExit(list(options)));
   root
