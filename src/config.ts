@@ -4,6 +4,7 @@ import { assert } from './assert.ts';
 import type { PromptEnvelopeMode } from './envelope.ts';
 import type { CompactionKnobs } from './compaction.ts';
 import type { HeartbeatRunKnobs } from './heartbeat-run.ts';
+import type { LockReclaimMode } from './session-write-lock.ts';
 
 /** The seed bugs and the seeds' own fixes as proposed that can be switched on (all off by default). */
 export const bugIds = ['exec-replay', 'send-dup', 'send-flag', 'send-stale', 'orphan-leaf', 'flush-cursor', 'exec-dedupe-memory', 'sent-payloads-pr2531', 'orphan-rewrite-inplace', 'cursor-realign-gateway'] as const;
@@ -189,6 +190,8 @@ export interface ModelKnobs {
   turnTriesMax: number;
   /** The second writers (off unless a run switches them on). */
   deliveryMirror: DeliveryMirrorMode;
+  /** How the session write lock removes a stale lock: `claimed` (fixed) or OpenClaw 2026.4.24's `unguarded` (tests only). */
+  lockReclaim: LockReclaimMode;
   gatewayAppend: GatewayAppendMode;
   /** nanoclaw's processing (batches, full-run retries) or Hermes' (one message per run, ends at its first failure). */
   processing: ProcessingMode;
@@ -214,6 +217,7 @@ export const defaultKnobs: ModelKnobs = {
   configGeneration: 0,
   turnTriesMax: 5,
   deliveryMirror: 'off',
+  lockReclaim: 'claimed',
   gatewayAppend: 'off',
   processing: 'nanoclaw',
   agentRetriesMax: 3,

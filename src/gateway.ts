@@ -10,6 +10,7 @@ import { assert, assertNonNegativeInteger } from './assert.ts';
 import type { BugId, ModelConfig } from './config.ts';
 import { DeliveryPollers } from './delivery.ts';
 import { DeliveryMirror } from './delivery-mirror.ts';
+import { modelSessionWriteLock } from './session-write-lock.ts';
 import { modelSessionManagerFactory, type SessionManagerFactory } from './session-manager-port.ts';
 import type { GatewayParts, NodeEventsPort } from './environment.ts';
 import { HeartbeatWakes, type HeartbeatWakesPort, scopedWakeTarget, type Wake, type WakeOutcome } from './heartbeat-wake.ts';
@@ -98,7 +99,7 @@ class Gateway {
       new HeartbeatWakes(ctx.timers, () => ctx.clock.nowMs(), wakeTimers.coalesceMs, wakeTimers.retryMs, handler, (name, task) => ctx.spawnTask(name, task));
     this.nodeEvents = parts.nodeEvents?.(ctx, { events: this.events, wakes: this.wakes, sessions: config.sessions });
     // OpenClaw's delivery mirror opens the transcript with the gateway's own SessionManager (the real pi one under pi).
-    const mirror = config.knobs.deliveryMirror === 'off' ? undefined : new DeliveryMirror(ctx, config.knobs.deliveryMirror, sessionManagerFactory, parts.sessionWriteLock?.(ctx, 'delivery-mirror'), parts.mirrorAppend?.(ctx, config.sessions));
+    const mirror = config.knobs.deliveryMirror === 'off' ? undefined : new DeliveryMirror(ctx, config.knobs.deliveryMirror, sessionManagerFactory, parts.sessionWriteLock?.(ctx, 'delivery-mirror') ?? modelSessionWriteLock(ctx, config.knobs.lockReclaim), parts.mirrorAppend?.(ctx, config.sessions));
     this.chat = config.knobs.clients.sessions.length > 0 ? new ChatConnections(ctx, config, this.dbs, () => this.wakeRunner()) : undefined;
     this.delivery = new DeliveryPollers(ctx, config, this.dbs, mirror, this.chat);
     assert(config.timers.wakeCoalesceMs > 0 && config.timers.wakeRetryMs > 0, 'heartbeat wakes wait a positive delay');

@@ -87,7 +87,7 @@ export async function runTurn(deps: TurnDeps, sessionKey: string, batch: Batch, 
   assert(!lookup.evicted.includes(sessionKey), `turn ${turnId} evicted its own agent`);
   // OpenClaw's run attempt takes the session write lock before it repairs and opens the transcript, and holds it to the
   // end of the attempt; the lock only matters where a second writer of the transcript exists (the delivery mirror).
-  const lock = deps.config.knobs.deliveryMirror === 'off' ? undefined : await (deps.writeLock?.acquire(transcriptPath(sessionId)) ?? acquireSessionWriteLock(ctx, transcriptPath(sessionId)));
+  const lock = deps.config.knobs.deliveryMirror === 'off' ? undefined : await (deps.writeLock?.acquire(transcriptPath(sessionId)) ?? acquireSessionWriteLock(ctx, transcriptPath(sessionId), { reclaim: deps.config.knobs.lockReclaim }));
   deps.cache.begin(sessionKey);
   try {
     return await runTurnWithAgent(deps, sessionKey, sessionId, batch, lookup, options);

@@ -11,7 +11,7 @@ import { loadSqlJs } from '../../sim/kernel/sqlite.ts';
 import type { Simulation } from '../../sim/kernel/simulation.ts';
 import type { Plan } from '../../sim/run/plan.ts';
 import { firstReply, interim, secondReply, twoTurns, twoTurnScript } from '../checkers/support.ts';
-import { invariants, killGatewayAfterFirstMirror, notes, session0, withRun } from './support.ts';
+import { invariants, killGatewayAfterFirstMirror, notes, session0, withFrozenPlan, withRun } from './support.ts';
 import { parsePiTranscript, activeBranch } from '../../sim/checkers/index.ts';
 import { transcriptPath } from '../../src/index.ts';
 
@@ -88,5 +88,23 @@ describe("OpenClaw's delivery mirror", () => {
       expect(mirrorsOf(result.sim).some((mirror) => !mirror.onBranch)).toBe(true);
       expect(invariants(result)).toContain('transcript-consistent');
     });
+  });
+
+  // fuzz --all --seed 202's prompt-envelope run 252, frozen: the runner is killed holding the lock and restarted 5 ms
+  // later; it and the mirror, waiting since, both find the dead holder's lock and reclaim it.
+  it('a dead holder’s lock reclaimed by the runner and the mirror at once: one holder under the claim; with 2026.4.24’s unguarded reclaim both hold it and the mirror falls off the branch', async () => {
+    await withFrozenPlan(sql, 'lock-reclaim-race', (result) => {
+      expect(notes(result, 'session-lock-reclaimed').length).toBeGreaterThan(0);
+      expect(result.violations).toEqual([]);
+    });
+    await withFrozenPlan(
+      sql,
+      'lock-reclaim-race',
+      (result) => {
+        expect(mirrorsOf(result.sim).some((mirror) => !mirror.onBranch)).toBe(true);
+        expect(invariants(result)).toEqual(['transcript-consistent']);
+      },
+      (plan) => ({ ...plan, secondWriters: { deliveryMirror: 'on', gatewayAppend: 'off', lockReclaim: 'unguarded' } }),
+    );
   });
 });

@@ -285,12 +285,13 @@ export function outageBetween(fromMs: number, untilMs: number): (sim: Simulation
  * Replays the run a regression test was found as, from its frozen plan (test/fixtures/plans/<name>.json, written by
  * test/fixtures/freeze-plan.ts from the campaign's seed string): a seed string is refused once its scenario's
  * generator changes, while the plan it stood for is plain data and replays under every build of the same model.
+ * `edit` changes the plan first (a test's variant of the model).
  */
-export async function withFrozenPlan(sql: SqlJsStatic, name: string, check: (result: RunResult) => void): Promise<void> {
+export async function withFrozenPlan(sql: SqlJsStatic, name: string, check: (result: RunResult) => void, edit: (plan: Plan) => Plan = (plan) => plan): Promise<void> {
   const file = fileURLToPath(new URL(`../fixtures/plans/${name}.json`, import.meta.url));
   const fixture = JSON.parse(readFileSync(file, 'utf8')) as { foundAs: string; spec: RunSpec };
   if (findScenario(fixture.spec.scenario) === undefined) throw new Error(`no scenario ${fixture.spec.scenario} for the frozen plan ${name}`);
-  const result = await runSpec(fixture.spec, { sql });
+  const result = await runSpec({ ...fixture.spec, plan: edit(fixture.spec.plan) }, { sql });
   try {
     check(result);
   } finally {
