@@ -22,6 +22,7 @@ import { laneAcks, pendingTriggersSql, triggerWaiting } from './claims.ts';
 import { HostSweep } from './host-sweep.ts';
 import { type ExecCommand, type ExecTool, isSystemRunAuthorizing } from './node-host.ts';
 import { SessionDbs } from './session-dbs.ts';
+import { parseMessageBlocks } from './text.ts';
 import { TaskScheduler } from './task-scheduler.ts';
 import { ChatConnections, chatDedupeCleanupMs } from './chat-send.ts';
 import { formatSystemEvents, isExecCompletionEvent, type SystemEvent, SystemEventQueue, type SystemEventQueuePort, systemEventsPerSessionMax } from './system-events.ts';
@@ -76,6 +77,8 @@ class Gateway {
   private systemRows = 0;
   /** seed 000's proposed fix (exec-dedupe-memory): `<sessionKey>::<runId>` -> when first queued, in memory only. */
   private readonly execSeenInMemory = new Map<string, number>();
+  /** OpenClaw's lastHeartbeatText and lastHeartbeatSentAt of each session, as the `openclaw` heartbeat run keeps them. */
+  private readonly lastHeartbeatReply = new Map<string, { text: string; atMs: number }>();
   /** The scheduled tasks' host side (task-scheduler.ts), when the sessions have tasks. */
   scheduler: TaskScheduler | undefined;
   /** The clients' chat.send and event streams (chat-send.ts), when sessions are chatted from a client. */
@@ -344,10 +347,16 @@ class Gateway {
     if (inspected.length === 0) return 'ran';
     const prompt = this.heartbeatPromptOf(await this.unseenEvents(sessionKey, inspected));
     let answer: LlmAnswer | undefined;
+    const startedAtMs = this.ctx.clock.nowMs();
     if (prompt !== undefined) {
       answer = await runHeartbeatAgent(this.ctx, llm, run, sessionKey, prompt);
       if (answer === undefined) {
         this.ctx.note('heartbeat-run-failed', { session: sessionKey, row: null, retryMs: null });
+        return 'ran';
+      }
+      if (this.isDuplicateHeartbeatReply(sessionKey, answer, startedAtMs)) {
+        this.ctx.note('heartbeat-skip', { session: sessionKey, reason: 'duplicate' });
+        this.consumeInspected(sessionKey, inspected);
         return 'ran';
       }
     }
@@ -358,7 +367,21 @@ class Gateway {
       return 'skipped-busy';
     }
     this.consumeInspected(sessionKey, inspected);
+    if (answer !== undefined && answer.toolCalls.length === 0) this.lastHeartbeatReply.set(sessionKey, { text: heartbeatReplyText(answer), atMs: startedAtMs });
     return 'ran';
+  }
+
+  /**
+   * OpenClaw's duplicate guard of the heartbeat runner (both releases, `runHeartbeatOnce`): a reply whose text equals
+   * the session's last heartbeat reply, sent less than 24 h before this run started, is not delivered, and the inspected
+   * events are consumed all the same, exec completions included. The model applies it to an answer without tool calls
+   * (the release's tools have acted during its run; only the final text is held back), comparing what the user would
+   * be shown (the closing text's message blocks).
+   */
+  private isDuplicateHeartbeatReply(sessionKey: string, answer: LlmAnswer, startedAtMs: number): boolean {
+    const last = this.lastHeartbeatReply.get(sessionKey);
+    const text = heartbeatReplyText(answer);
+    return answer.toolCalls.length === 0 && last !== undefined && text.length > 0 && text === last.text && startedAtMs - last.atMs < 24 * 3_600_000;
   }
 
   /** OpenClaw's consumeSystemEventEntries: the inspected events leave the queue (what was queued since stays) and are acknowledged. */
@@ -493,4 +516,11 @@ export function execDedupeKey(sessionKey: string, event: NodeEvent): string {
 /** OpenClaw's main session key of an agent (`agent:<agentId>:main`): where an unscoped wake's heartbeat runs. */
 export function mainSessionKey(agentId: string): string {
   return `agent:${agentId}:main`;
+}
+
+/** The text a heartbeat reply shows the user (the closing text's message blocks), as OpenClaw's duplicate guard compares it. */
+function heartbeatReplyText(answer: LlmAnswer): string {
+  return parseMessageBlocks(answer.result)
+    .map((block) => block.body)
+    .join('\n');
 }

@@ -14,7 +14,9 @@ import type { Plan, RunSpec, WorkloadStep } from '../../sim/run/plan.ts';
 import type { World } from '../../sim/world/index.ts';
 import type { HeartbeatRunMode } from '../../src/index.ts';
 import { LlmAbortedError } from '../../src/ports.ts';
-import { handPlan, invariants, llmAnswers, notes, visible, withRun } from './support.ts';
+import { handPlan, invariants, llmAnswers, notes, reply, visible, withRun } from './support.ts';
+import type { LlmRequest } from '../../src/index.ts';
+import type { ScriptedAnswer } from '../../sim/world/index.ts';
 
 const sql = await loadSqlJs();
 
@@ -116,4 +118,21 @@ describe('the heartbeat as the gateway’s own run', () => {
       }
     });
   }
+
+  // OpenClaw's duplicate guard (both releases, runHeartbeatOnce): a heartbeat reply equal to the session's last one
+  // within 24 h is not delivered, and the events it answered are consumed, an exec completion's included.
+  it('openclaw: a second exec completion answered with the same text as the first is never shown (the duplicate guard), and no-lost-reply and every-inbound-answered say so; the fixed run shows both', async () => {
+    const plan = (mode: HeartbeatRunMode): Plan => ({ ...handPlan([exec(1_000, 'error: file not found'), exec(120_000, 'error: disk full')]), heartbeatRun: { mode, timeoutMs: 10_000, fallbacks: 1, retryMs: 20_000 } });
+    const sameText = (request: LlmRequest): ScriptedAnswer | undefined => (request.prompt.includes('Exec finished (node=') ? { toolCalls: [], result: reply('The command failed.') } : undefined);
+    await withRun(sql, { bugs: [], plan: plan('gateway'), script: sameText }, (result) => {
+      expect(llmAnswers(result)).toHaveLength(2);
+      expect(visible(result).filter((message) => message.text === 'The command failed.')).toHaveLength(2);
+      expect(result.violations).toEqual([]);
+    });
+    await withRun(sql, { bugs: [], plan: plan('openclaw'), script: sameText }, (result) => {
+      expect(notes(result, 'heartbeat-skip').map((note) => note.fields.reason)).toEqual(['duplicate']);
+      expect(visible(result).filter((message) => message.text === 'The command failed.')).toHaveLength(1);
+      expect(invariants(result)).toEqual(['every-inbound-answered', 'no-lost-reply']);
+    });
+  });
 });
