@@ -12,7 +12,8 @@
 // - the superseded entry's descendants form one chain whose entries each have a copy (role, text, tool-call ids) after
 //   the replacement on the active branch, in the same order (the suffix appended again; other entries may come between
 //   when a power loss cut the copies short and a resumed run appended the rest); the last ones may be missing while
-//   the last copy is the leaf (a check that lands between two appends of the rewrite).
+//   only mirror entries follow the last copy (a check that lands between two appends of the rewrite, or between a
+//   cut-short rewrite and the resumed run that appends the rest after what the gateway's mirror appended).
 // Anything else off the branch stays what transcript-consistent and no-double-ingestion call it.
 import { activeBranch, type DurableState, type JsonlEntry } from './durable.ts';
 
@@ -76,8 +77,10 @@ export function supersededSubmissions(entries: readonly JsonlEntry[], branch: re
       copied++;
     }
     // The copies still being appended (a check between two appends of one rewrite, which the release makes in one
-    // synchronous go) or cut short for good: the rest is missing only while the last copy is the leaf.
-    if (copied < chain.length - 1 && at !== branch.length - 1) return;
+    // synchronous go) or cut short for good: the rest is missing only while nothing but the gateway's mirror entries
+    // follow the last copy (a power loss cut the rewrite, the mirror appended a delivered reply, and the resumed run
+    // has not yet appended the rest: prompt-envelope, fuzz --all seed 202 run 1451).
+    if (copied < chain.length - 1 && !branch.slice(at + 1).every((entry) => entry.mirror)) return;
     for (const old of chain) superseded.add(old.id);
   });
   return superseded;

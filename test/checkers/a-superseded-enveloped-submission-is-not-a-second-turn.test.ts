@@ -51,6 +51,14 @@ describe('a superseded enveloped submission', () => {
     expect(superseded([entry('e1', null, 'user', enveloped('more [m1]')), entry('a1', 'e1', 'assistant', 'sure'), entry('p1', null, 'user', 'more [m1]')])).toEqual(['a1', 'e1']);
   });
 
+  it('takes it while a resumed run has yet to append the rest of copies a power loss cut short, the mirror having appended since', () => {
+    const mirror = (id: string, parentId: string, text: string): string => JSON.stringify({ type: 'message', id, parentId, timestamp: '2026-01-01T00:00:02.000Z', message: { role: 'assistant', provider: 'openclaw', model: 'delivery-mirror', content: [{ type: 'text', text }] } });
+    const cut = [entry('e1', null, 'user', enveloped('more [m1]')), entry('t1', 'e1', 'assistant', 'tool'), entry('a1', 't1', 'assistant', 'sure'), entry('p1', null, 'user', 'more [m1]'), entry('t2', 'p1', 'assistant', 'tool')];
+    expect(superseded([...cut, mirror('m1', 't2', 'on it')])).toEqual(['a1', 'e1', 't1']);
+    // Anything but a mirror after the cut copies: the branch went on without the rest.
+    expect(superseded([...cut, mirror('m1', 't2', 'on it'), entry('n1', 'm1', 'user', 'next [m2]')])).toEqual([]);
+  });
+
   it('is not an enveloped dead end whose suffix was not appended again before the branch went on, or whose copy differs', () => {
     expect(superseded([entry('e1', null, 'user', enveloped('more [m1]')), entry('a1', 'e1', 'assistant', 'sure'), entry('p1', null, 'user', 'more [m1]'), entry('b1', 'p1', 'assistant', 'other')])).toEqual([]);
     expect(superseded([entry('e1', null, 'user', enveloped('more [m1]')), entry('a1', 'e1', 'assistant', 'sure'), entry('p1', null, 'user', 'more [m1]'), entry('c1', 'p1', 'assistant', 'other')])).toEqual([]);

@@ -13,7 +13,7 @@ import type { Simulation } from '../../sim/kernel/simulation.ts';
 import { runSpec } from '../../sim/run/harness.ts';
 import type { Plan, RunSpec } from '../../sim/run/plan.ts';
 import type { PromptEnvelopeMode } from '../../src/index.ts';
-import { failFirstRequestFor, handPlan, invariants, llmPrompts, marker, notes, stateRows, transcript, user, visible, withRun } from './support.ts';
+import { failFirstRequestFor, handPlan, invariants, llmPrompts, marker, notes, stateRows, transcript, user, visible, withFrozenPlan, withRun } from './support.ts';
 
 const sql = await loadSqlJs();
 
@@ -115,5 +115,16 @@ describe('the submitted prompt and the stored one', () => {
         result.sim.dispose();
       }
     }
+  });
+
+  it('a rewrite a power loss cut short, a mirror appended after it, and the resumed run appending the rest: the check in between finds the old entries a superseded submission (frozen fuzz --all seed 202 run 1451)', async () => {
+    // Runner 1 stored in:d2's enveloped prompt and its entries, and had written the plain prompt and the tool call again
+    // when the power went; the gateway mirrored the delivered tool message after them; the run resumed a minute later
+    // and appended the tool result and the closing text. A turn of the other session completed in between.
+    await withFrozenPlan(sql, 'envelope-rewrite-cut-then-mirror', (result) => {
+      expect(notes(result, 'prompt-enveloped').length).toBeGreaterThan(0);
+      expect(notes(result, 'mirror-appended').length).toBeGreaterThan(0);
+      expect(result.violations).toEqual([]);
+    });
   });
 });
