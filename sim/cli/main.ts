@@ -268,8 +268,10 @@ function program(setExit: (code: number) => void): Command {
     .option('--load <module>', 'import a module that registers scenarios or invariants first (repeatable)');
   const sessionManagerOption = () =>
     new Option('--session-manager <model|pi>', "the runner's SessionManager: the model's own, or the real pi one (needs npm ci --prefix real); recorded in the seed string").choices(['model', 'pi']);
+  // Whether some release leaves parts out of a bare choice (list shows them as only when named).
+  const someOptIn = openclawReleases.some((release) => openclawBarePartsOf(release).length < openclawPartsOf(release).length);
   const openclawOption = () =>
-    new Option('--openclaw <release[:parts]>', `run a pinned OpenClaw release's gateway parts in place of the model's (${openclawReleases.join(', ')}; parts ${openclawGatewayParts.join(', ')}; by default every part the release runs but those list shows as only when named; needs npm ci --prefix openclaw); recorded in the seed string`).argParser(parseOpenclaw);
+    new Option('--openclaw <release[:parts]>', `run a pinned OpenClaw release's gateway parts in place of the model's (${openclawReleases.join(', ')}; parts ${openclawGatewayParts.join(', ')}; by default every part the release runs${someOptIn ? ' but those list shows as only when named' : ''}; needs npm ci --prefix openclaw); recorded in the seed string`).argParser(parseOpenclaw);
   const bugsOption = () => new Option('--bugs <ids>', `bug ids to switch on, comma-separated (${bugIds.join(', ')})`).argParser(parseBugs);
   root.command('list').description('list scenarios, bug ids and invariants').option('--json', 'print one JSON object').action((options: { json?: boolean }) => setExit(list(options)));
   root

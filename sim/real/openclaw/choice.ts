@@ -37,11 +37,12 @@ const partsOfRelease: Readonly<Record<OpenclawRelease, readonly OpenclawGatewayP
 };
 
 /**
- * Parts a release can run that a bare `--openclaw <release>` leaves out, with why: they run only when named. 2026.7.1's
- * mirror append: its first 200-run chaos campaign (stop 30) had a run that made no progress for 11 minutes of wall
- * time after 30 clean runs, not yet understood, and a bare choice is what the nightly campaign runs.
+ * Parts a release can run that a bare `--openclaw <release>` leaves out, with why: they run only when named. None now.
+ * (2026.7.1's mirror append was one until its chaos campaign's stalled run was explained: the release's
+ * AsyncLocalStorages, one set per instance, slowed every promise of the campaign's process, fixed in the hooks;
+ * docs/MODEL.md "The mirror append, real".)
  */
-const optInParts: Readonly<Partial<Record<OpenclawRelease, readonly OpenclawGatewayPart[]>>> = { '2026.7.1': ['mirror-append'] };
+const optInParts: Readonly<Partial<Record<OpenclawRelease, readonly OpenclawGatewayPart[]>>> = {};
 
 /** The parts a bare `--openclaw <release>` runs: every part it can run but its opt-in ones. */
 export function openclawBarePartsOf(release: OpenclawRelease): readonly OpenclawGatewayPart[] {

@@ -141,8 +141,8 @@ export class RealMirrorAppend implements MirrorAppendPort {
     let result: Awaited<ReturnType<RealAppend>>;
     // The release scans the transcript line by line through async generators (its key scan and leaf read), long
     // chains of promise continuations that touch no kernel primitive: the settle is held while it runs, so they run
-    // at the instant that resumed them (without it, a scan stalled until the incarnation's next event, a watchdog tick
-    // a minute later, while it held the lock).
+    // at the instant that resumed them (without it, a scan went on only at the next event that resumed any
+    // continuation, up to a minute later, while it held the lock).
     const appendFn = this.appendFn;
     try {
       result = await this.callRelease(() => appendFn({ agentId, sessionKey: request.sessionKey, text: request.text, storePath: mirrorStorePath, ...(request.idempotencyKey === undefined ? {} : { idempotencyKey: request.idempotencyKey }) }));
@@ -160,15 +160,16 @@ export class RealMirrorAppend implements MirrorAppendPort {
 
   /**
    * A call into the release, with the settle held and a pump beside it. The release scans the transcript line by line
-   * through async generators, long chains of promise continuations that touch no kernel primitive: the settle is held
-   * while it runs (up to 1,024 quiet hops; a longer chain goes on at the pump's next tick), so they run at the instant
-   * that resumed them (without it, a mirror took seconds of simulated time: chaos seed 17 with 2026.7.1, median 4.8 s
-   * from the showing to the mirror, 0.9 s with it). And 2026.7.1's append, once its last disk call (the
-   * store's chmod) has answered, finishes only at the incarnation's next event (measured: with no other event of the
-   * gateway, a watchdog tick 60 s later, or the 5 min force-release of its lock; why the continuation waits for an
-   * event was not found), so a pump task of the incarnation ticks while the call is pending: every pumpStartMs ms
-   * while the release makes disk calls, backing off by doubling to pumpMaxMs while it makes none (a lock wait). The
-   * cost: such an append finishes up to pumpStartMs later than its last disk call.
+   * through async generators, and returns from its last disk call (2026.7.1: the store's chmod) through several
+   * layers of queues: long chains of promise continuations that touch no kernel primitive. The kernel's settle (8
+   * quiet hops) cuts such a chain short, and the rest of it runs only after the next event that resumes a continuation
+   * of any process (seconds to a minute later: without hold and pump, plan 658986442 failed, 16 of its 32 appends
+   * ending late). So the settle is held while the call runs (up to 1,024 quiet hops), and the chain runs at the instant
+   * that resumed it (chaos seed 17 with 2026.7.1: median 0.9 s from the showing to the mirror, 4.8 s without the
+   * hold; with the hold alone every append of seed 17 and plan 658986442 ended at its last disk call's millisecond).
+   * The pump guards a chain longer than that: a task of the incarnation ticks while the call is pending, every
+   * pumpStartMs ms while the release makes disk calls, backing off by doubling to pumpMaxMs while it makes none (a
+   * lock wait). The cost: such an append finishes up to pumpStartMs later than its last disk call.
    */
   private async callRelease<T>(call: () => Promise<T>): Promise<T> {
     let pending = true;
