@@ -418,9 +418,14 @@ function assignCanned(
     // retrying is no evidence that the turn ended (campaign seed 1, chaos run 298: a resend of m7's error reply went to
     // a command whose turn had failed once and went on retrying, and failure-notice-final fired on its next request).
     if (settledEvident === undefined && (evident !== undefined || earliest !== undefined) && !clear && takenForRepeat(fact)) continue;
+    // A subject answered whole whose turn then gave up (its last request failed, and it is never asked again) is surer
+    // than an earliest one still being asked about after the reply, whose answer merely came back with nothing shown
+    // yet (chaos seed 301 run 13471: m6's interim was its whole answer, the turn failed on and gave up; m7's turn had its
+    // answer back, then failed on a busy state.db and went on retrying, and m6's error reply is not m7's).
+    const gaveUpAfterItsAnswer = clear ? undefined : candidates.find((candidate) => coveredBy(candidate, fact.atMs) && settled(candidate) && lastFailedBefore(candidate, fact.atMs));
     const subject =
       evident ??
-      earliest ??
+      (earliest !== undefined && !settled(earliest) ? (gaveUpAfterItsAnswer ?? earliest) : earliest) ??
       (clear ? undefined : candidates.find((candidate) => coveredBy(candidate, fact.atMs) && (lastFailedBefore(candidate, fact.atMs) || lastAskedBefore(fact.atMs, candidate))));
     if (subject === undefined) {
       unexplained.push({ shown: fact, reason: 'shown-again', repeats: undefined });

@@ -1,0 +1,12 @@
+import { decodeSeedString } from '../sim/cli/seed-string.ts';
+import { findScenario } from '../scenarios/index.ts';
+import { generateSpec } from '../sim/run/generate.ts';
+import { runSpec } from '../sim/run/harness.ts';
+import { loadSqlJs } from '../sim/kernel/sqlite.ts';
+const sql = await loadSqlJs();
+const d = decodeSeedString(process.argv[2]!);
+const spec = generateSpec(findScenario(d.scenario)!, d.bugs, d.seed, d.path);
+const r = await runSpec(spec, { sql });
+const led: any = (r.world as any).ledger;
+for (const q of led.llmRequests ?? led.requests ?? []) if (q.sessionKey === 'agent:main:chat:0' && q.atMs > 100000 && q.atMs < 300000) console.log(JSON.stringify({ at: q.atMs, end: q.endedAtMs ?? q.failedAtMs, outcome: q.outcome ?? q.failed, marks: String(q.prompt).match(/\[m\d+\]/g) }));
+r.sim.dispose();
