@@ -9,7 +9,8 @@
 import { executionAsyncResource } from 'node:async_hooks';
 import { describe, expect, it } from 'vitest';
 import { simEpochMs } from '../../src/pi-format.ts';
-import type { Clock, Random, Timers } from '../../src/ports.ts';
+import type { Clock } from '../../src/ports.ts';
+import { noRandom, noTimers } from './no-world.ts';
 import { builtinModule, createInstanceWorld, type HooksBinding } from '../../sim/real/openclaw-hooks.mjs';
 import { openclawBinding, openclawInstalled, OpenclawInstance, openclawMissingMessage } from '../../sim/real/openclaw/index.ts';
 
@@ -124,23 +125,6 @@ describe("the instances' AsyncLocalStorage", () => {
 });
 
 const manualClock: Clock = { nowMs: () => 0 };
-const noTimers: Timers = {
-  sleep: () => Promise.reject(new Error('no timers in this test')),
-  setTimer: () => {
-    throw new Error('no timers in this test');
-  },
-};
-const noRandom: Random = {
-  int: () => {
-    throw new Error('no randomness in this test');
-  },
-  chance: () => {
-    throw new Error('no randomness in this test');
-  },
-  pick: () => {
-    throw new Error('no randomness in this test');
-  },
-};
 
 describe.skipIf(missing)("2026.7.1's own storages, one set per instance", () => {
   it("runs the transcript's owned-write context in 60 instances and leaves at most one store on every promise", async () => {

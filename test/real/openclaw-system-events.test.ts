@@ -19,7 +19,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { simEpochMs } from '../../src/pi-format.ts';
-import type { Clock, Random, Timers } from '../../src/ports.ts';
+import type { Clock } from '../../src/ports.ts';
+import { noRandom, noTimers } from './no-world.ts';
 import { SystemEventQueue } from '../../src/system-events.ts';
 import { loadSqlJs } from '../../sim/kernel/sqlite.ts';
 import { Simulation } from '../../sim/kernel/simulation.ts';
@@ -69,23 +70,6 @@ class ManualClock implements Clock {
   }
 }
 
-const noTimers: Timers = {
-  sleep: () => Promise.reject(new Error('no timers in this test')),
-  setTimer: () => {
-    throw new Error('no timers in this test');
-  },
-};
-const noRandom: Random = {
-  int: () => {
-    throw new Error('no randomness in this test');
-  },
-  chance: () => {
-    throw new Error('no randomness in this test');
-  },
-  pick: () => {
-    throw new Error('no randomness in this test');
-  },
-};
 const emptyDisk = {
   existsSync: () => false,
   readFileSync: (path: string) => {
