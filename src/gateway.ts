@@ -367,7 +367,9 @@ class Gateway {
       return 'skipped-busy';
     }
     this.consumeInspected(sessionKey, inspected);
-    if (answer !== undefined && answer.toolCalls.length === 0) this.lastHeartbeatReply.set(sessionKey, { text: heartbeatReplyText(answer), atMs: startedAtMs });
+    // The release stores the last reply only when it had text (`lastHeartbeatText` of a non-empty reply).
+    const text = answer === undefined || answer.toolCalls.length > 0 ? '' : heartbeatReplyText(answer);
+    if (text.length > 0) this.lastHeartbeatReply.set(sessionKey, { text, atMs: startedAtMs });
     return 'ran';
   }
 
@@ -380,8 +382,7 @@ class Gateway {
    */
   private isDuplicateHeartbeatReply(sessionKey: string, answer: LlmAnswer, startedAtMs: number): boolean {
     const last = this.lastHeartbeatReply.get(sessionKey);
-    const text = heartbeatReplyText(answer);
-    return answer.toolCalls.length === 0 && last !== undefined && text.length > 0 && text === last.text && startedAtMs - last.atMs < 24 * 3_600_000;
+    return last !== undefined && answer.toolCalls.length === 0 && heartbeatReplyText(answer) === last.text && startedAtMs - last.atMs < 24 * 3_600_000;
   }
 
   /** OpenClaw's consumeSystemEventEntries: the inspected events leave the queue (what was queued since stays) and are acknowledged. */

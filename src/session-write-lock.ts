@@ -89,7 +89,8 @@ export async function acquireSessionWriteLock(ctx: ProcessContext, sessionFile: 
         await ctx.disk.remove(lockPath);
         continue;
       }
-      // Another live claimant is at it: wait as for a held lock (it removes the file or finds it changed).
+      // Reclaimed (or found changed) under this process's claim: try again at once. Else another live claimant is at
+      // it: wait as for a held lock (it removes the file or finds it changed).
       if (await reclaimUnderClaim(ctx, sessionFile, lockPath, text, held)) continue;
     }
     const leftMs = timeoutMs - (ctx.clock.nowMs() - startedAtMs);
