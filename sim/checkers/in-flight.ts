@@ -9,7 +9,8 @@
 //   - a lost acknowledgement: the network dropped the platform's acknowledgement of the earlier send before the new
 //     one left.
 // And never when the sender knew the earlier send landed: an acknowledgement of it reached the sender while it waited
-// (within sendAckTimeoutMs of the send: a later one finds the wait over) before the new send, and no kill came in between (a kill after it excuses, as at-least-once.ts says why: the delivered mark may
+// (within sendAckTimeoutMs of the send, and before any kill of the sender: a later one finds the wait over, and a
+// new incarnation never waited for it) before the new send, and no kill came in between (a kill after it excuses, as at-least-once.ts says why: the delivered mark may
 // not have committed). A platform that honours keys drops such a repeat, so the user never sees it; the check is
 // that the sender does not race itself, which a key-less platform would show. A send the network lost before it
 // reached the platform is not seen here (nobody in the world saw its key). at-least-once.ts judges a key-less
@@ -62,13 +63,20 @@ export type ResendReason = 'restart' | 'timeout' | 'lost-ack' | 'known' | undefi
  */
 export function resendReason(o: Observations, fates: NetFates, first: NetSend, resend: NetSend, acks: readonly NetSend[], onlyWithinWait = false): ResendReason {
   if (first.step > resend.step) throw new Error(`resendReason: send ${first.id} is not before ${resend.id}`);
-  const killedBetween = (afterStep: number): boolean => o.kernel.some((kill) => kill.kind === 'kill' && kill.process === resend.from && kill.step > afterStep && kill.step < resend.step);
+  const killedWithin = (afterStep: number, beforeStep: number): boolean =>
+    o.kernel.some((kill) => kill.kind === 'kill' && kill.process === resend.from && kill.step > afterStep && kill.step < beforeStep);
+  const killedBetween = (afterStep: number): boolean => killedWithin(afterStep, resend.step);
   const ownAcks = acks.filter((ack) => ack.to === resend.from);
   // An acknowledgement tells the sender only while it still waits: one that arrives once the wait timed out finds no
   // one listening (campaign seed 101, chaos run 1897: the slow poller's wait ended at 5 s, its acknowledgement came
-  // 74 ms later, and the fast poller sent the row again in that same millisecond).
+  // 74 ms later, and the fast poller sent the row again in that same millisecond). And only the incarnation that made
+  // the send waits for it: an acknowledgement that arrives after the sender was killed reaches a new process that
+  // never sent it (campaign seed 302, chaos run 6252: the gateway was killed 3 ms after its send, and the delayed
+  // acknowledgement reached its successor in the millisecond that successor's poller sent the row again).
   const waitEndsMs = onlyWithinWait ? first.timeMs + systemOf(o).sendAckTimeoutMs : Infinity;
-  const knownAtSteps = ownAcks.flatMap((ack) => (fates.arrivedAtSteps.get(ack.id) ?? []).filter((step) => step < resend.step && (o.events[step]?.timeMs ?? Infinity) < waitEndsMs));
+  const knownAtSteps = ownAcks.flatMap((ack) =>
+    (fates.arrivedAtSteps.get(ack.id) ?? []).filter((step) => step < resend.step && (o.events[step]?.timeMs ?? Infinity) < waitEndsMs && !killedWithin(first.step, step)),
+  );
   if (knownAtSteps.length > 0 && !killedBetween(Math.max(...knownAtSteps))) return 'known';
   if (killedBetween(first.step)) return 'restart';
   if (resend.timeMs - first.timeMs >= systemOf(o).sendAckTimeoutMs) return 'timeout';

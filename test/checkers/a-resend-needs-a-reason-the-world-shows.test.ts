@@ -75,6 +75,21 @@ describe('a resend needs a reason the world shows (scripted)', () => {
     expect(inFlight(inTime.history)[0]?.message).toContain("after the platform's acknowledgement");
   });
 
+  it('an acknowledgement that reaches the sender after it was killed tells its successor nothing', () => {
+    // campaign seed 302, chaos run 6252: the gateway was killed 3 ms after its send, restarted, and the delayed
+    // acknowledgement reached the new gateway in the millisecond its poller sent the row again.
+    const successor = raced(3_000, (h, ackId) => {
+      h.killGateway(1_015, 5);
+      h.arrives(3_000, ackId);
+    });
+    expect(inFlight(successor.history)).toEqual([]);
+    expect(atLeastOnceRepeats(successor.history.observations()).excused(successor.resendShown.shown)).toBe(true);
+    // Without the kill, the same acknowledgement arriving in the same millisecond as the resend is one the sender knew.
+    const alive = raced(3_000, (h, ackId) => h.arrives(3_000, ackId));
+    expect(inFlight(alive.history)[0]?.message).toContain("after the platform's acknowledgement");
+    expect(atLeastOnceRepeats(alive.history.observations()).excused(alive.resendShown.shown)).toBe(false);
+  });
+
   it('a wait 1 ms short of the timeout is still in flight', () => {
     const { history, resendShown } = raced(5_999);
     expect(atLeastOnceRepeats(history.observations()).excused(resendShown.shown)).toBe(false);
