@@ -185,16 +185,23 @@ function attribute(o: Observations, session: string, excused: RepeatExcuse): Att
   return { session, answers, slotOf, canned: [...cannedFor.values()], cannedFor, cannedFirst, unexplained };
 }
 
+/** Lexicographic order of two keys of equal length. */
+function lessThan(a: readonly number[], b: readonly number[]): boolean {
+  for (const [i, value] of a.entries()) if (value !== b[i]) return value < (b[i] ?? Infinity);
+  return false;
+}
+
 function isClear(subject: Subject): boolean {
   return 'marker' in subject && subject.text.trim().toLowerCase().startsWith('/clear');
 }
 
 /**
- * Each canned reply answers one message: `Session cleared.` the earliest /clear before it not yet answered, the error
- * reply the earliest message (or command) before it that no wholly shown answer covers, preferring one the system
- * gave up on (no LLM answer carrying it ever came back, or the last request carrying it failed). Then an error reply
- * also answers every open message that the last failed request carrying its own one carried, if no error reply of its
- * own answered it (a turn may end with one error reply or one per message). A canned reply left over is shown again.
+ * Each canned reply answers one subject: `Session cleared.` a /clear, the error reply a message, command or command's
+ * start, among those that arrived before it and have no canned reply of their own yet. The reply goes to the
+ * candidate with the least key (tier, class, evidence, mate, arrival): the rules E, S, T, C and R in the loop below,
+ * stated in docs/MODEL.md ("The attribution's rules"). An error reply also answers, as their mate, the other open
+ * subjects its turn's request carried (a turn may end with one error reply or one per message). A canned reply that
+ * finds no subject is shown again.
  */
 function assignCanned(
   o: Observations,
@@ -292,141 +299,74 @@ function assignCanned(
   for (const fact of shown) {
     const clear = normalized(fact.text) === normalized(cannedRepliesIn(o)[1]);
     const candidates = subjects.filter((subject) => isClear(subject) === clear && subjectAtMs(subject) <= fact.atMs && !primary.has(subjectKey(subject)));
-    const open = candidates.filter((subject) => !coveredBy(subject, fact.atMs));
-    const unanswered = open.filter((subject) => !mates.has(subjectKey(subject)));
-    const endedHere = (candidate: Subject): boolean => lastFailedBefore(candidate, fact.atMs);
-    // An error reply ends its turn, whose messages are not asked again: a message asked after the showing was still in
-    // a turn of its own (failed once, retrying), so a message whose turn ended or gave up and is not asked again
-    // comes first.
-    const settled = (candidate: Subject): boolean => !requests.some((request) => request.atMs > fact.atMs && carries(request.prompt, candidate));
-    const settledUnanswered = unanswered.filter(settled);
-    const settledOpen = open.filter(settled);
-    // A turn may give up without asking again after its last allowed request was answered (a write failed after part
-    // of the answer went out): its message is the one the session's last request before the showing carried (answered
-    // before the showing: a request still in flight is a later turn's, asked while the reply was on its way), whatever
-    // older turn's last request failed (chaos seed 2 gave such a reply to a command's start that failed hours before).
-    // Only when part of that answer was shown before the error reply: that is the turn that gave up (chaos seed 8 gave
-    // a reply held on its link to a heartbeat answered meanwhile with nothing to show).
+    // The session's last request before the showing, and its answer: the turn a reply of the session most likely
+    // ended (a request still in flight then is a later turn's, asked while the reply was on its way).
     const lastRequest = requests.filter((request) => askedBy(request, fact.atMs)).at(-1);
     const lastAnswer = lastRequest?.answer === null || lastRequest?.answer === undefined ? undefined : o.ledger.answers[lastRequest.answer];
-    // Part of that answer was shown before the error reply (an answer with nothing shown yet, such as a heartbeat's,
-    // says nothing of the turn that gave up)...
     const lastLogical = lastAnswer === undefined ? undefined : answers.find((answer) => answer.prompt === lastAnswer.prompt);
-    // (An answer shown whole in the end, part of it after the reply, was not given up by it: its turn went on to write
-    // its closing text, the last thing a turn writes; chaos seed 4 run 1280 with issue 24's knobs: m5's first tool
-    // message went out, then a heartbeat turn's error reply, then the rest of m5's answer. Rows may go out of order (a
-    // dropped send is retried after a later row went out), so a part shown after the reply alone proves nothing:
-    // seed 1 run 417, a Hermes run's last tool message came after its own error reply.)
+    // That answer was shown in part before the reply, or had something for the user of which nothing was shown by then;
+    // either way not shown whole in the end with a part after the reply (its turn went on to write its closing text,
+    // the last thing a turn writes, so the reply was not its turn's).
     const shownWholeInTheEnd = lastLogical !== undefined && lastLogical.slots.every((slot) => slot.shownBy !== null);
-    const partlyShown =
-      lastLogical !== undefined &&
-      lastLogical.slots.some((slot) => slot.shownBy !== null && slot.shownBy.atMs <= fact.atMs) &&
-      !(shownWholeInTheEnd && lastLogical.slots.some((slot) => slot.shownBy !== null && slot.shownBy.atMs > fact.atMs));
-    // Or it had something for the user and none of it was ever shown: the turn gave up after its answer came back
-    // (campaign seed 41: the final row was durable, and every dispatch found outbound.db busy). A heartbeat's answer
-    // has nothing for the user, and an answer shown after the reply was a later turn's.
-    // (Judged as of the showing: a stock phrase of it shown only later may be another answer's or a resend; chaos seed
-    // 2 with issue 24's patch, a Hermes run that failed before anything of its answer was shown, on a key-less platform.)
-    // An answer shown whole in the end was not given up either (fuzz --all --runs 2000 --seed 13, chaos run 498: a
-    // key-less resend of m1's error reply took m2, and m2's own reply then went to m3, whose answer was shown whole
-    // right after; with m3 out, the resend yields m2 to it).
-    const neverShown =
-      lastLogical !== undefined &&
-      lastLogical.slots.length > 0 &&
-      lastLogical.slots.every((slot) => slot.shownBy === null || slot.shownBy.atMs > fact.atMs) &&
-      !shownWholeInTheEnd;
-    const answeredLastWith = (shownSoFar: boolean) => (candidate: Subject): boolean =>
-      lastRequest !== undefined && lastAnswer !== undefined && lastAnswer.returnedAtMs <= fact.atMs && shownSoFar && carries(lastRequest.prompt, candidate);
-    const answeredLast = answeredLastWith(partlyShown || neverShown);
-    // A part shown before the reply is evidence of the turn that gave up; an answer that had nothing shown yet is
-    // weaker evidence than a subject never asked again whose last request had failed, or past which the session had
-    // moved on (movedOn, below): that turn's error reply may have been on its way while the next turn's answer came
-    // back, its dispatch not yet done (chaos seeds 1 and 2 with issue 24's start-up delays: m3's error reply was sent,
-    // m4's turn ran and its answer returned, then the reply was shown, then m4's answer; crediting m4 left m3
-    // unanswered and its lost answer unexcused; seed 1 run 738 the same where m7's last request was answered and its
-    // turn then failed on a write and gave up).
-    const answeredLastPartly = answeredLastWith(partlyShown);
-    // A message whose answer was shown whole may still get the error reply when the system gave up on it afterwards
-    // (killed before it finished, then every retry failed): its last request carrying it failed.
-    // Or the session moved on: the last request carrying the subject was answered, that answer was not shown whole by
-    // then, and a later request that does not carry it was asked before the showing. A session runs one turn at a time,
-    // so that turn was over without showing its answer: it gave up (Hermes' processing mode starts the next message's
-    // run as soon as a failed run wrote its error reply; chaos seeds 1 and 2 with issue 24's patch, key-less platforms:
-    // a partly shown answer, and one whose run failed before anything of it was shown).
+    const shownBefore = lastLogical !== undefined && lastLogical.slots.some((slot) => slot.shownBy !== null && slot.shownBy.atMs <= fact.atMs);
+    const partlyShown = shownBefore && !(shownWholeInTheEnd && lastLogical.slots.some((slot) => slot.shownBy !== null && slot.shownBy.atMs > fact.atMs));
+    const nothingShown = lastLogical !== undefined && lastLogical.slots.length > 0 && !shownBefore && !shownWholeInTheEnd;
+    const answeredLast = (candidate: Subject): boolean =>
+      lastRequest !== undefined && lastAnswer !== undefined && lastAnswer.returnedAtMs <= fact.atMs && carries(lastRequest.prompt, candidate);
+    // The session moved on past a subject: the last request carrying it was answered by then, that answer had
+    // something for the user and was not shown whole, and a later request that does not carry it was asked before
+    // the showing. A session runs one turn at a time, so that turn was over without showing its answer.
     const movedOn = (candidate: Subject): boolean => {
       const last = lastCarrying(candidate, fact.atMs);
       if (last === undefined || last.outcome !== 'answer' || (last.endedAtMs ?? Infinity) > fact.atMs) return false;
-      // An answer with nothing for the user (a heartbeat's HEARTBEAT_OK for a command's start) ends its turn complete.
       const answer = last.answer === null ? undefined : o.ledger.answers[last.answer];
       const logical = answer === undefined ? undefined : answers.find((candidateAnswer) => candidateAnswer.prompt === answer.prompt);
       if (logical === undefined || logical.slots.length === 0) return false;
-      return !coveredBy(candidate, fact.atMs) && requests.some((request) => request.atMs > last.atMs && request.atMs <= fact.atMs && !carries(request.prompt, candidate));
+      return requests.some((request) => request.atMs > last.atMs && request.atMs <= fact.atMs && !carries(request.prompt, candidate));
     };
-    // The tiers, strongest evidence of the turn that gave up first: part of its last answer shown before the reply; its
-    // last request failed (or it was never asked); the session moved on past it; its last answer came back with nothing
-    // shown yet (its turn may still have been dispatching: chaos seed 2 run 1841 with issue 24's knobs, a batch's error
-    // replies, one per message, were shown while a heartbeat turn's answer was on its way to the user, and the third
-    // went to the heartbeat's command instead of its own message).
-    // The tiers run over the acknowledged messages, commands and starts first, then over stale starts (chaos seed 1 run
-    // 400 with issue 24's knobs: a start whose heartbeat turn had failed 70 minutes before, and whose session had
-    // answered three messages whole since, took a Hermes run's error reply from its message; fuzz --all seed 12, chaos
-    // run 127: a start's heartbeat turn gave up just before its finish's turn answered, and the reply is the start's),
-    // then over messages the gateway never acknowledged (most likely never taken in).
-    const tiers = (taken: (candidate: Subject) => boolean, anyMate = false): Subject | undefined => {
-      const unansweredHere = settledUnanswered.filter(taken);
-      // A subject already answered as a mate takes an error reply of its own first only if it is a message: a turn
-      // tells each message that woke it, while a heartbeat turn answers its row once, whatever commands it carried
-      // (chaos seed 1 run 400 with issue 24's knobs: a heartbeat turn's error reply went to run-0, and run-1, its mate,
-      // took m10's error reply 70 minutes later). A command or start that is a mate comes in a last pass, before any
-      // subject still being asked about (fuzz --all seed 11, chaos run 206: a turn of a start and m0 told each of its
-      // two rows; the second reply went to the command's finish, whose own turn was retrying).
-      const openHere = settledOpen.filter((candidate) => taken(candidate) && (anyMate || 'marker' in candidate));
-      return (
-        unansweredHere.find(answeredLastPartly) ??
-        // The same turn's next error reply answers the next message that request carried (one reply per message).
-        openHere.find(answeredLastPartly) ??
-        unansweredHere.find(endedHere) ??
-        unansweredHere.find((candidate) => gaveUpOn(candidate, fact.atMs)) ??
-        openHere.find(endedHere) ??
-        openHere.find((candidate) => gaveUpOn(candidate, fact.atMs)) ??
-        unansweredHere.find(movedOn) ??
-        // A message answered as a mate whose session moved on past it (fuzz --all seed 11, scheduled-tasks run 1066:
-        // a turn of m2 and m3 told each; the second reply went to m4, whose turn was retrying).
-        openHere.find(movedOn) ??
-        unansweredHere.find(answeredLast) ??
-        openHere.find(answeredLast)
-      );
+    // Rule E: the evidence, as of the showing, that the turn of a subject no answer covered by then gave up on it,
+    // strongest first (undefined: none, its turn was still running).
+    const evidence = (candidate: Subject): number | undefined => {
+      if (partlyShown && answeredLast(candidate)) return 0;
+      if (gaveUpOn(candidate, fact.atMs)) return 1;
+      if (movedOn(candidate)) return 2;
+      if (nothingShown && answeredLast(candidate)) return 3;
+      if (signOfFailure(candidate, fact.atMs)) return 4;
+      return undefined;
     };
-    const stale = (candidate: Subject): boolean => staleStart(candidate, fact.atMs);
-    const settledEvident =
-      tiers((candidate) => !unacknowledged.has(candidate) && !stale(candidate)) ?? tiers(stale) ?? tiers((candidate) => unacknowledged.has(candidate)) ?? tiers(() => true, true);
-    const evident =
-      settledEvident ??
-      unanswered.find(endedHere) ??
-      unanswered.find((candidate) => gaveUpOn(candidate, fact.atMs)) ??
-      open.find(endedHere) ??
-      open.find((candidate) => gaveUpOn(candidate, fact.atMs));
-    // Failing those, the earliest open subject that shows a sign of failure by then; never one whose turn was still
-    // running (its last request in flight), nor one answered by then.
-    const failing = (candidate: Subject): boolean => signOfFailure(candidate, fact.atMs);
-    const earliest = unanswered.find(failing) ?? open.find(failing);
-    // An error reply that may be a key-less resend answers a message only on evidence that the system gave up on it
-    // (the tiers above), not as the earliest one still open: that message's turn may not even have been asked yet
-    // (campaign seed 32: a resend of m1's error reply took m2 before m2's turn ran, m2's own error reply then took m3,
-    // and m2's partly shown answer was never given up).
-    // Nor, when it may be a resend, to a subject that is asked again after it: a request that failed in a turn still
-    // retrying is no evidence that the turn ended (campaign seed 1, chaos run 298: a resend of m7's error reply went to
-    // a command whose turn had failed once and went on retrying, and failure-notice-final fired on its next request).
-    if (settledEvident === undefined && (evident !== undefined || earliest !== undefined) && !clear && takenForRepeat(fact)) continue;
-    // A subject answered whole whose turn then gave up (its last request failed, and it is never asked again) is surer
-    // than an earliest one still being asked about after the reply, whose answer merely came back with nothing shown
-    // yet (chaos seed 301 run 13471: m6's interim was its whole answer, the turn failed on and gave up; m7's turn had its
-    // answer back, then failed on a busy state.db and went on retrying, and m6's error reply is not m7's).
-    const gaveUpAfterItsAnswer = clear ? undefined : candidates.find((candidate) => coveredBy(candidate, fact.atMs) && settled(candidate) && lastFailedBefore(candidate, fact.atMs));
-    const subject =
-      evident ??
-      (earliest !== undefined && !settled(earliest) ? (gaveUpAfterItsAnswer ?? earliest) : earliest) ??
-      (clear ? undefined : candidates.find((candidate) => coveredBy(candidate, fact.atMs) && (lastFailedBefore(candidate, fact.atMs) || lastAskedBefore(fact.atMs, candidate))));
+    // A subject answered whole by then takes an error reply only when its last request had failed by then (the turn
+    // gave up after a write failed past the send) or the session's last request carried it.
+    const evidenceCovered = (candidate: Subject): number | undefined =>
+      lastFailedBefore(candidate, fact.atMs) ? 1 : !clear && lastAskedBefore(fact.atMs, candidate) ? 5 : undefined;
+    // Rule T, the tier: a subject never asked about after the showing (settled) first, since crediting the reply to one
+    // the LLM is asked about again says the system acted on a request it had called failed (failure-notice-final):
+    // that is concluded only when no settled subject shows a sign that its turn gave up (chaos seed 401 run 8314: the
+    // fourth error reply of a turn that told each of its messages, one answered whole long before, went to a command
+    // whose turn was retrying). Then a subject no answer covered before one covered (it owes no reply), and strong
+    // evidence (0-3) before a mere sign (4); a covered subject's failed last request (1) before the session's last
+    // request carrying it (5).
+    const tier = (covered: boolean, settled: boolean, strength: number): number => {
+      if (settled) return covered ? (strength === 1 ? 2 : 3) : strength <= 3 ? 0 : 1;
+      return covered ? 6 : strength === 1 ? 4 : 5;
+    };
+    // Rule C: the subject's class: acknowledged messages, commands and starts first; a stale start; a message never
+    // acknowledged; last a command or start already answered as a mate (a heartbeat turn answers its row once).
+    const subjectClass = (candidate: Subject): number =>
+      mates.has(subjectKey(candidate)) && !('marker' in candidate) ? 3 : staleStart(candidate, fact.atMs) ? 1 : unacknowledged.has(candidate) ? 2 : 0;
+    let best: { subject: Subject; key: number[] } | undefined;
+    for (const [index, candidate] of candidates.entries()) {
+      const covered = coveredBy(candidate, fact.atMs);
+      const strength = covered ? evidenceCovered(candidate) : evidence(candidate);
+      if (strength === undefined) continue;
+      const settled = !requests.some((request) => request.atMs > fact.atMs && carries(request.prompt, candidate));
+      // The key: tier, class, evidence, not yet answered as a mate before a mate, then arrival.
+      const key = [tier(covered, settled, strength), subjectClass(candidate), strength, mates.has(subjectKey(candidate)) ? 1 : 0, index];
+      if (best === undefined || lessThan(key, best.key)) best = { subject: candidate, key };
+    }
+    // Rule R: an error reply that may be a key-less resend answers a subject only on the strongest tier's evidence;
+    // otherwise it is taken for the repeat it may be.
+    if (best !== undefined && (best.key[0] ?? 0) > 0 && !clear && takenForRepeat(fact)) continue;
+    const subject = best?.subject;
     if (subject === undefined) {
       unexplained.push({ shown: fact, reason: 'shown-again', repeats: undefined });
       continue;
@@ -440,12 +380,12 @@ function assignCanned(
     // messages are this reply's mates too: campaign seed 17, run 385, a command's start and finish in one row whose
     // turn gave up on a busy state.db after its tool messages went out), else the one whose last request carrying the
     // subject failed.
-    const gaveUpRequest = answeredLast(subject) ? lastRequest : requests.filter((request) => request.atMs <= fact.atMs && failedBy(request, fact.atMs) && carries(request.prompt, subject)).at(-1);
+    const gaveUpRequest = (partlyShown || nothingShown) && answeredLast(subject) ? lastRequest : requests.filter((request) => request.atMs <= fact.atMs && failedBy(request, fact.atMs) && carries(request.prompt, subject)).at(-1);
     if (gaveUpRequest === undefined) continue;
     for (const other of subjects) if (carries(gaveUpRequest.prompt, other)) ended(subjectKey(other), fact);
-    for (const other of open) {
+    for (const other of candidates) {
       const key = subjectKey(other);
-      if (other !== subject && !primary.has(key) && !mates.has(key) && carries(gaveUpRequest.prompt, other)) {
+      if (other !== subject && !coveredBy(other, fact.atMs) && !primary.has(key) && !mates.has(key) && carries(gaveUpRequest.prompt, other)) {
         mates.set(key, fact);
         if (!cannedFirst.has(key)) cannedFirst.set(key, fact);
       }

@@ -72,10 +72,11 @@ export function resendReason(o: Observations, fates: NetFates, first: NetSend, r
   // 74 ms later, and the fast poller sent the row again in that same millisecond). And only the incarnation that made
   // the send waits for it: an acknowledgement that arrives after the sender was killed reaches a new process that
   // never sent it (campaign seed 302, chaos run 6252: the gateway was killed 3 ms after its send, and the delayed
-  // acknowledgement reached its successor in the millisecond that successor's poller sent the row again).
+  // acknowledgement reached its successor in the millisecond that successor's poller sent the row again). Without
+  // onlyWithinWait (at-least-once.ts) any acknowledgement that reached the sender, a successor included, counts.
   const waitEndsMs = onlyWithinWait ? first.timeMs + systemOf(o).sendAckTimeoutMs : Infinity;
   const knownAtSteps = ownAcks.flatMap((ack) =>
-    (fates.arrivedAtSteps.get(ack.id) ?? []).filter((step) => step < resend.step && (o.events[step]?.timeMs ?? Infinity) < waitEndsMs && !killedWithin(first.step, step)),
+    (fates.arrivedAtSteps.get(ack.id) ?? []).filter((step) => step < resend.step && (o.events[step]?.timeMs ?? Infinity) < waitEndsMs && !(onlyWithinWait && killedWithin(first.step, step))),
   );
   if (knownAtSteps.length > 0 && !killedBetween(Math.max(...knownAtSteps))) return 'known';
   if (killedBetween(first.step)) return 'restart';
