@@ -7,15 +7,9 @@
 // its tool message unshown (a false no-lost-reply).
 import { describe, expect, it } from 'vitest';
 import { attributeAll } from '../../sim/checkers/attribution.ts';
-import type { LlmRequestFact } from '../../sim/world/ledger.ts';
 import { KeylessHistory, session } from './keyless-history.ts';
 
 const stock = 'on it';
-
-function answered(h: KeylessHistory, request: LlmRequestFact, id: string, closing: string, atMs: number, withStock = true): void {
-  const toolCalls = withStock ? [{ id, name: 'send_message' as const, text: stock }] : [];
-  h.ledger.answerReturned(request, { toolCalls, result: `<message to="user">${closing}</message>` }, atMs);
-}
 
 describe('attribution: a stock phrase two answers offer', () => {
   it('goes to the answer still owed before a newer, superseded one', () => {
@@ -23,9 +17,9 @@ describe('attribution: a stock phrase two answers offer', () => {
     h.userTypes(1_000, 'm1', 'can you check the calendar?');
     h.userTypes(1_100, 'm2', 'and the weather?');
     h.userTypes(1_200, 'm3', 'and the build?');
-    answered(h, h.ledger.requestReceived(session, 'can you check the calendar? <m1>', 1_300), 'call-1', 'free at 2', 1_500);
-    answered(h, h.ledger.requestReceived(session, 'and the weather? <m2>', 1_600), 'call-2', 'rain', 1_800);
-    answered(h, h.ledger.requestReceived(session, 'and the weather? <m2>\nand the build? <m3>', 1_900), 'call-3', 'rain, and the build is green', 2_100, false);
+    h.answers(h.ledger.requestReceived(session, 'can you check the calendar? <m1>', 1_300), 'free at 2', 1_500, stock);
+    h.answers(h.ledger.requestReceived(session, 'and the weather? <m2>', 1_600), 'rain', 1_800, stock);
+    h.answers(h.ledger.requestReceived(session, 'and the weather? <m2>\nand the build? <m3>', 1_900), 'rain, and the build is green', 2_100);
     const phrase = h.sendsAndShows(2_200, stock).shown;
     h.sendsAndShows(2_300, 'free at 2');
     h.sendsAndShows(2_400, 'rain, and the build is green');

@@ -16,7 +16,7 @@ describe('an error reply and a message answered whole', () => {
     h.userTypes(1_000, 'm1', 'can you check the calendar?');
     h.userTypes(1_100, 'm2', 'and the weather?');
     const first = h.ledger.requestReceived(session, 'can you check the calendar? <m1>', 1_200);
-    h.ledger.answerReturned(first, { toolCalls: [], result: '<message to="user">free at 2</message>' }, 1_400);
+    h.answers(first, 'free at 2', 1_400);
     h.sendsAndShows(1_500, 'free at 2');
     h.ledger.requestFailed(h.ledger.requestReceived(session, 'can you check the calendar? <m1>', 1_600), 1_700);
     h.ledger.requestFailed(h.ledger.requestReceived(session, 'and the weather? <m2>', 1_800), 1_900);

@@ -21,7 +21,7 @@ describe('an error reply of a turn that tells each message', () => {
     const h = new KeylessHistory();
     h.userTypes(1_000, 'm2', 'can you check the build?');
     const forM2 = h.ledger.requestReceived(session, 'can you check the build? <m2>', 1_100);
-    h.ledger.answerReturned(forM2, { toolCalls: [], result: '<message to="user">green</message>' }, 1_200);
+    h.answers(forM2, 'green', 1_200);
     h.sendsAndShows(1_300, 'green');
     h.userTypes(2_000, 'm4', 'and the calendar?');
     h.userTypes(2_100, 'm5', 'and the weather?');
@@ -33,7 +33,7 @@ describe('an error reply of a turn that tells each message', () => {
     const replies = [4_200, 4_300, 4_400].map((atMs) => h.sendsAndShows(atMs, errorReply).shown);
     // The command's turn retries, and is answered.
     const retry = h.ledger.requestReceived(session, finish, 5_000);
-    h.ledger.answerReturned(retry, { toolCalls: [], result: '<message to="user">the build failed</message>' }, 5_100);
+    h.answers(retry, 'the build failed', 5_100);
     h.sendsAndShows(5_200, 'the build failed');
 
     const o = h.observations();

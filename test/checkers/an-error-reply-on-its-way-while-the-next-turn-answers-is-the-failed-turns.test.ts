@@ -8,15 +8,9 @@
 // (the partly-shown tier comes first), which the last case keeps.
 import { describe, expect, it } from 'vitest';
 import { type Attribution, attributeAll } from '../../sim/checkers/attribution.ts';
-import type { LlmRequestFact } from '../../sim/world/ledger.ts';
 import { KeylessHistory, session } from './keyless-history.ts';
 
 const errorReply = 'Sorry, something went wrong. Please try again.';
-
-/** The LLM's answer to `request` at `atMs`: a closing text with one block for the user, and no tool calls. */
-function answerReturned(h: KeylessHistory, request: LlmRequestFact, text: string, atMs: number): void {
-  h.ledger.answerReturned(request, { toolCalls: [], result: `<message to="user">${text}</message>` }, atMs);
-}
 
 /** A command the world asks the node host to run (its start and finish are subjects of their own). */
 function command(h: KeylessHistory, runId: string, atMs: number): void {
@@ -41,7 +35,7 @@ describe('an error reply on its way while the next turn answers', () => {
     h.ledger.requestFailed(forM1, 1_500);
     // m1's turn gives up (its last retry asks nothing) and its error reply is sent; m2's turn runs meanwhile.
     const forM2 = h.ledger.requestReceived(session, 'and the build? <m2>', 2_000);
-    answerReturned(h, forM2, 'green', 2_500);
+    h.answers(forM2, 'green', 2_500);
     const reply = h.sendsAndShows(2_600, errorReply).shown;
     h.sendsAndShows(3_000, 'green');
     const attribution = judge(h);
@@ -58,9 +52,9 @@ describe('an error reply on its way while the next turn answers', () => {
     h.userTypes(1_000, 'm1', 'can you check the weather?');
     h.userTypes(1_200, 'm2', 'and the calendar?');
     const forM1 = h.ledger.requestReceived(session, 'can you check the weather? <m1>', 1_100);
-    answerReturned(h, forM1, 'rain', 1_500);
+    h.answers(forM1, 'rain', 1_500);
     const forM2 = h.ledger.requestReceived(session, 'and the calendar? <m2>', 2_000);
-    answerReturned(h, forM2, 'free at 2', 2_500);
+    h.answers(forM2, 'free at 2', 2_500);
     const reply = h.sendsAndShows(2_600, errorReply).shown;
     h.sendsAndShows(3_000, 'free at 2');
     const attribution = judge(h);
@@ -80,7 +74,7 @@ describe('an error reply on its way while the next turn answers', () => {
     h.userTypes(1_200, 'm3', 'and the build?');
     const first = h.sendsAndShows(2_000, errorReply).shown;
     const forM3 = h.ledger.requestReceived(session, 'and the build? <m3>', 2_100);
-    answerReturned(h, forM3, 'green', 2_300);
+    h.answers(forM3, 'green', 2_300);
     const second = h.sendsAndShows(2_400, errorReply).shown;
     h.sendsAndShows(3_000, 'green');
     const attribution = judge(h);
@@ -100,7 +94,7 @@ describe('an error reply on its way while the next turn answers', () => {
     h.ledger.answerReturned(forM1, { toolCalls: [], result: '' }, 1_500);
     h.userTypes(1_700, 'm2', 'and the build?');
     const forM2 = h.ledger.requestReceived(session, 'and the build? <m2>', 2_000);
-    answerReturned(h, forM2, 'green', 2_500);
+    h.answers(forM2, 'green', 2_500);
     const reply = h.sendsAndShows(2_600, errorReply).shown;
     const attribution = judge(h);
     expect(attribution?.cannedFor.get('<m2>')).toBe(reply);
@@ -114,7 +108,7 @@ describe('an error reply on its way while the next turn answers', () => {
     h.ledger.userTyped({ sessionKey: session, deliveryId: 'm1', text: 'and the calendar?', marker: '<m1>', mentions: true, sentAtMs: 1_000 });
     h.userTypes(1_200, 'm2', 'and the build?');
     const forM2 = h.ledger.requestReceived(session, 'and the build? <m2>', 2_000);
-    answerReturned(h, forM2, 'green', 2_500);
+    h.answers(forM2, 'green', 2_500);
     const reply = h.sendsAndShows(2_600, errorReply).shown;
     const attribution = judge(h);
     expect(attribution?.cannedFor.get('<m2>')).toBe(reply);
@@ -131,11 +125,11 @@ describe('an error reply on its way while the next turn answers', () => {
     // The session answers m0 whole since: the start's error reply, had its turn written one, would have gone out first.
     h.userTypes(1_000, 'm0', 'can you check the calendar?');
     const forM0 = h.ledger.requestReceived(session, 'can you check the calendar? <m0>', 1_100);
-    answerReturned(h, forM0, 'free at 2', 1_500);
+    h.answers(forM0, 'free at 2', 1_500);
     h.sendsAndShows(1_600, 'free at 2');
     h.userTypes(60_000, 'm1', 'and the build?');
     const forM1 = h.ledger.requestReceived(session, 'and the build? <m1>', 60_100);
-    answerReturned(h, forM1, 'green', 60_500);
+    h.answers(forM1, 'green', 60_500);
     const reply = h.sendsAndShows(60_600, errorReply).shown;
     const attribution = judge(h);
     expect(attribution?.cannedFor.get('<m1>')).toBe(reply);
@@ -148,7 +142,7 @@ describe('an error reply on its way while the next turn answers', () => {
     const start = h.ledger.requestReceived(session, 'System: Exec started (node=n1 id=run-5)\nreply HEARTBEAT_OK', 200);
     h.ledger.requestFailed(start, 300);
     const finish = h.ledger.requestReceived(session, 'System: Exec finished (node=n1 id=run-5, code 0) ok', 1_000);
-    answerReturned(h, finish, 'build done', 1_500);
+    h.answers(finish, 'build done', 1_500);
     const reply = h.sendsAndShows(1_600, errorReply).shown;
     h.sendsAndShows(1_700, 'build done');
     const attribution = judge(h);
@@ -170,7 +164,7 @@ describe('an error reply on its way while the next turn answers', () => {
     h.ledger.requestFailed(h.ledger.requestReceived(session, 'and the weather? <m2>', 1_100), 1_200);
     h.userTypes(1_250, 'm3', 'and the build?');
     const forM3 = h.ledger.requestReceived(session, 'and the build? <m3>', 1_300);
-    answerReturned(h, forM3, 'green', 1_400);
+    h.answers(forM3, 'green', 1_400);
     const resend = h.platformShows(1_510, h.gatewaySends(1_500), errorReply, false, `row-${firstSend}`);
     h.arrives(1_515, resend.ackId);
     const own = h.sendsAndShows(1_600, errorReply).shown;
@@ -194,7 +188,7 @@ describe('an error reply on its way while the next turn answers', () => {
     const first = h.sendsAndShows(800, errorReply).shown;
     h.userTypes(60_000, 'm1', 'and the build?');
     const forM1 = h.ledger.requestReceived(session, 'and the build? <m1>', 60_100);
-    answerReturned(h, forM1, 'green', 60_500);
+    h.answers(forM1, 'green', 60_500);
     const second = h.sendsAndShows(60_600, errorReply).shown;
     const attribution = judge(h);
     expect(attribution?.cannedFor.get('run:run-0')).toBe(first);
@@ -259,7 +253,7 @@ describe('an error reply on its way while the next turn answers', () => {
     h.ledger.requestFailed(finish, 1_400);
     const second = h.sendsAndShows(1_500, errorReply).shown;
     const retried = h.ledger.requestReceived(session, 'System: Exec finished (node=n1 id=run-1, code 0) ok', 1_600);
-    answerReturned(h, retried, 'build done', 1_700);
+    h.answers(retried, 'build done', 1_700);
     h.sendsAndShows(1_800, 'build done');
     const attribution = judge(h);
     expect(attribution?.cannedFor.get('start:run-1')).toBe(second);
@@ -279,11 +273,11 @@ describe('an error reply on its way while the next turn answers', () => {
     h.sendsAndShows(1_600, 'on it');
     h.userTypes(1_700, 'm4', 'and the build?');
     const forM4 = h.ledger.requestReceived(session, 'and the build? <m4>', 2_000);
-    answerReturned(h, forM4, 'green', 2_100);
+    h.answers(forM4, 'green', 2_100);
     const first = h.sendsAndShows(2_200, errorReply).shown;
     const second = h.sendsAndShows(2_300, errorReply).shown;
     const again = h.ledger.requestReceived(session, 'and the build? <m4>', 2_400);
-    answerReturned(h, again, 'green', 2_500);
+    h.answers(again, 'green', 2_500);
     h.sendsAndShows(2_600, 'green');
     const attribution = judge(h);
     expect([attribution?.cannedFor.get('<m2>'), attribution?.cannedFor.get('<m3>')].sort((a, b) => (a?.index ?? 0) - (b?.index ?? 0))).toEqual([first, second]);

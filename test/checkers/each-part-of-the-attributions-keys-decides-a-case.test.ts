@@ -3,16 +3,10 @@
 // canned reply to the wrong candidate. Scripted histories, with no durable state: every slot is equally (un)sent.
 import { describe, expect, it } from 'vitest';
 import { type Attribution, attributeAll } from '../../sim/checkers/attribution.ts';
-import type { LlmRequestFact } from '../../sim/world/ledger.ts';
 import { KeylessHistory, session } from './keyless-history.ts';
 
 const errorReply = 'Sorry, something went wrong. Please try again.';
 const stock = 'on it';
-
-function answered(h: KeylessHistory, request: LlmRequestFact, closing: string, atMs: number, toolText?: string, callId = `call-${request.index}`): void {
-  const toolCalls = toolText === undefined ? [] : [{ id: callId, name: 'send_message' as const, text: toolText }];
-  h.ledger.answerReturned(request, { toolCalls, result: `<message to="user">${closing}</message>` }, atMs);
-}
 
 function judge(h: KeylessHistory): Attribution | undefined {
   return attributeAll(h.observations()).get(session);
@@ -23,11 +17,11 @@ describe("the attribution's keys", () => {
     const h = new KeylessHistory();
     h.userTypes(1_000, 'm1', 'can you check the calendar?');
     const forM1 = h.ledger.requestReceived(session, 'can you check the calendar? <m1>', 1_100);
-    answered(h, forM1, 'free at 2', 1_200, stock);
+    h.answers(forM1, 'free at 2', 1_200, stock);
     h.ledger.requestFailed(h.ledger.requestReceived(session, 'can you check the calendar? <m1>', 1_300), 1_400);
     h.sendsAndShows(2_000, errorReply); // m1's turn gave up: its answer is owed no more
     h.userTypes(2_500, 'm2', 'and the weather?');
-    answered(h, h.ledger.requestReceived(session, 'and the weather? <m2>', 2_600), 'rain', 3_000, stock);
+    h.answers(h.ledger.requestReceived(session, 'and the weather? <m2>', 2_600), 'rain', 3_000, stock);
     const phrase = h.sendsAndShows(3_100, stock).shown;
     h.sendsAndShows(3_200, 'rain');
     const attribution = judge(h);
@@ -42,8 +36,8 @@ describe("the attribution's keys", () => {
     const h = new KeylessHistory();
     h.userTypes(1_000, 'm0', 'can you check the build?');
     h.userTypes(1_050, 'm1', 'and the calendar?');
-    answered(h, h.ledger.requestReceived(session, 'and the calendar? <m1>', 1_100), 'free at 2', 1_500);
-    answered(h, h.ledger.requestReceived(session, 'can you check the build? <m0>', 2_000), 'green', 2_500);
+    h.answers(h.ledger.requestReceived(session, 'and the calendar? <m1>', 1_100), 'free at 2', 1_500);
+    h.answers(h.ledger.requestReceived(session, 'can you check the build? <m0>', 2_000), 'green', 2_500);
     const reply = h.sendsAndShows(2_600, errorReply).shown;
     h.sendsAndShows(3_000, 'green');
     const attribution = judge(h);
@@ -76,8 +70,8 @@ describe("the attribution's keys", () => {
     const h = new KeylessHistory();
     h.userTypes(1_000, 'm0', 'can you check the build?');
     h.userTypes(1_050, 'm1', 'and the calendar?');
-    answered(h, h.ledger.requestReceived(session, 'can you check the build? <m0>', 1_100), 'green', 1_200);
-    answered(h, h.ledger.requestReceived(session, 'and the calendar? <m1>', 1_300), 'free at 2', 1_400);
+    h.answers(h.ledger.requestReceived(session, 'can you check the build? <m0>', 1_100), 'green', 1_200);
+    h.answers(h.ledger.requestReceived(session, 'and the calendar? <m1>', 1_300), 'free at 2', 1_400);
     h.ledger.requestFailed(h.ledger.requestReceived(session, 'and the calendar? <m1>', 1_500), 1_600);
     const reply = h.sendsAndShows(2_000, errorReply).shown;
     h.sendsAndShows(5_000, 'free at 2');

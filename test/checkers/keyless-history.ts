@@ -5,7 +5,7 @@
 // whole run reaches only by luck, and hand the checker the observations it reads, nothing else.
 import { kernelFacts, type Observations } from '../../sim/checkers/observations.ts';
 import type { TraceEvent, TraceFields, TraceKind } from '../../sim/kernel/trace.ts';
-import { Ledger, type ShownFact } from '../../sim/world/ledger.ts';
+import { Ledger, type LlmRequestFact, type ShownFact } from '../../sim/world/ledger.ts';
 
 export const gateway = 'gateway';
 export const platform = 'platform';
@@ -66,6 +66,15 @@ export class KeylessHistory {
   holdGatewayLink(atMs: number, releaseAtMs: number): void {
     this.record(atMs, 'net.hold', { a: gateway, b: platform });
     this.record(releaseAtMs, 'net.release', { a: gateway, b: platform, count: 0 });
+  }
+
+  /**
+   * The LLM answers `request` at `atMs`: a closing text with one block for the user, after one send_message tool call
+   * of `toolText` when given (its id `call-<request index>`).
+   */
+  answers(request: LlmRequestFact, closing: string, atMs: number, toolText?: string): void {
+    const toolCalls = toolText === undefined ? [] : [{ id: `call-${request.index}`, name: 'send_message' as const, text: toolText }];
+    this.ledger.answerReturned(request, { toolCalls, result: `<message to="user">${closing}</message>` }, atMs);
   }
 
   /** SIGKILL of the gateway, restarted `restartAfterMs` later. */
