@@ -5,6 +5,7 @@ import type { PromptEnvelopeMode } from './envelope.ts';
 import type { CompactionKnobs } from './compaction.ts';
 import type { HeartbeatRunKnobs } from './heartbeat-run.ts';
 import type { LockReclaimMode } from './session-write-lock.ts';
+import type { ToolDeadlineMode } from './tool-deadline.ts';
 
 /** The seed bugs and the seeds' own fixes as proposed that can be switched on (all off by default). */
 export const bugIds = ['exec-replay', 'send-dup', 'send-flag', 'send-stale', 'orphan-leaf', 'flush-cursor', 'exec-dedupe-memory', 'sent-payloads-pr2531', 'orphan-rewrite-inplace', 'cursor-realign-gateway'] as const;
@@ -76,6 +77,11 @@ export interface ModelTimers {
   /** Tool call RPC timeout in the runner. */
   toolCallTimeoutMs: number;
   /**
+   * A call that acts on the world (create_event) carries a deadline this long after its carrier row was written: the
+   * tool server starts nothing for it later, and the runner stops retrying it (tool-deadline.ts). Three RPC timeouts.
+   */
+  toolCallDeadlineMs: number;
+  /**
    * Hermes' agent retries a failed LLM call within its run (run_agent.py: max_retries 3, agent/retry_utils.py
    * jittered_backoff with base_delay 2 s and max_delay 60 s, plus up to half the delay as jitter).
    */
@@ -102,6 +108,7 @@ export const defaultTimers: ModelTimers = {
   execDedupeWindowMs: 10 * 60_000,
   execDedupeKeysMax: 2_000,
   toolCallTimeoutMs: 10_000,
+  toolCallDeadlineMs: 30_000,
   agentRetryBaseMs: 2_000,
   agentRetryMaxMs: 60_000,
 };
@@ -192,6 +199,8 @@ export interface ModelKnobs {
   deliveryMirror: DeliveryMirrorMode;
   /** How the session write lock removes a stale lock: `claimed` (fixed) or OpenClaw 2026.4.24's `unguarded` (tests only). */
   lockReclaim: LockReclaimMode;
+  /** Deadlines of the calls that act on the world: `propagated` (fixed, tool-deadline.ts) or `none` (before the fix, tests only). */
+  toolDeadlines: ToolDeadlineMode;
   gatewayAppend: GatewayAppendMode;
   /** nanoclaw's processing (batches, full-run retries) or Hermes' (one message per run, ends at its first failure). */
   processing: ProcessingMode;
@@ -218,6 +227,7 @@ export const defaultKnobs: ModelKnobs = {
   turnTriesMax: 5,
   deliveryMirror: 'off',
   lockReclaim: 'claimed',
+  toolDeadlines: 'propagated',
   gatewayAppend: 'off',
   processing: 'nanoclaw',
   agentRetriesMax: 3,

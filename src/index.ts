@@ -33,6 +33,7 @@ export { type PromptEnvelopeMode, promptEnvelopeModes } from './envelope.ts';
 export { type HeartbeatRunKnobs, type HeartbeatRunMode, heartbeatRunModes } from './heartbeat-run.ts';
 export { type CompactionCut, compactionCuts, type CompactionKnobs } from './compaction.ts';
 export { type LockReclaimMode, lockReclaimModes } from './session-write-lock.ts';
+export { type ToolDeadlineMode, toolDeadlineModes } from './tool-deadline.ts';
 export { compactionInstruction, isCompactionPrompt } from './protocol.ts';
 export { webchatName } from './protocol.ts';
 export { execEventPrompt, execEventText, gatewayName, heartbeatPrompt, platformName } from './gateway.ts';

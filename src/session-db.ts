@@ -57,6 +57,8 @@ export interface DbMessage {
   toolCalls: string | null;
   toolName: string | null;
   turnId: string;
+  /** The row's timestamp, on a row read back from state.db (a tool call's deadline is derived from its carrier's). */
+  timestampMs?: number;
 }
 
 export class SessionDb {
@@ -68,7 +70,7 @@ export class SessionDb {
 
   async messages(sessionId: string): Promise<DbMessage[]> {
     const rows = await this.db.query(
-      'SELECT role, content, tool_call_id, tool_calls, tool_name, turn_id FROM messages WHERE session_id = ? ORDER BY timestamp, id',
+      'SELECT role, content, tool_call_id, tool_calls, tool_name, turn_id, timestamp FROM messages WHERE session_id = ? ORDER BY timestamp, id',
       [sessionId],
     );
     assert(sessionId.length > 0, 'messages of an unnamed session');
@@ -143,5 +145,6 @@ function rowToMessage(row: SqlRow): DbMessage {
     toolCalls: row.tool_calls as string | null,
     toolName: row.tool_name as string | null,
     turnId: (row.turn_id as string | null) ?? '',
+    ...(typeof row.timestamp === 'number' ? { timestampMs: row.timestamp } : {}),
   };
 }

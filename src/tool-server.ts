@@ -9,11 +9,15 @@
 // as the service's idempotency key (as a client-chosen event id: a second insert of one id creates nothing), so a
 // call the runner retries, or replays when it resumes a turn after a crash, takes effect once however many times it
 // reaches the service. nanoclaw's MCP tools draw a fresh id per execution instead (docs/MODEL.md), which acts twice.
+// The call carries its deadline (tool-deadline.ts): a call that reaches the tool server past it, a stale one queued
+// while the server was starting or a late replay, is refused (ok false) and asks the service nothing, so nothing the
+// runner has stopped waiting for can act after the turn gave up.
 import { assert } from './assert.ts';
 import { isBusy } from './busy.ts';
 import type { BugId } from './config.ts';
 import type { ProcessContext, ToolName } from './ports.ts';
 import { ReplyWaiter } from './reply-waiter.ts';
+import { eventCreateTimeoutMs, withinDeadline } from './tool-deadline.ts';
 import {
   parseTurnSentPayloads,
   SessionDbs,
@@ -34,6 +38,11 @@ export interface ToolCallMessage {
   turnId: string;
   name: ToolName;
   text: string;
+  /**
+   * The time after which the tool server starts nothing for the call (tool-deadline.ts), on a call that acts on the
+   * world; absent on the others, and under the `none` sabotage.
+   */
+  deadlineMs?: number;
 }
 
 /** The tool server's answer to a call: ok false means the runner retries it. */
@@ -43,8 +52,7 @@ export interface ToolResultMessage {
   ok: boolean;
 }
 
-/** How long the tool server waits for the service to confirm an event before it tells the runner the call failed. */
-export const eventCreateTimeoutMs = 5_000;
+export { eventCreateTimeoutMs } from './tool-deadline.ts';
 
 /** Whether a network payload is the service's confirmation of an event. */
 export function isEventCreated(payload: unknown): payload is EventCreatedMessage {
@@ -88,6 +96,11 @@ async function createEvent(ctx: ProcessContext, events: ReplyWaiter, inProgress:
   assert(call.name === 'create_event' && call.callId.length > 0, `create_event is keyed by its call id (${call.callId})`);
   const waiting = inProgress.get(call.callId);
   if (waiting !== undefined) return waiting;
+  // Past its deadline the runner has stopped waiting, and its turn may give up: the call acts on nothing.
+  if (!withinDeadline(call.deadlineMs, ctx.clock.nowMs())) {
+    ctx.note('tool-refused', { session: call.sessionKey, turn: call.turnId, call: call.callId, deadlineMs: call.deadlineMs ?? -1 });
+    return false;
+  }
   const request: EventCreateMessage = { type: 'event.create', key: call.callId, sessionKey: call.sessionKey, text: call.text };
   const confirmed = events.wait(call.callId, () => ctx.net.send(calendarServiceName, request));
   inProgress.set(call.callId, confirmed);

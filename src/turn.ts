@@ -25,6 +25,7 @@ import { acquireSessionWriteLock, type SessionWriteLockPort } from './session-wr
 import { contentHash, isVerbatimDuplicate, normalizeWhitespace, parseMessageBlocks } from './text.ts';
 import type { ToolRpc } from './tool-rpc.ts';
 import type { ToolCallMessage } from './tool-server.ts';
+import { callDeadlineMs, deadlinedTools, effectsSettleAtMs, withinDeadline } from './tool-deadline.ts';
 
 export interface TurnDeps {
   ctx: ProcessContext;
@@ -67,6 +68,11 @@ interface TurnState {
   outbound: SqlDatabase;
   /** Every message the turn claimed (its batch and what it took over), oldest first. */
   members: BatchMember[];
+  /**
+   * When no call of the session that acts on the world can take effect any more (tool-deadline.ts), from the state.db
+   * rows the turn read; undefined: none may, or the `none` sabotage. A turn that gives up waits for it.
+   */
+  effectsSettleAtMs: number | undefined;
 }
 
 /** Runs the turn for a batch; returns the ids of the transcript's active branch as this process holds it in memory. */
@@ -163,7 +169,8 @@ async function runTurnWithAgent(
   const agent = lookup.agent;
   if (lookup.reused) initCachedAgentForTurn(agent, built.history.length, config, ctx.clock.nowMs());
   assert(members.length > 0, `turn ${turnId} answers at least one message`);
-  const state: TurnState = { deps, sessionKey, sessionId, turnId, agent, history: built.history, historyLength: built.history.length, own: built.own, session, inbound, outbound, members };
+  const effectsSettle = config.knobs.toolDeadlines === 'propagated' ? effectsSettleAtMs(rows, config.timers.toolCallDeadlineMs) : undefined;
+  const state: TurnState = { deps, sessionKey, sessionId, turnId, agent, history: built.history, historyLength: built.history.length, own: built.own, session, inbound, outbound, members, effectsSettleAtMs: effectsSettle };
   // Each transcript records a folded message once: the prompt written to it leaves out what it already holds as a
   // user message of its own (Hermes keeps consecutive user rows; OpenClaw's repaired JSONL no longer has the orphan).
   const userRows = rows.filter((message) => message.role === 'user' && message.turnId !== turnId).map((message) => message.content);
@@ -581,11 +588,17 @@ async function toolSend(state: TurnState, answer: LlmAnswer, index: number): Pro
     persisted: state.own.some((row) => row.toolCalls === toolCalls),
   };
   state.agent.messages.push(carrier);
-  await flush(state);
+  const flushedAtMs = await flush(state);
   assert(state.deps.config.bugs.has('flush-cursor') || state.deps.config.bugs.has('cursor-realign-gateway') || carrier.persisted, `the carrier of ${callId} is durable after the flush of turn ${state.turnId}`);
   await appendEntry(state, { role: 'assistant', content: '', toolCalls: [{ id: callId, name: call.name, text: call.text }] }, (entry) => entry.message.toolCalls?.[0]?.id === callId);
   ctx.note('tool-call', { session: state.sessionKey, turn: state.turnId, call: callId, tool: call.name, text: call.text });
-  const message = { type: 'tool.call' as const, callId, sessionKey: state.sessionKey, turnId: state.turnId, name: call.name, text: call.text };
+  const message: ToolCallMessage = { type: 'tool.call', callId, sessionKey: state.sessionKey, turnId: state.turnId, name: call.name, text: call.text };
+  // A call that acts on the world carries its deadline, from its carrier row's timestamp (the durable one when an
+  // earlier attempt or incarnation wrote it): every incarnation computes the same one (tool-deadline.ts).
+  if (deadlinedTools.includes(call.name) && state.deps.config.knobs.toolDeadlines === 'propagated') {
+    const carrierAtMs = state.own.find((row) => row.toolCalls === toolCalls)?.timestampMs ?? flushedAtMs;
+    message.deadlineMs = callDeadlineMs(carrierAtMs, state.deps.config.timers.toolCallDeadlineMs);
+  }
   const ok = await callUntilAnswered(state, message);
   state.agent.messages.push({
     role: 'tool',
@@ -607,6 +620,11 @@ async function toolSend(state: TurnState, answer: LlmAnswer, index: number): Pro
 async function callUntilAnswered(state: TurnState, message: ToolCallMessage): Promise<boolean> {
   assert(message.turnId.length > 0 && message.callId.length > 0, 'a tool call names its turn and its call id');
   for (let attempt = 1; attempt <= toolCallAttemptsMax; attempt++) {
+    // Past its deadline the tool server would refuse the call: it failed, and nothing of it can act any more.
+    if (!withinDeadline(message.deadlineMs, state.deps.ctx.clock.nowMs())) {
+      state.deps.ctx.note('tool-call-expired', { session: state.sessionKey, turn: state.turnId, call: message.callId, attempt });
+      return false;
+    }
     const ok = await state.deps.rpc.call(message);
     await state.deps.heartbeat.touch(state.sessionKey);
     if (ok) return true;
@@ -641,13 +659,16 @@ async function appendFinalEntry(state: TurnState, result: string): Promise<void>
   await appendEntry(state, { role: 'assistant', content: result }, (entry) => entry.message.role === 'assistant' && entry.message.toolCalls === undefined);
 }
 
-async function flush(state: TurnState): Promise<void> {
+/** Flushes the agent's new messages to state.db; returns the timestamp the rows it wrote were given. */
+async function flush(state: TurnState): Promise<number> {
   // cursor-realign-gateway (seed 004's fix as proposed) runs over Hermes' flush as the seed describes it.
   const cursorAfterLoop = state.deps.config.bugs.has('cursor-realign-gateway');
-  const { written, from, error } = await state.agent.flushMessagesToSessionDb(state.deps.sessionDb, state.historyLength, state.deps.ctx.clock.nowMs(), cursorAfterLoop);
+  const nowMs = state.deps.ctx.clock.nowMs();
+  const { written, from, error } = await state.agent.flushMessagesToSessionDb(state.deps.sessionDb, state.historyLength, nowMs, cursorAfterLoop);
   assert(from >= state.historyLength, `turn ${state.turnId} flushed from ${from}, inside its ${state.historyLength} history messages`);
   assert(error === null || cursorAfterLoop, `only the seed-004 flush logs a write error (turn ${state.turnId}: ${error})`);
   state.deps.ctx.note('flush', { session: state.sessionKey, turn: state.turnId, from, written, cursor: state.agent.lastFlushedDbIndex, error });
+  return nowMs;
 }
 
 /** Append to the transcript unless this turn's entry is already on the active branch (a resumed turn). */
@@ -666,7 +687,9 @@ async function dispatchResult(state: TurnState, result: string, callIds: readonl
   // A turn that gave up tells each message that woke the agent (rows keyed by the message, as the host's are).
   const gaveUp = result === errorResult;
   assert(suppressed.size <= forUser.length, `turn ${state.turnId} suppressed ${suppressed.size} of ${forUser.length} blocks`);
-  if (gaveUp) await writeErrorReplies(state.outbound, state.members, errorReply, 'runner', nowMs);
+  // The await only when there is something to wait for: a turn with no such call keeps the await hops it had.
+  if (gaveUp && effectsUnsettled(state)) await untilEffectsSettled(state);
+  if (gaveUp) await writeErrorReplies(state.outbound, state.members, errorReply, 'runner', ctx.clock.nowMs());
   // A block that repeats an earlier block of the same result (after whitespace normalisation) is one message.
   const kept = gaveUp ? [] : [...new Map(forUser.filter((_, index) => !suppressed.has(index)).map((body) => [normalizeWhitespace(body), body])).values()];
   // PR #2531's third boundary (after each result event) clears the shared row; send-stale, the seed's bug, is the
@@ -721,4 +744,28 @@ async function suppressedBlocks(state: TurnState, bodies: readonly string[], cal
     if (isVerbatimDuplicate(body, payloads)) suppressed.add(index);
   });
   return suppressed;
+}
+
+/**
+ * Before the error reply: wait until no call of the session that acts on the world can take effect any more (its
+ * deadline and the tool server's wait for the service have passed, tool-deadline.ts), a killed predecessor's calls
+ * included, so the user is never told the request failed before one of its actions happens. Bounded by the latest
+ * deadline; the heartbeat is touched meanwhile, as a turn waiting to retry does (waiting is progress for the sweep).
+ */
+async function untilEffectsSettled(state: TurnState): Promise<void> {
+  const { ctx, config } = state.deps;
+  const settleAtMs = state.effectsSettleAtMs;
+  if (settleAtMs === undefined || !effectsUnsettled(state)) return;
+  ctx.note('give-up-waits', { session: state.sessionKey, turn: state.turnId, untilMs: settleAtMs });
+  const sliceMs = Math.max(1, Math.floor(config.timers.claimStaleMs / 2));
+  for (let waits = 0; ctx.clock.nowMs() < settleAtMs; waits++) {
+    assert(waits <= Math.ceil((config.timers.toolCallDeadlineMs + 60_000) / sliceMs) + 1, `turn ${state.turnId} waits for its session's effects past any deadline`);
+    await ctx.timers.sleep(Math.min(sliceMs, settleAtMs - ctx.clock.nowMs()));
+    await state.deps.heartbeat.touch(state.sessionKey);
+  }
+}
+
+/** Whether a call of the session that acts on the world may still take effect (see untilEffectsSettled). */
+function effectsUnsettled(state: TurnState): boolean {
+  return state.effectsSettleAtMs !== undefined && state.deps.ctx.clock.nowMs() < state.effectsSettleAtMs;
 }

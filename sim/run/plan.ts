@@ -1,7 +1,7 @@
 // A plan: everything one run of the model needs besides the seed. Workload (what users and commands do), faults
 // with their timing, and knobs. Scenarios generate plans with fast-check, so a failing plan shrinks; the seed
 // string encodes a plan exactly.
-import type { BugId, CompactionCut, DeliveryMirrorMode, GatewayAppendMode, HeartbeatRunKnobs, LockReclaimMode, ProcessingMode, PromptEnvelopeMode, QueueMode, RecurrenceMode } from '../../src/index.ts';
+import type { BugId, CompactionCut, DeliveryMirrorMode, GatewayAppendMode, HeartbeatRunKnobs, LockReclaimMode, ProcessingMode, PromptEnvelopeMode, QueueMode, RecurrenceMode, ToolDeadlineMode } from '../../src/index.ts';
 
 export { type QueueMode, queueModes } from '../../src/index.ts';
 
@@ -165,6 +165,11 @@ export interface Plan {
    * session write lock removes a stale lock (absent: the fixed `claimed`; `unguarded`, OpenClaw 2026.4.24's, tests only).
    */
   secondWriters?: { deliveryMirror: DeliveryMirrorMode; gatewayAppend: GatewayAppendMode; lockReclaim?: LockReclaimMode };
+  /**
+   * Deadlines of the tool calls that act on the world (src/tool-deadline.ts); absent: the fixed `propagated`; `none`
+   * (the model before the fix: a stale call acts whenever it reaches the tool server) is for tests only.
+   */
+  toolDeadlines?: ToolDeadlineMode;
   /** The chat platform ignores client idempotency keys (drawn per run by chaos only; absent: it honours them). */
   keylessPlatform?: boolean;
   /** How long a restarted process takes to start (issue 24 item 6); absent: a restart runs at once, as before. */
