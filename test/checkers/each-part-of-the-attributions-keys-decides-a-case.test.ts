@@ -80,6 +80,22 @@ describe("the attribution's keys", () => {
     expect(attribution?.cannedFor.has('<m0>')).toBe(false);
   });
 
+  it('failed only by then: a request still in flight at the reply, which fails later, is no evidence', () => {
+    // m1's answer came back and nothing of it was ever shown: its turn gave up. m2's request was in flight when the
+    // reply was shown and failed a few seconds later (campaign seed 57, run 1381). Counting it failed at the reply
+    // would make m2 the stronger candidate and leave m1 unanswered.
+    const h = new KeylessHistory();
+    h.userTypes(1_000, 'm1', 'can you check the calendar?');
+    h.answers(h.ledger.requestReceived(session, 'can you check the calendar? <m1>', 1_100), 'free at 2', 1_500);
+    h.userTypes(1_700, 'm2', 'and the build?');
+    const forM2 = h.ledger.requestReceived(session, 'and the build? <m2>', 1_800);
+    const reply = h.sendsAndShows(2_000, errorReply).shown;
+    h.ledger.requestFailed(forM2, 5_000);
+    const attribution = judge(h);
+    expect(attribution?.cannedFor.get('<m1>')).toBe(reply);
+    expect(attribution?.cannedFor.has('<m2>')).toBe(false);
+  });
+
   it('arrival: of two messages equal in everything else, the earlier takes the first error reply', () => {
     const h = new KeylessHistory();
     h.userTypes(1_000, 'm1', 'can you check the build?');
