@@ -322,6 +322,10 @@ function assignCanned(
       const answer = last.answer === null ? undefined : o.ledger.answers[last.answer];
       const logical = answer === undefined ? undefined : answers.find((candidateAnswer) => candidateAnswer.prompt === answer.prompt);
       if (logical === undefined || logical.slots.length === 0) return false;
+      // An answer shown whole in the end (part of it after the reply) was dispatched by its turn, which went on while
+      // the next turn asked: no sign that it gave up (fuzz --all seed 501, scheduled-tasks run 262: m1's answer came
+      // back, m2's turn asked, the error reply of a task occurrence's turn was shown, then m1's answer).
+      if (logical.slots.every((slot) => slot.shownBy !== null)) return false;
       return requests.some((request) => request.atMs > last.atMs && request.atMs <= fact.atMs && !carries(request.prompt, candidate));
     };
     // Rule E: the evidence, as of the showing, that the turn of a subject no answer covered by then gave up on it,

@@ -45,6 +45,26 @@ describe("the attribution's keys", () => {
     expect(attribution?.cannedFor.has('<m0>')).toBe(false);
   });
 
+  it('evidence 2 is not an answer shown whole in the end: its turn went on to dispatch it', () => {
+    // fuzz --all seed 501, scheduled-tasks run 262. m2's answer came back and was never shown: its turn gave up. m1's
+    // answer came back after it and was shown whole, but only after the error reply, and m3's turn had asked by then,
+    // so the session had moved on past both. m1's turn went on to dispatch its answer; the reply is m2's.
+    const h = new KeylessHistory();
+    h.userTypes(1_000, 'm1', 'can you check the calendar?');
+    h.userTypes(1_050, 'm2', 'post the morning digest');
+    h.userTypes(1_070, 'm3', 'and the weather?');
+    h.answers(h.ledger.requestReceived(session, 'post the morning digest <m2>', 1_100), 'digest', 1_200);
+    h.answers(h.ledger.requestReceived(session, 'can you check the calendar? <m1>', 1_300), 'free at 2', 1_400);
+    h.answers(h.ledger.requestReceived(session, 'and the weather? <m3>', 1_500), 'rain', 1_600);
+    const reply = h.sendsAndShows(2_000, errorReply).shown;
+    h.sendsAndShows(3_000, 'free at 2');
+    h.sendsAndShows(3_100, 'rain');
+    const attribution = judge(h);
+    expect(attribution?.cannedFor.get('<m2>')).toBe(reply);
+    expect(attribution?.cannedFor.has('<m1>')).toBe(false);
+    expect(attribution?.answers.find((answer) => answer.prompt.includes('<m2>'))?.gaveUp).toBe(true);
+  });
+
   it('mate: a message no reply answered yet takes the next error reply before a mate of an earlier one', () => {
     // m0 and m1 were one turn, m2 another; both failed and gave up. The first reply answers m0 and, as its mate, m1;
     // the second is m2's, which would otherwise have none (m1 may have been told by its turn's one reply).
