@@ -357,7 +357,7 @@ function assignCanned(
     // acknowledged; last a command or start already answered as a mate (a heartbeat turn answers its row once).
     const subjectClass = (candidate: Subject): number =>
       mates.has(subjectKey(candidate)) && !('marker' in candidate) ? 3 : staleStart(candidate, fact.atMs) ? 1 : unacknowledged.has(candidate) ? 2 : 0;
-    let best: { subject: Subject; key: number[] } | undefined;
+    let best: { subject: Subject; key: number[]; covered: boolean } | undefined;
     for (const [index, candidate] of candidates.entries()) {
       const covered = coveredBy(candidate, fact.atMs);
       const strength = covered ? evidenceCovered(candidate) : evidence(candidate);
@@ -365,11 +365,14 @@ function assignCanned(
       const settled = !requests.some((request) => request.atMs > fact.atMs && carries(request.prompt, candidate));
       // The key: tier, class, evidence, not yet answered as a mate before a mate, then arrival.
       const key = [tier(covered, settled, strength), subjectClass(candidate), strength, mates.has(subjectKey(candidate)) ? 1 : 0, index];
-      if (best === undefined || lessThan(key, best.key)) best = { subject: candidate, key };
+      if (best === undefined || lessThan(key, best.key)) best = { subject: candidate, key, covered };
     }
-    // Rule R: an error reply that may be a key-less resend answers a subject only on the strongest tier's evidence;
-    // otherwise it is taken for the repeat it may be.
-    if (best !== undefined && (best.key[0] ?? 0) > 0 && !clear && takenForRepeat(fact)) continue;
+    // Rule R: an error reply that may be a key-less resend answers a subject still open only on the strongest tier's
+    // evidence; otherwise it is taken for the repeat it may be. One whose best subject was answered whole is that
+    // subject's (a turn that gave up after its answer went out): asking whether it is a repeat would claim the excuse
+    // an earlier resend needs (fuzz --all seed 502, chaos run 1530: m5's error reply, after its whole answer, took the
+    // excuse of m0's reply, resent twice after two power losses).
+    if (best !== undefined && (best.key[0] ?? 0) > 0 && !best.covered && !clear && takenForRepeat(fact)) continue;
     const subject = best?.subject;
     if (subject === undefined) {
       unexplained.push({ shown: fact, reason: 'shown-again', repeats: undefined });
