@@ -321,10 +321,11 @@ function assignCanned(
       if (last === undefined || last.outcome !== 'answer' || (last.endedAtMs ?? Infinity) > fact.atMs) return false;
       const answer = last.answer === null ? undefined : o.ledger.answers[last.answer];
       const logical = answer === undefined ? undefined : answers.find((candidateAnswer) => candidateAnswer.prompt === answer.prompt);
-      if (logical === undefined || logical.slots.length === 0) return false;
+      if (logical === undefined) return false;
       // An answer shown whole in the end (part of it after the reply) was dispatched by its turn, which went on while
       // the next turn asked: no sign that it gave up (fuzz --all seed 501, scheduled-tasks run 262: m1's answer came
-      // back, m2's turn asked, the error reply of a task occurrence's turn was shown, then m1's answer).
+      // back, m2's turn asked, the error reply of a task occurrence's turn was shown, then m1's answer). So is, trivially,
+      // an answer with nothing for the user (a heartbeat's HEARTBEAT_OK ends its turn complete).
       if (logical.slots.every((slot) => slot.shownBy !== null)) return false;
       return requests.some((request) => request.atMs > last.atMs && request.atMs <= fact.atMs && !carries(request.prompt, candidate));
     };
