@@ -313,9 +313,9 @@ function assignCanned(
     const nothingShown = lastLogical !== undefined && lastLogical.slots.length > 0 && !shownBefore && !shownWholeInTheEnd;
     const answeredLast = (candidate: Subject): boolean =>
       lastRequest !== undefined && lastAnswer !== undefined && lastAnswer.returnedAtMs <= fact.atMs && carries(lastRequest.prompt, candidate);
-    // The session moved on past a subject: the last request carrying it was answered by then, that answer had
-    // something for the user and was not shown whole, and a later request that does not carry it was asked before
-    // the showing. A session runs one turn at a time, so that turn was over without showing its answer.
+    // The session moved on past a subject: the last request carrying it was answered by then, that answer was not
+    // shown whole (not even in the end), and a later request that does not carry it was asked before the showing. A
+    // session runs one turn at a time, so that turn was over without showing its answer.
     const movedOn = (candidate: Subject): boolean => {
       const last = lastCarrying(candidate, fact.atMs);
       if (last === undefined || last.outcome !== 'answer' || (last.endedAtMs ?? Infinity) > fact.atMs) return false;
