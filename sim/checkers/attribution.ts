@@ -222,6 +222,10 @@ function assignCanned(
     ...messages.filter((message) => message.acknowledgedAtMs === null),
   ];
   const unacknowledged = new Set<Subject>(messages.filter((message) => message.acknowledgedAtMs === null));
+  // A message the LLM was asked about had been taken in, whatever became of its acknowledgement (lost on its way, or
+  // come after the platform gave up redelivering: chaos seed 601, run 19689, where m6's turn gave up and its error
+  // reply went to a message never asked).
+  const neverTakenIn = (candidate: Subject, atMs: number): boolean => unacknowledged.has(candidate) && !requests.some((request) => request.atMs <= atMs && carries(request.prompt, candidate));
   // A command's start is owed no reply (its heartbeat's answer asks for HEARTBEAT_OK): once another answer that
   // came back after the start's last request ended was shown whole, an error reply of the start's turn would have gone
   // out before it, so a later canned reply is the start's only if nothing else can take it (stale).
@@ -354,10 +358,11 @@ function assignCanned(
       if (settled) return covered ? (strength === 1 ? 2 : 3) : strength <= 3 ? 0 : 1;
       return covered ? 6 : strength === 1 ? 4 : 5;
     };
-    // Rule C: the subject's class: acknowledged messages, commands and starts first; a stale start; a message never
-    // acknowledged; last a command or start already answered as a mate (a heartbeat turn answers its row once).
+    // Rule C: the subject's class: messages taken in (acknowledged, or asked about by then), commands and starts first;
+    // a stale start; a message neither; last a command or start already answered as a mate (a heartbeat turn answers
+    // its row once).
     const subjectClass = (candidate: Subject): number =>
-      mates.has(subjectKey(candidate)) && !('marker' in candidate) ? 3 : staleStart(candidate, fact.atMs) ? 1 : unacknowledged.has(candidate) ? 2 : 0;
+      mates.has(subjectKey(candidate)) && !('marker' in candidate) ? 3 : staleStart(candidate, fact.atMs) ? 1 : neverTakenIn(candidate, fact.atMs) ? 2 : 0;
     let best: { subject: Subject; key: number[]; covered: boolean } | undefined;
     for (const [index, candidate] of candidates.entries()) {
       const covered = coveredBy(candidate, fact.atMs);

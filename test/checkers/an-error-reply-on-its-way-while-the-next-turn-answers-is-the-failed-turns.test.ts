@@ -115,6 +115,22 @@ describe('an error reply on its way while the next turn answers', () => {
     expect(attribution?.cannedFor.has('<m1>')).toBe(false);
   });
 
+  it('goes to a message asked about whose acknowledgement was lost before one never taken in (chaos seed 601, run 19689)', () => {
+    // The platform gave up redelivering m3 (never taken in, never asked) and m6; a late delivery of m6 was taken in
+    // and its acknowledgement lost. m6's Hermes run got its answer back and failed before anything of it was shown.
+    // Neither message was acknowledged, but the LLM was asked about m6: its turn's error reply is m6's.
+    const h = new KeylessHistory();
+    h.ledger.userTyped({ sessionKey: session, deliveryId: 'm3', text: 'and invoice?', marker: '<m3>', mentions: true, sentAtMs: 1_000 });
+    h.ledger.userTyped({ sessionKey: session, deliveryId: 'm6', text: 'and meeting notes?', marker: '<m6>', mentions: true, sentAtMs: 1_200 });
+    const forM6 = h.ledger.requestReceived(session, 'and meeting notes? <m6>', 40_000);
+    h.answers(forM6, 'call with Sam at 12:00', 45_000, 'interim update');
+    const reply = h.sendsAndShows(46_000, errorReply).shown;
+    const attribution = judge(h);
+    expect(attribution?.cannedFor.get('<m6>')).toBe(reply);
+    expect(attribution?.cannedFor.has('<m3>')).toBe(false);
+    expect(gaveUp(attribution, '<m6>')).toBe(true);
+  });
+
   it("goes to a message on the weakest evidence before a command's start, owed no reply, whose session answered others since (seed 1, run 400)", () => {
     // A heartbeat for run-1's start fails and is never asked again; m0 is answered whole; later m1's Hermes run gets its
     // answer back and fails before anything of it is shown.
