@@ -1,8 +1,12 @@
 // The nightly workflow parses, and everything it runs exists: each `npm run` script is in package.json, each `npx`
 // binary is installed, and each flag given to gatesim is a real flag of that command. Its matrix of shards covers
-// one campaign: shards 1..n, each `--shard <i>/<n>` with the matrix's n, one seed shared by every shard. It runs the
-// long test campaigns that `npm test` leaves out (`npm run test:slow`), and so does .ci/run.
-import { existsSync, readFileSync } from 'node:fs';
+// one campaign: shards 1..n, each `--shard <i>/<n>` with the matrix's n, one seed shared by every shard; so does the
+// false-alarm campaign's (1,000,000 chaos runs a night). It runs the long test campaigns that `npm test` leaves out
+// (`npm run test:slow`), and so does .ci/run. The job-summary script writes each failure's replay command.
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import packageJson from '../../package.json' with { type: 'json' };
@@ -23,6 +27,11 @@ interface Workflow {
 const workflow = parse(readFileSync('.github/workflows/nightly-fuzz.yml', 'utf8')) as Workflow;
 const steps = Object.values(workflow.jobs).flatMap((job) => job.steps);
 const commands = steps.flatMap((step) => (step.run === undefined ? [] : step.run.split('\n').map((line) => line.trim())));
+
+/** The trimmed lines a job runs. */
+function linesOf(job: { steps: Step[] } | undefined): string[] {
+  return (job?.steps ?? []).flatMap((step) => (step.run === undefined ? [] : step.run.split('\n').map((line) => line.trim())));
+}
 
 /** The flags a gatesim command accepts, read from its --help. */
 function flagsOf(command: string): Set<string> {
@@ -63,35 +72,72 @@ describe('.github/workflows/nightly-fuzz.yml', () => {
     }
   });
 
-  it('cuts one campaign into a matrix of shards with one shared seed, uploading failures and JUnit', () => {
-    const fuzz = Object.values(workflow.jobs).find((job) => job.strategy?.matrix?.shard !== undefined);
-    const shards = fuzz?.strategy?.matrix?.shard ?? [];
-    expect(shards).toEqual(Array.from({ length: shards.length }, (_, index) => index + 1));
-    expect(shards.length).toBeGreaterThan(1);
-    const line = commands.find((command) => command.includes('--shard')) ?? '';
-    expect(line).toContain(`--shard \${{ matrix.shard }}/${shards.length}`);
-    const seed = /--seed "?\$(\w+)"?/.exec(line)?.[1] ?? '';
-    expect(fuzz?.env?.[seed], 'the seed comes from the job env, the same for every shard').toMatch(/github\.run_number/);
-    expect(fuzz?.env?.[seed]).not.toMatch(/matrix/);
-    const uploads = steps.filter((step) => step.uses?.startsWith('actions/upload-artifact@') === true).map((step) => String(step.with?.path));
-    expect(uploads.some((path) => path.includes('out/failures'))).toBe(true);
-    expect(uploads.some((path) => path.includes('junit'))).toBe(true);
-    expect(line).toMatch(/--artifacts out\/failures/);
-    expect(line).toMatch(/--junit out\/junit/);
-    expect(commands.join('\n')).toContain('GITHUB_STEP_SUMMARY');
+  it('cuts each campaign into a matrix of shards with one shared seed, uploading failures and JUnit', () => {
+    const sharded = Object.entries(workflow.jobs).filter(([, job]) => job.strategy?.matrix?.shard !== undefined);
+    expect(sharded.map(([name]) => name)).toEqual(['fuzz', 'chaos']);
+    for (const [name, job] of sharded) {
+      const shards = job.strategy?.matrix?.shard ?? [];
+      expect(shards, name).toEqual(Array.from({ length: shards.length }, (_, index) => index + 1));
+      expect(shards.length, name).toBeGreaterThan(1);
+      const lines = linesOf(job);
+      const line = lines.find((command) => command.includes('--shard')) ?? '';
+      expect(line, name).toContain(`--shard \${{ matrix.shard }}/${shards.length}`);
+      const seed = /--seed "?\$(\w+)"?/.exec(line)?.[1] ?? '';
+      expect(job.env?.[seed], `${name}: the seed comes from the job env, the same for every shard`).toMatch(/github\.run_number/);
+      expect(job.env?.[seed], name).not.toMatch(/matrix/);
+      const uploads = job.steps.filter((step) => step.uses?.startsWith('actions/upload-artifact@') === true).map((step) => String(step.with?.path));
+      expect(uploads.some((path) => path.includes('out/failures')), name).toBe(true);
+      expect(uploads.some((path) => path.includes('junit')), name).toBe(true);
+      expect(line, name).toMatch(/--artifacts out\/failures/);
+      expect(line, name).toMatch(/--junit out\/junit/);
+      expect(lines.some((command) => command.startsWith('node .github/scripts/campaign-summary.mjs ')), `${name} writes the job summary`).toBe(true);
+      // A shard that found a failure fails its job (the model's campaigns turn the workflow red).
+      expect(job['continue-on-error'], name).toBeUndefined();
+    }
+  });
+
+  it('runs the false-alarm campaign: 1,000,000 chaos runs a night unless asked for fewer', () => {
+    const chaos = workflow.jobs.chaos;
+    const line = linesOf(chaos).find((command) => command.includes('--shard')) ?? '';
+    expect(line).toContain('fuzz --scenario chaos --runs "$RUNS"');
+    expect(chaos?.env?.RUNS).toContain("'1000000'");
+    const dispatch = workflow.on.workflow_dispatch as { inputs: Record<string, { default: string }> };
+    expect(dispatch.inputs.chaos_runs?.default).toBe('1000000');
+    expect(chaos?.env?.RUNS).toContain('inputs.chaos_runs');
+  });
+
+  it("writes each campaign's seed strings to the job summary, ready to replay", () => {
+    const dir = mkdtempSync(join(tmpdir(), 'gatesim-summary-'));
+    try {
+      const campaign = join(dir, 'campaign.json');
+      const summary = join(dir, 'summary.md');
+      const seed = 'gs2.chaos.none.1.0.0_1_0-0.00000000';
+      writeFileSync(campaign, JSON.stringify({ runs: 12, failures: [{ scenario: 'chaos', invariant: 'no-lost-reply', class: 'correctness', message: 'a reply was never shown', seed }] }));
+      const run = (json: string): ReturnType<typeof spawnSync> =>
+        spawnSync(process.execPath, ['.github/scripts/campaign-summary.mjs', 'Chaos shard 1/12', json], { env: { ...process.env, GITHUB_STEP_SUMMARY: summary, STATUS: '1' }, encoding: 'utf8' });
+      expect(run(campaign).status).toBe(0);
+      const text = readFileSync(summary, 'utf8');
+      expect(text).toContain('## Chaos shard 1/12');
+      expect(text).toContain('12 runs, 1 failing scenario(s), exit status 1');
+      expect(text).toContain('**chaos**: no-lost-reply (correctness): a reply was never shown');
+      expect(text).toContain(`npm run sim -- repro ${seed}`);
+      // A campaign that printed nothing (it crashed) is said so, not taken for a clean one.
+      expect(run(join(dir, 'missing.json')).status).toBe(0);
+      expect(readFileSync(summary, 'utf8')).toContain('The campaign printed no JSON (exit status 1)');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('runs a campaign with each pinned OpenClaw release, installing the workspace, without hiding the failures of the model', () => {
     const job = Object.values(workflow.jobs).find((candidate) => candidate.strategy?.matrix?.release !== undefined);
     expect(job?.strategy?.matrix?.release).toEqual([...openclawReleases]);
-    const lines = (job?.steps ?? []).flatMap((step) => (step.run === undefined ? [] : step.run.split('\n').map((line) => line.trim())));
+    const lines = linesOf(job);
     expect(lines).toContain('npm ci --prefix openclaw --no-audit --no-fund');
     const fuzz = lines.find((line) => line.includes('--openclaw')) ?? '';
     expect(fuzz).toContain('--openclaw ${{ matrix.release }}');
     expect(fuzz).toMatch(/--artifacts out\/failures/);
     // A release's own findings do not turn the workflow red; the model's shards above still do.
     expect(job?.['continue-on-error']).toBe(true);
-    const shardJob = Object.values(workflow.jobs).find((candidate) => candidate.strategy?.matrix?.shard !== undefined);
-    expect(shardJob?.['continue-on-error']).toBeUndefined();
   });
 });
