@@ -315,8 +315,16 @@ function assignCanned(
     const shownBefore = lastLogical !== undefined && lastLogical.slots.some((slot) => slot.shownBy !== null && slot.shownBy.atMs <= fact.atMs);
     const partlyShown = shownBefore && !(shownWholeInTheEnd && lastLogical.slots.some((slot) => slot.shownBy !== null && slot.shownBy.atMs > fact.atMs));
     const nothingShown = lastLogical !== undefined && lastLogical.slots.length > 0 && !shownBefore && !shownWholeInTheEnd;
+    // The session's last request carried the subject and is the last one asked about it by then: one asked since and
+    // still in flight at the showing means its turn asked again rather than gave up (chaos seed 604, run 6047: an
+    // interrupted attempt's answer for m16 came back with nothing shown, the re-formed turn asked again, and a key-less
+    // resend of an older error reply shown meanwhile was credited to m16).
     const answeredLast = (candidate: Subject): boolean =>
-      lastRequest !== undefined && lastAnswer !== undefined && lastAnswer.returnedAtMs <= fact.atMs && carries(lastRequest.prompt, candidate);
+      lastRequest !== undefined &&
+      lastAnswer !== undefined &&
+      lastAnswer.returnedAtMs <= fact.atMs &&
+      carries(lastRequest.prompt, candidate) &&
+      lastCarrying(candidate, fact.atMs) === lastRequest;
     // The session moved on past a subject: the last request carrying it was answered by then, that answer was not
     // shown whole (not even in the end), and a later request that does not carry it was asked before the showing. A
     // session runs one turn at a time, so that turn was over without showing its answer.

@@ -115,6 +115,31 @@ describe('an error reply on its way while the next turn answers', () => {
     expect(attribution?.cannedFor.has('<m1>')).toBe(false);
   });
 
+  it('is not a message whose turn asked again and is still waiting when a resend of an older reply is shown (chaos seed 604, run 6047)', () => {
+    // m12's turn gave up; its error reply was shown and the acknowledgement lost, so the gateway sent it again 6 s
+    // later (a key-less platform shows it twice). Meanwhile m16's first request failed, its second came back with
+    // nothing shown (the run was interrupted by m18), and the re-formed turn asked about m16 and m18 together. The
+    // resend was shown while that request was in flight: m16's turn had not given up (its answer is then shown whole),
+    // so the second showing is the resend, not m16's error reply.
+    const h = new KeylessHistory();
+    h.userTypes(1_000, 'm12', 'and the invoice?');
+    h.ledger.requestFailed(h.ledger.requestReceived(session, 'and the invoice? <m12>', 1_100), 1_200);
+    const first = h.sendsAndShows(2_000, errorReply, false).shown;
+    h.userTypes(3_000, 'm16', 'can you check flights?');
+    h.ledger.requestFailed(h.ledger.requestReceived(session, 'can you check flights? <m16>', 3_100), 3_200);
+    h.answers(h.ledger.requestReceived(session, 'can you check flights? <m16>', 4_000), 'no flights', 4_500);
+    h.userTypes(4_800, 'm18', 'and the build?');
+    const together = h.ledger.requestReceived(session, 'can you check flights? <m16>\nand the build? <m18>', 5_000);
+    const resend = h.platformShows(8_010, h.gatewaySends(8_000), errorReply).shown;
+    h.answers(together, 'green', 9_000);
+    h.sendsAndShows(9_100, 'green');
+    const attribution = judge(h);
+    expect(attribution?.cannedFor.get('<m12>')).toBe(first);
+    expect(attribution?.cannedFor.has('<m16>')).toBe(false);
+    expect(attribution?.canned).not.toContain(resend);
+    expect(attribution?.unexplained).toEqual([]);
+  });
+
   it('goes to a message asked about whose acknowledgement was lost before one never taken in (chaos seed 601, run 19689)', () => {
     // The platform gave up redelivering m3 (never taken in, never asked) and m6; a late delivery of m6 was taken in
     // and its acknowledgement lost. m6's Hermes run got its answer back and failed before anything of it was shown.
