@@ -15,7 +15,7 @@
 //   only mirror entries follow the last copy (a check that lands between two appends of the rewrite, or between a
 //   cut-short rewrite and the resumed run that appends the rest after what the gateway's mirror appended).
 // Anything else off the branch stays what transcript-consistent and no-double-ingestion call it.
-import { activeBranch, type DurableState, type JsonlEntry } from './durable.ts';
+import { activeBranch, type JsonlEntry, type Transcript } from './durable.ts';
 
 /** The sentinel lines of OpenClaw's inbound metadata blocks (2026.4.24 dist/strip-inbound-meta-DaDVfj8b.js). */
 export const inboundMetaSentinels = [
@@ -86,10 +86,8 @@ export function supersededSubmissions(entries: readonly JsonlEntry[], branch: re
   return superseded;
 }
 
-/** Every entry of a key's JSONL files, on a branch or not, less the superseded submissions. */
-export function familyEntriesKept(durable: DurableState, sessionKey: string): JsonlEntry[] {
-  return (durable.files.get(sessionKey) ?? []).flatMap((transcript) => {
-    const superseded = supersededSubmissions(transcript.entries, activeBranch(transcript.entries));
-    return superseded.size === 0 ? transcript.entries : transcript.entries.filter((entry) => !superseded.has(entry.id));
-  });
+/** Every entry of one JSONL file, on a branch or not, less the superseded submissions. */
+export function transcriptEntriesKept(transcript: Transcript): JsonlEntry[] {
+  const superseded = supersededSubmissions(transcript.entries, activeBranch(transcript.entries));
+  return superseded.size === 0 ? transcript.entries : transcript.entries.filter((entry) => !superseded.has(entry.id));
 }

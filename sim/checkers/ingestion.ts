@@ -3,13 +3,17 @@
 //   `Exec finished (node=… id=<runId>, …)` line) and each command's start (its `Exec started (node=… id=<runId>)`
 //   line, a report of its own) is in at most one user row of state.db and at most one user entry anywhere in its
 //   session's JSONL file (a dead-end copy off the active branch is still a durable second turn), and once in it (a
-//   prompt carrying one message twice ingested it twice);
+//   prompt carrying one message twice ingested it twice). A rotation (/clear) starts a new session: a subject whose
+//   turn was cut off unanswered before it may be asked again in the new one (the same turn, retried; chaos seed 605,
+//   run 10070: a poison message's row waited out its back-off while a later /clear ran, and its turn then gave up in
+//   the new session), but not once the earlier session holds an answer to it (an assistant message whose text is the
+//   closing text of an LLM answer whose prompt carried it): that was a second turn;
 // - no-lost-user-message: every message the gateway accepted (acknowledged to the platform) is, at the end, in a
 //   user row of state.db and in a user entry on the JSONL active branch (its own, or the prompt it was merged into);
 //   a context message (it did not mention the agent) only once it is due there (observations.ts contextDue).
 import { assert } from '../kernel/assert.ts';
 import { type DbRow, familyBranch, familyRows, type JsonlEntry } from './durable.ts';
-import { familyEntriesKept } from './envelope.ts';
+import { transcriptEntriesKept } from './envelope.ts';
 import { acceptedMessages, contextDue, carries, describeSubject, type Observations, occurrences, type Subject, subjectsIn } from './observations.ts';
 import { type Place, Placement } from './placement.ts';
 import { placedViolation, type Violation } from './violation.ts';
@@ -17,30 +21,51 @@ import { placedViolation, type Violation } from './violation.ts';
 
 export function checkIngestion(o: Observations, out: Violation[], place = new Placement(o)): void {
   for (const session of o.sessions) {
-    const userRows = familyRows(o.durable, session).filter((row) => row.role === 'user');
+    const rows = familyRows(o.durable, session);
+    const userRows = rows.filter((row) => row.role === 'user');
+    const dbSessions = [...new Set(rows.map((row) => row.sessionId))].map((id) => ({
+      users: rows.filter((row) => row.sessionId === id && row.role === 'user').map((row) => row.content),
+      assistant: new Set(rows.filter((row) => row.sessionId === id && row.role === 'assistant').map((row) => row.content)),
+    }));
     // A submission the run superseded by its plain prompt (OpenClaw's rewrite, envelope.ts) is not a second turn.
-    const entries = familyEntriesKept(o.durable, session).filter((entry) => entry.role === 'user');
+    const files = (o.durable.files.get(session) ?? []).map(transcriptEntriesKept);
+    const entries = files.flat().filter((entry) => entry.role === 'user');
+    const fileSessions = files.map((kept) => ({
+      users: kept.filter((entry) => entry.role === 'user').map((entry) => entry.text),
+      assistant: new Set(kept.filter((entry) => entry.role === 'assistant' && !entry.mirror).map((entry) => entry.text)),
+    }));
     const subjects: Subject[] = subjectsIn(o, session);
     for (const subject of subjects) {
-      const inDb = ingested(userRows.map((row) => row.content), subject, 'user rows of state.db');
+      const closings = new Set(o.ledger.answers.filter((answer) => answer.sessionKey === session && carries(answer.prompt, subject)).map((answer) => answer.result));
+      const inDb = ingested(dbSessions, subject, closings, 'user rows of state.db');
       if (inDb !== undefined) out.push(placedViolation('no-double-ingestion', `${session}: ${describeSubject(subject)} ${inDb}`, secondRow(place, userRows, subject)));
-      const inFile = ingested(entries.map((entry) => entry.text), subject, 'user entries of its JSONL file');
+      const inFile = ingested(fileSessions, subject, closings, 'user entries of its JSONL file');
       if (inFile !== undefined) out.push(placedViolation('no-double-ingestion', `${session}: ${describeSubject(subject)} ${inFile}`, secondEntry(place, session, entries, subject)));
     }
   }
   checkUserMessages(o, out, place);
 }
 
+/** One session of a family as one transcript holds it: its user texts, and its assistant texts. */
+interface SessionTexts {
+  users: string[];
+  assistant: ReadonlySet<string>;
+}
+
 /**
- * How a subject was ingested more than once among `texts` (a transcript's user rows or entries), or undefined: in
- * several of them, or several times in one (a prompt that carries the same message twice, as one batch holding two
- * inbound rows of one delivery would).
+ * How a subject was ingested more than once in a family's sessions (a transcript's user rows or entries, session by
+ * session in family order), or undefined: in several user texts of one session, several times in one (a prompt that
+ * carries the same message twice, as one batch holding two inbound rows of one delivery would), or again in a later
+ * session after an earlier one that holds it holds an answer to it (one of `closings`, the closing texts of the LLM
+ * answers whose prompts carried it).
  */
-function ingested(texts: readonly string[], subject: Subject, where: string): string | undefined {
-  const counts = texts.map((text) => occurrences(text, subject)).filter((count) => count > 0);
-  if (counts.length > 1) return `is in ${counts.length} ${where}`;
-  const [count] = counts;
-  return count !== undefined && count > 1 ? `is ${count} times in one of the ${where}` : undefined;
+function ingested(sessions: readonly SessionTexts[], subject: Subject, closings: ReadonlySet<string>, where: string): string | undefined {
+  const counted = sessions.map((texts) => ({ counts: texts.users.map((text) => occurrences(text, subject)).filter((count) => count > 0), answered: [...texts.assistant].some((text) => closings.has(text)) }));
+  const total = counted.reduce((sum, { counts }) => sum + counts.length, 0);
+  const holding = counted.filter(({ counts }) => counts.length > 0);
+  if (holding.some(({ counts }) => counts.length > 1) || holding.slice(0, -1).some(({ answered }) => answered)) return `is in ${total} ${where}`;
+  const count = holding.flatMap(({ counts }) => counts).find((one) => one > 1);
+  return count !== undefined ? `is ${count} times in one of the ${where}` : undefined;
 }
 
 /** Where the second copy of a subject became durable in state.db: the commit of its second user row (rows are in time order). */
