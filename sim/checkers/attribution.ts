@@ -265,6 +265,18 @@ function assignCanned(
   // The system gave up on a subject it never asked about in the whole run, or whose last request had failed by then (one
   // first asked later was still waiting for its turn).
   const gaveUpOn = (subject: Subject, atMs: number): boolean => !requests.some((request) => carries(request.prompt, subject)) || lastFailedBefore(subject, atMs);
+  // A subject whose turn never finished: the last request carrying it was answered by then, and that answer's closing
+  // text never became a final row of state.db. A run writes its final row before it dispatches the closing text, so a
+  // turn that went on wrote it; one that gave up after its tool messages went out did not (chaos seed 603, run 14607:
+  // m4's tool messages, which its closing text repeated, were shown whole, a write failed, the retry gave up without
+  // asking again, and m7's turn had already asked when the error reply was shown).
+  const finalTexts = new Set(familyRows(o.durable, session).filter((row) => row.role === 'assistant' && row.toolCallIds.length === 0).map((row) => row.content));
+  const unfinished = (subject: Subject, atMs: number): boolean => {
+    const last = lastCarrying(subject, atMs);
+    if (last === undefined || last.outcome !== 'answer' || last.answer === null || (last.endedAtMs ?? Infinity) > atMs) return false;
+    const answer = o.ledger.answers[last.answer];
+    return answer !== undefined && !finalTexts.has(answer.result);
+  };
   // Any sign that a subject's turn ended without answering it by an instant: it gave up on it, or the last request
   // carrying it was answered by then and that answer was not shown whole by then. A subject whose last request was
   // still in flight shows none: its turn was still running, so an error reply then is not its own.
@@ -352,16 +364,16 @@ function assignCanned(
       return undefined;
     };
     // A subject answered whole by then takes an error reply only when its last request had failed by then (the turn
-    // gave up after a write failed past the send) or the session's last request carried it.
+    // gave up after a write failed past the send), its turn never finished (3), or the session's last request carried it.
     const evidenceCovered = (candidate: Subject): number | undefined =>
-      lastFailedBefore(candidate, fact.atMs) ? 1 : !clear && lastAskedBefore(fact.atMs, candidate) ? 5 : undefined;
+      lastFailedBefore(candidate, fact.atMs) ? 1 : unfinished(candidate, fact.atMs) ? 3 : !clear && lastAskedBefore(fact.atMs, candidate) ? 5 : undefined;
     // Rule T, the tier: a subject never asked about after the showing (settled) first, since crediting the reply to one
     // the LLM is asked about again says the system acted on a request it had called failed (failure-notice-final):
     // that is concluded only when no settled subject shows a sign that its turn gave up (chaos seed 401 run 8314: the
     // fourth error reply of a turn that told each of its messages, one answered whole long before, went to a command
     // whose turn was retrying). Then a subject no answer covered before one covered (it owes no reply), and strong
-    // evidence (0-3) before a mere sign (4); a covered subject's failed last request (1) before the session's last
-    // request carrying it (5).
+    // evidence (0-3) before a mere sign (4); a covered subject's failed last request (1), then its turn never finished
+    // (3), before the session's last request carrying it (5).
     const tier = (covered: boolean, settled: boolean, strength: number): number => {
       if (settled) return covered ? (strength === 1 ? 2 : 3) : strength <= 3 ? 0 : 1;
       return covered ? 6 : strength === 1 ? 4 : 5;
