@@ -75,4 +75,27 @@ describe("attribution: a key-less resend of an error reply leaves later messages
     expect(attribution?.cannedFor.get('<m2>')).toBe(forM2.shown);
     expect(attribution?.answers[0]?.gaveUp).toBe(true);
   });
+
+  it('asks whether a reply no message can take is a resend when it is shown, before a later reply claims its excuse (chaos seed 608, run 9572)', () => {
+    // m1's error reply is shown and its acknowledgement lost; the gateway's wait runs out and it sends the reply again,
+    // shown 6 s later (no message is left for it). Later m2's request fails and its turn's error reply is shown; m2 is
+    // asked again after it, so that reply answers m2 only on a weaker tier, and it could be a resend of m1's first send
+    // too (over 5 s later, that send's acknowledgement never came). Asked at the end, the resend found its excuse
+    // claimed by m2's reply and was called a duplicate.
+    const history = new KeylessHistory();
+    history.userTypes(1_000, 'm1', 'first question');
+    history.ledger.requestFailed(history.ledger.requestReceived(session, 'first question <m1>', 1_100), 1_200);
+    const first = history.sendsAndShows(2_000, errorReply, false).shown;
+    const resend = history.sendsAndShows(8_000, errorReply).shown;
+    history.userTypes(25_000, 'm2', 'second question');
+    history.ledger.requestFailed(history.ledger.requestReceived(session, 'second question <m2>', 25_100), 25_200);
+    const forM2 = history.sendsAndShows(30_000, errorReply).shown;
+    history.ledger.answerReturned(history.ledger.requestReceived(session, 'second question <m2>\n', 31_000), { toolCalls: [], result: '<message to="user">done</message>' }, 31_500);
+    history.sendsAndShows(32_000, 'done');
+    const attribution = attributeAll(history.observations()).get(session);
+    expect(attribution?.cannedFor.get('<m1>')).toBe(first);
+    expect(attribution?.cannedFor.get('<m2>')).toBe(forM2);
+    expect(attribution?.canned).not.toContain(resend);
+    expect(attribution?.unexplained).toEqual([]);
+  });
 });
