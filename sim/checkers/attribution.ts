@@ -394,11 +394,15 @@ function assignCanned(
       if (best === undefined || lessThan(key, best.key)) best = { subject: candidate, key, covered };
     }
     // Rule R: an error reply that may be a key-less resend answers a subject still open only on the strongest tier's
-    // evidence; otherwise it is taken for the repeat it may be. One whose best subject was answered whole is that
-    // subject's (a turn that gave up after its answer went out): asking whether it is a repeat would claim the excuse
-    // an earlier resend needs (fuzz --all seed 502, chaos run 1530: m5's error reply, after its whole answer, took the
-    // excuse of m0's reply, resent twice after two power losses).
-    if (best !== undefined && (best.key[0] ?? 0) > 0 && !best.covered && !clear && takenForRepeat(fact)) continue;
+    // evidence; otherwise it is taken for the repeat it may be. One whose best subject was answered whole and is
+    // settled is that subject's (a turn that gave up after its answer went out): asking whether it is a repeat would
+    // claim the excuse an earlier resend needs (fuzz --all seed 502, chaos run 1530: m5's error reply, after its whole
+    // answer, took the excuse of m0's reply, resent twice after two power losses). One whose best subject was answered
+    // whole and is asked about again (tier 6) is rather the repeat, when it can be one (chaos seed 612, run 8322: a
+    // resend of m6's error reply went to a command whose answer was shown whole and whose turn, cut by a power loss,
+    // asked again after it).
+    const tierOf = best?.key[0] ?? 0;
+    if (best !== undefined && tierOf > 0 && (!best.covered || tierOf === 6) && !clear && takenForRepeat(fact)) continue;
     const subject = best?.subject;
     if (subject === undefined) {
       // A reply no subject can take is the repeat it may be, asked now, in showing order: asked only at the end, a

@@ -98,4 +98,26 @@ describe("attribution: a key-less resend of an error reply leaves later messages
     expect(attribution?.canned).not.toContain(resend);
     expect(attribution?.unexplained).toEqual([]);
   });
+
+  it('takes a possible resend for the repeat before crediting it to a message answered whole and asked about again (chaos seed 612, run 8322)', () => {
+    // m6's error reply is shown and its acknowledgement lost; m7's answer is shown whole (its tool message, which its
+    // closing text repeats); 6 s after the first, the gateway sends m6's reply again. m7's turn, cut before it wrote
+    // its final row, asks again after that showing: crediting the showing to m7 would say the system acted on m7 after
+    // telling the user it failed, while the world shows the resend's reason (a lost acknowledgement, a timed-out wait).
+    const history = new KeylessHistory();
+    history.userTypes(1_000, 'm6', 'and meeting notes?');
+    history.ledger.requestFailed(history.ledger.requestReceived(session, 'and meeting notes? <m6>', 1_100), 1_200);
+    const first = history.sendsAndShows(2_000, errorReply, false).shown;
+    history.userTypes(2_500, 'm7', 'can you check the build?');
+    history.ledger.answerReturned(history.ledger.requestReceived(session, 'can you check the build? <m7>', 3_000), { toolCalls: [{ id: 'call-m7', name: 'send_message', text: 'interim update' }], result: '<message to="user">interim update</message>' }, 3_500);
+    history.sendsAndShows(3_600, 'interim update');
+    const resend = history.sendsAndShows(8_000, errorReply).shown;
+    history.ledger.answerReturned(history.ledger.requestReceived(session, 'can you check the build? <m7>\n', 9_000), { toolCalls: [], result: '<message to="user">green</message>' }, 9_500);
+    history.sendsAndShows(9_600, 'green');
+    const attribution = attributeAll(history.observations()).get(session);
+    expect(attribution?.cannedFor.get('<m6>')).toBe(first);
+    expect(attribution?.cannedFor.has('<m7>')).toBe(false);
+    expect(attribution?.canned).not.toContain(resend);
+    expect(attribution?.unexplained).toEqual([]);
+  });
 });
