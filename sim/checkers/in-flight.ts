@@ -73,7 +73,8 @@ export function resendReason(o: Observations, fates: NetFates, first: NetSend, r
   // the send waits for it: an acknowledgement that arrives after the sender was killed reaches a new process that
   // never sent it (campaign seed 302, chaos run 6252: the gateway was killed 3 ms after its send, and the delayed
   // acknowledgement reached its successor in the millisecond that successor's poller sent the row again). Without
-  // onlyWithinWait (at-least-once.ts) any acknowledgement that reached the sender, a successor included, counts.
+  // onlyWithinWait (at-least-once.ts) any acknowledgement handed in that reached the sender, a successor included,
+  // counts; at-least-once.ts leaves out a late acknowledgement of the send's own showing before it asks.
   const waitEndsMs = onlyWithinWait ? first.timeMs + systemOf(o).sendAckTimeoutMs : Infinity;
   const knownAtSteps = ownAcks.flatMap((ack) =>
     (fates.arrivedAtSteps.get(ack.id) ?? []).filter((step) => step < resend.step && (o.events[step]?.timeMs ?? Infinity) < waitEndsMs && !(onlyWithinWait && killedWithin(first.step, step))),

@@ -68,11 +68,13 @@ describe('a resend needs a reason the world shows (scripted)', () => {
     // sent the row again in the millisecond it arrived.
     const late = raced(6_074, (h, ackId) => h.arrives(6_074, ackId));
     expect(inFlight(late.history)).toEqual([]);
-    // (The key-less excuse still counts any acknowledgement that reached the sender: see resendReason.)
-    expect(atLeastOnceRepeats(late.history.observations()).excused(late.resendShown.shown)).toBe(false);
+    // So does the key-less excuse: a repeat the late acknowledgement could not prevent is excused (fuzz --all seed 703,
+    // chaos run 33: a held link released the sends at once, and the row went again as its late acknowledgement arrived).
+    expect(atLeastOnceRepeats(late.history.observations()).excused(late.resendShown.shown)).toBe(true);
     // One millisecond inside the wait, the same acknowledgement is one the sender knew.
     const inTime = raced(6_074, (h, ackId) => h.arrives(5_999, ackId));
     expect(inFlight(inTime.history)[0]?.message).toContain("after the platform's acknowledgement");
+    expect(atLeastOnceRepeats(inTime.history.observations()).excused(inTime.resendShown.shown)).toBe(false);
   });
 
   it('an acknowledgement that reaches the sender after it was killed tells its successor nothing', () => {
