@@ -168,7 +168,7 @@ function attribute(o: Observations, session: string, excused: RepeatExcuse): Att
   const takenForRepeat = (fact: ShownFact): boolean => optional(fact) && excused.excused(fact);
   let canned = cannedShown;
   let cannedUnexplained: Unexplained[] = [];
-  let assigned = assignCanned(o, session, answers, canned, cannedUnexplained, takenForRepeat);
+  let assigned = assignCanned(o, session, answers, canned, cannedUnexplained, takenForRepeat, finalTexts);
   for (;;) {
     const lacking = cannedUnexplained.find((entry) => !optional(entry.shown));
     if (lacking === undefined) break;
@@ -177,7 +177,7 @@ function attribute(o: Observations, session: string, excused: RepeatExcuse): Att
     if (yielding === undefined || !excused.excused(yielding)) break;
     canned = canned.filter((fact) => fact !== yielding);
     cannedUnexplained = [];
-    assigned = assignCanned(o, session, answers, canned, cannedUnexplained, takenForRepeat);
+    assigned = assignCanned(o, session, answers, canned, cannedUnexplained, takenForRepeat, finalTexts);
   }
   const { cannedFor, cannedFirst, endedBy } = assigned;
   for (const entry of cannedUnexplained) unexplainedOrRepeat(unexplained, excused, entry);
@@ -210,6 +210,8 @@ function assignCanned(
   shown: readonly ShownFact[],
   unexplained: Unexplained[],
   takenForRepeat: (fact: ShownFact) => boolean,
+  /** The closing texts state.db holds as final rows of the session's family (its turns that finished). */
+  finalTexts: ReadonlySet<string>,
 ): { cannedFor: Map<string, ShownFact>; cannedFirst: Map<string, ShownFact>; endedBy: Map<string, ShownFact[]> } {
   // A context message (it did not mention the agent) is owed no reply, so no canned reply answers it.
   // Messages the gateway acknowledged come first: one it never acknowledged was most likely never taken in (the
@@ -270,7 +272,6 @@ function assignCanned(
   // turn that went on wrote it; one that gave up after its tool messages went out did not (chaos seed 603, run 14607:
   // m4's tool messages, which its closing text repeated, were shown whole, a write failed, the retry gave up without
   // asking again, and m7's turn had already asked when the error reply was shown).
-  const finalTexts = new Set(familyRows(o.durable, session).filter((row) => row.role === 'assistant' && row.toolCallIds.length === 0).map((row) => row.content));
   const unfinished = (subject: Subject, atMs: number): boolean => {
     const last = lastCarrying(subject, atMs);
     if (last === undefined || last.outcome !== 'answer' || last.answer === null || (last.endedAtMs ?? Infinity) > atMs) return false;
