@@ -19,7 +19,7 @@
 // standing that state.db shows as surely sent, and only a message the system shows signs of having given up on.
 import type { LlmAnswerFact, LlmRequestFact, ShownFact } from '../world/ledger.ts';
 import { atLeastOnceRepeats, type RepeatExcuse } from './at-least-once.ts';
-import { familyRows } from './durable.ts';
+import { familyEntries, familyRows } from './durable.ts';
 import { readResultBlocks } from './formats.ts';
 import { answersIn, cannedRepliesIn, carries, commandStartsOf, commandsOf, normalized, subjectsIn, type Observations, showsNoText, shownIn, type Subject, subjectAtMs, subjectKey, takenUp } from './observations.ts';
 
@@ -92,12 +92,20 @@ function attribute(o: Observations, session: string, excused: RepeatExcuse): Att
   const cannedShown: ShownFact[] = [];
   const unexplained: Unexplained[] = [];
   const cannedTexts = cannedRepliesIn(o).map(normalized);
-  // What state.db says the system did with an answer: a tool call whose result row is durable was made (the result
-  // comes back from the tool server after the send); one whose carrier row alone is durable may have been cut off
-  // before the send (a kill, a power loss, an interrupt); a closing text whose final row is durable was dispatched.
+  // What the transcripts say the system did with an answer: a tool call whose result is durable (a tool row of
+  // state.db, or a toolResult entry of the JSONL: the two are written at different times, and a turn cut off between
+  // them leaves it in one only) was made, since the result comes back from the tool server after the send; one whose
+  // carrier row alone is durable may have been cut off before the send (a kill, a power loss, an interrupt); a closing
+  // text whose final row is durable was dispatched. Chaos seed 902, run 37405: a turn's tool call returned (its JSONL
+  // result synced) and the turn was aborted before state.db had the result row; the next turn's answer offered the
+  // same stock phrase, its carrier row committed just before a power loss, and the showing of the first call went to
+  // that call, never sent (its JSONL entry lost), as the first call had looked no surer than it.
   const rows = familyRows(o.durable, session);
   const durableCalls = new Set(rows.flatMap((row) => row.toolCallIds));
-  const answeredCalls = new Set(rows.flatMap((row) => (row.role === 'tool' && row.toolCallId !== null ? [row.toolCallId] : [])));
+  const answeredCalls = new Set([
+    ...rows.flatMap((row) => (row.role === 'tool' && row.toolCallId !== null ? [row.toolCallId] : [])),
+    ...familyEntries(o.durable, session).flatMap((entry) => (entry.toolCallId === null ? [] : [entry.toolCallId])),
+  ]);
   const finalTexts = new Set(rows.filter((row) => row.role === 'assistant' && row.toolCallIds.length === 0).map((row) => row.content));
   const evidence = (slot: Slot): number => {
     const closing = finalTexts.has(slot.answer.result) ? 0 : 2;

@@ -34,6 +34,8 @@ export interface JsonlEntry {
   /** The text content (a string, or the text blocks joined). */
   text: string;
   toolCallIds: string[];
+  /** The tool call a `toolResult` message answers (pi's `toolCallId`), else null. */
+  toolCallId: string | null;
   /**
    * An OpenClaw delivery mirror: an assistant message marked `provider: "openclaw"`, `model: "delivery-mirror"` (the
    * real markers), a copy of a reply the gateway delivered, written by a second writer. It is not an answer.
@@ -216,13 +218,13 @@ function parseLine(line: string): ParsedLine {
   } catch {
     return 'malformed';
   }
-  const record = value as { type?: unknown; id?: unknown; parentId?: unknown; firstKeptEntryId?: unknown; message?: { role?: unknown; content?: unknown; provider?: unknown; model?: unknown } };
+  const record = value as { type?: unknown; id?: unknown; parentId?: unknown; firstKeptEntryId?: unknown; message?: { role?: unknown; content?: unknown; provider?: unknown; model?: unknown; toolCallId?: unknown } };
   if (record.type === 'session') return 'session';
   if (typeof record.type !== 'string' || typeof record.id !== 'string') return 'malformed';
   if (record.type !== 'message' || typeof record.message !== 'object' || record.message === null) {
     // Entries of other kinds (model_change, label, ...) are part of the tree: parent links go through them.
     const kept = record.type === 'compaction' ? { firstKeptEntryId: String(record.firstKeptEntryId ?? '') } : {};
-    return frozen({ id: record.id, parentId: typeof record.parentId === 'string' ? record.parentId : null, role: record.type, text: '', toolCallIds: [], mirror: false, ...kept });
+    return frozen({ id: record.id, parentId: typeof record.parentId === 'string' ? record.parentId : null, role: record.type, text: '', toolCallIds: [], toolCallId: null, mirror: false, ...kept });
   }
   const content = record.message.content;
   const blocks: unknown[] = Array.isArray(content) ? content : [];
@@ -232,6 +234,7 @@ function parseLine(line: string): ParsedLine {
     role: String(record.message.role),
     text: typeof content === 'string' ? content : blocks.map((block) => ((block as { type?: unknown }).type === 'text' ? String((block as { text?: unknown }).text) : '')).join(''),
     toolCallIds: blocks.filter((block) => (block as { type?: unknown }).type === 'toolCall').map((block) => String((block as { id?: unknown }).id)),
+    toolCallId: record.message.role === 'toolResult' && typeof record.message.toolCallId === 'string' ? record.message.toolCallId : null,
     mirror: record.message.role === 'assistant' && record.message.provider === 'openclaw' && record.message.model === 'delivery-mirror',
   });
 }
