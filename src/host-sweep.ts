@@ -27,6 +27,11 @@ import { runnerHeartbeatPath, type SessionDbs } from './session-dbs.ts';
 export const claimTriesMax = 5;
 /** nanoclaw BACKOFF_BASE_MS: a reset row waits backoffBaseMs * 2^tries. */
 export const backoffBaseMs = 5_000;
+/**
+ * The longest the system waits before it tries again: a reset claim's last backoff (tries = claimTriesMax - 1), and
+ * the runner's wait before a failed turn's next attempt, which doubles from backoffBaseMs up to the same bound.
+ */
+export const retryWaitMaxMs = backoffBaseMs * 2 ** (claimTriesMax - 1);
 
 export type StuckDecision = { action: 'ok' } | { action: 'kill'; reason: 'heartbeat' | 'claim'; session: string | null; messageId: string | null };
 

@@ -52,6 +52,7 @@ export type * from './ports.ts';
 export { LlmTransientError, SqliteBusyError } from './ports.ts';
 export { maxMessagesPerPrompt } from './claims.ts';
 export { sendAckTimeoutMs } from './delivery.ts';
+export { retryWaitMaxMs } from './host-sweep.ts';
 export { runnerName } from './runner.ts';
 export { stateDbPath } from './session-db.ts';
 export { inboundPath, outboundPath, outboundSchema, parseTurnSentPayloads, transcriptPath, turnSentPayloadsKeyFor } from './session-dbs.ts';

@@ -23,6 +23,7 @@ import { SessionWriteLockError } from './session-write-lock.ts';
 import { GatewayTranscriptAppend } from './gateway-append.ts';
 import { idlePoll, watch } from './idle-poll.ts';
 import { HeartbeatFile } from './heartbeat-file.ts';
+import { backoffBaseMs, retryWaitMaxMs } from './host-sweep.ts';
 import type { ModelEnvironment } from './environment.ts';
 
 export { runnerName } from './protocol.ts';
@@ -164,7 +165,7 @@ async function runBatch(deps: TurnDeps, sessionKey: string, outbound: SqlDatabas
         }
         continue;
       }
-      const retryMs = attempt <= 1 ? config.timers.transientRetryMs : 5_000 * 2 ** Math.min(attempt - 1, 4);
+      const retryMs = attempt <= 1 ? config.timers.transientRetryMs : Math.min(backoffBaseMs * 2 ** (attempt - 1), retryWaitMaxMs);
       assert(retryMs > 0, `turn ${turnId} waits ${retryMs} ms before attempt ${attempt + 1}`);
       ctx.note('turn-retry', { session: sessionKey, turn: turnId, attempt, retryMs });
       await waitAlive(deps, sessionKey, retryMs);

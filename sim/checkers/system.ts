@@ -24,6 +24,11 @@ export interface SystemDescription {
    * arrived nor lost and no restart in between, is a second send in flight, not a retry).
    */
   sendAckTimeoutMs: number;
+  /**
+   * The longest the system waits before it tries a failed turn (or a message whose claim it reset) again: a message
+   * that failed just before the faults stopped may wait this long before its next try (answered-in-time).
+   */
+  retryWaitMaxMs: number;
 }
 
 /** The canned replies of a system, the error reply first (the order `cannedReplies` always had). */
@@ -46,4 +51,5 @@ export const referenceSystem: SystemDescription = Object.freeze({
   transcriptPath: (sessionId: string): string => `/data/sessions/${encodeURIComponent(sessionId)}.jsonl`,
   maxMessagesPerPrompt: 10,
   sendAckTimeoutMs: 5_000,
+  retryWaitMaxMs: 80_000,
 });

@@ -22,6 +22,7 @@ import {
   runnerName,
   type ScheduledTask,
   sendAckTimeoutMs,
+  retryWaitMaxMs,
   stateDbPath,
   taskDueTimes,
   taskOccurrenceText,
@@ -54,6 +55,7 @@ export const modelDescription: SystemDescription = Object.freeze({
   transcriptPath,
   maxMessagesPerPrompt,
   sendAckTimeoutMs,
+  retryWaitMaxMs,
 });
 
 /**

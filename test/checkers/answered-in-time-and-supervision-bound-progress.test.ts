@@ -2,8 +2,10 @@
 // user was first shown an answer whose prompt carried it) and the kernel's starts and kills with their causes.
 // - answered-in-time: the link from the gateway to the platform is held from just after the second message was
 //   acknowledged until a chosen instant, so the second turn's replies reach the user then. A hold that ends within
-//   the bound passes; one that ends after it fails, during the faults (30 min after arrival) and after them (2 min
-//   after the faults stopped), though the message is answered in the end (every-inbound-answered holds).
+//   the bound passes; one that ends after it fails, during the faults (30 min after arrival) and after them (the
+//   system's longest retry wait, 80 s, and 2 min more after the faults stopped), though the message is answered in
+//   the end (every-inbound-answered holds). The frozen plan of chaos seed 903, run 717 (a turn's fifth back-off began
+//   2 s after the faults stopped, and eleven turns were queued behind it) passes.
 // - supervision: a rogue supervisor (a simulated process holding the supervisor port the gateway has) kills the
 //   runner once, then kills its successor a chosen time after that one started: 10 s fails (no record of the new
 //   incarnation can be stale yet), 61 s passes. With the LLM API hanging on the second message, the gateway's sweep
@@ -13,8 +15,9 @@ import { describe, expect, it } from 'vitest';
 import { runnerName } from '../../src/index.ts';
 import { answerDeadlineMs, progressBounds } from '../../sim/checkers/liveness.ts';
 import { loadSqlJs } from '../../sim/kernel/sqlite.ts';
+import { modelDescription } from '../../sim/run/harness.ts';
 import type { Plan } from '../../sim/run/plan.ts';
-import { invariants, marker, withRun } from '../model/support.ts';
+import { invariants, marker, withFrozenPlan, withRun } from '../model/support.ts';
 import type { OutboundSend } from '../../src/protocol.ts';
 import { firstReply, input, interim, messagesOf, type Prepare, secondReply, shown, tamperNetwork, twoTurns } from './support.ts';
 
@@ -49,7 +52,7 @@ describe('answered-in-time', () => {
 
   it('during the faults: a stall that ends within the bound after arrival (30 min) passes, one that ends after fails', async () => {
     const faultPhaseMs = 3_600_000;
-    const deadline = answerDeadlineMs(secondArrivesMs + 1, faultPhaseMs);
+    const deadline = answerDeadlineMs(secondArrivesMs + 1, faultPhaseMs, modelDescription.retryWaitMaxMs);
     expect(deadline).toBeLessThan(faultPhaseMs);
     await withRun(sql, input(holdRepliesUntil(deadline - 90_000), longRun(faultPhaseMs)), (result) => {
       expect(answeredAt(result, secondReply)).toBeLessThan(deadline);
@@ -63,19 +66,32 @@ describe('answered-in-time', () => {
     });
   });
 
-  it('after the faults: within 2 min of the heal passes, later fails', async () => {
+  it('after the faults: within the longest retry wait and 2 min more of the heal passes, later fails', async () => {
     const faultPhaseMs = twoTurns.faultPhaseMs;
-    expect(answerDeadlineMs(secondArrivesMs, faultPhaseMs)).toBe(faultPhaseMs + progressBounds.afterHealMs);
+    const deadline = faultPhaseMs + modelDescription.retryWaitMaxMs + progressBounds.afterHealMs;
+    expect(modelDescription.retryWaitMaxMs).toBe(80_000);
+    expect(answerDeadlineMs(secondArrivesMs, faultPhaseMs, modelDescription.retryWaitMaxMs)).toBe(deadline);
     // The slow delivery poller (every 60 s) sends the swallowed replies again within a minute of the end.
-    await withRun(sql, input(holdRepliesUntil(faultPhaseMs + progressBounds.afterHealMs - 65_000), longRun(faultPhaseMs)), (result) => {
+    await withRun(sql, input(holdRepliesUntil(deadline - 65_000), longRun(faultPhaseMs)), (result) => {
       expect(invariants(result)).toEqual([]);
     });
-    await withRun(sql, input(holdRepliesUntil(faultPhaseMs + progressBounds.afterHealMs + 60_000), longRun(faultPhaseMs)), (result) => {
+    await withRun(sql, input(holdRepliesUntil(deadline + 60_000), longRun(faultPhaseMs)), (result) => {
       expect(shown(result)).toEqual([firstReply, interim, secondReply]);
       expect(invariants(result)).toEqual(['answered-in-time']);
     });
   });
+  it('after the faults: a try that failed as they stopped waits its back-off, then the queue behind it (chaos seed 903, run 717)', async () => {
+    await withFrozenPlan(sql, 'backoff-after-the-faults-then-a-queue', (result) => {
+      const faultPhaseMs = result.spec.plan.faultPhaseMs;
+      const backOff = result.sim.trace.events.find((event) => event.kind === 'model.turn-retry' && event.timeMs > faultPhaseMs);
+      expect(backOff?.fields.retryMs).toBe(modelDescription.retryWaitMaxMs);
+      const lastFirstShown = Math.max(...result.ledger.shown.map((fact) => fact.atMs));
+      expect(lastFirstShown).toBeGreaterThan(faultPhaseMs + progressBounds.afterHealMs);
+      expect(result.violations).toEqual([]);
+    });
+  });
 });
+
 
 describe('supervision', () => {
   const killsOf = (result: Parameters<typeof shown>[0]): number[] =>
