@@ -106,9 +106,20 @@ function attribute(o: Observations, session: string, excused: RepeatExcuse): Att
     ...rows.flatMap((row) => (row.role === 'tool' && row.toolCallId !== null ? [row.toolCallId] : [])),
     ...familyEntries(o.durable, session).flatMap((entry) => (entry.toolCallId === null ? [] : [entry.toolCallId])),
   ]);
-  const finalTexts = new Set(rows.filter((row) => row.role === 'assistant' && row.toolCallIds.length === 0).map((row) => row.content));
-  const evidence = (slot: Slot): number => {
-    const closing = finalTexts.has(slot.answer.result) ? 0 : 2;
+  const finalRows = rows.filter((row) => row.role === 'assistant' && row.toolCallIds.length === 0);
+  const finalTexts = new Set(finalRows.map((row) => row.content));
+  /** When each closing text first became a final row (state.db's timestamp, ms of the simulated clock). */
+  const finalAtMs = new Map<string, number>();
+  for (const row of finalRows) finalAtMs.set(row.content, Math.min(row.timestamp, finalAtMs.get(row.content) ?? Infinity));
+  // As of a showing at atMs. A run writes its final row before it dispatches the closing text, so a block of the
+  // closing text alone (no tool call carries it) shows the final row as evidence only if the row was written by then:
+  // chaos seed 912, run 5329 (stop 34): a turn's answer came back as a power loss struck, and the same closing text
+  // was dispatched 72 s later by its retry; a resend of an earlier answer's row with that text, shown meanwhile, took
+  // the retried answer's slot on the final row written after it, and its own showing was then called a duplicate.
+  // A tool call was made before the run wrote its final row, so for a tool call's slot the row counts whenever written.
+  const evidence = (slot: Slot, atMs: number): number => {
+    const finalAt = finalAtMs.get(slot.answer.result);
+    const closing = finalAt !== undefined && (slot.toolCalls.length > 0 || finalAt <= atMs) ? 0 : 2;
     if (slot.toolCalls.some((call) => answeredCalls.has(call.id))) return 0;
     return Math.min(closing, slot.toolCalls.some((call) => durableCalls.has(call.id)) ? 1 : 2);
   };
@@ -149,7 +160,7 @@ function attribute(o: Observations, session: string, excused: RepeatExcuse): Att
       const index = calls.indexOf(candidate);
       return index <= 0 || calls.slice(0, index).every((other) => other.shownBy !== null && other.shownBy.atMs <= fact.atMs);
     };
-    const rank = (candidate: Slot): number => 2 * (2 * evidence(candidate) + (candidate.answer.superseded ? 1 : 0)) + (inOrder(candidate) ? 0 : 1);
+    const rank = (candidate: Slot): number => 2 * (2 * evidence(candidate, fact.atMs) + (candidate.answer.superseded ? 1 : 0)) + (inOrder(candidate) ? 0 : 1);
     const slot = open.reduce<Slot | undefined>((best, candidate) => (best === undefined || rank(candidate) <= rank(best) ? candidate : best), undefined);
     // A showing that only a superseded answer, or a slot state.db does not show as surely sent (a tool call with no
     // result row: never made, or cut off before the send; a closing text with no final row), could explain is rather
@@ -157,7 +168,7 @@ function attribute(o: Observations, session: string, excused: RepeatExcuse): Att
     // the gateway before the acknowledgement of a stock phrase came back, and took the unsynced JSONL entry of a newer
     // answer's call of the same phrase, cut off before its send (its carrier row alone durable); the next gateway's
     // resend of the first row was credited to that call.
-    const weak = (candidate: Slot): boolean => candidate.answer.superseded || evidence(candidate) > 0;
+    const weak = (candidate: Slot): boolean => candidate.answer.superseded || evidence(candidate, fact.atMs) > 0;
     if (slot !== undefined && (weak(slot) || !leavesLaterShowingsSlots(fact, slot)) && excused.excused(fact)) continue;
     if (slot !== undefined) {
       slot.shownBy = fact;
