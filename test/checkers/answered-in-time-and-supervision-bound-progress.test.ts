@@ -5,7 +5,9 @@
 //   the bound passes; one that ends after it fails, during the faults (30 min after arrival) and after them (the
 //   system's longest retry wait, 80 s, and 2 min more after the faults stopped), though the message is answered in
 //   the end (every-inbound-answered holds). The frozen plan of chaos seed 903, run 717 (a turn's fifth back-off began
-//   2 s after the faults stopped, and eleven turns were queued behind it) passes.
+//   2 s after the faults stopped, and eleven turns were queued behind it) passes; so does that of chaos seed 921, run
+//   1501, where a command waited 30 min behind other turns during the faults (the 30 min count from when the LLM was
+//   first asked about it).
 // - supervision: a rogue supervisor (a simulated process holding the supervisor port the gateway has) kills the
 //   runner once, then kills its successor a chosen time after that one started: 10 s fails (no record of the new
 //   incarnation can be stale yet), 61 s passes. With the LLM API hanging on the second message, the gateway's sweep
@@ -52,7 +54,7 @@ describe('answered-in-time', () => {
 
   it('during the faults: a stall that ends within the bound after arrival (30 min) passes, one that ends after fails', async () => {
     const faultPhaseMs = 3_600_000;
-    const deadline = answerDeadlineMs(secondArrivesMs + 1, faultPhaseMs, modelDescription.retryWaitMaxMs);
+    const deadline = answerDeadlineMs(secondArrivesMs + 1, secondArrivesMs + 1, faultPhaseMs, modelDescription.retryWaitMaxMs);
     expect(deadline).toBeLessThan(faultPhaseMs);
     await withRun(sql, input(holdRepliesUntil(deadline - 90_000), longRun(faultPhaseMs)), (result) => {
       expect(answeredAt(result, secondReply)).toBeLessThan(deadline);
@@ -61,7 +63,7 @@ describe('answered-in-time', () => {
     await withRun(sql, input(holdRepliesUntil(deadline + 60_000), longRun(faultPhaseMs)), (result) => {
       expect(shown(result)).toEqual([firstReply, interim, secondReply]);
       expect(invariants(result)).toEqual(['answered-in-time']);
-      expect(messagesOf(result, 'answered-in-time')[0]).toMatch(new RegExp(`message \\${m1.slice(0, -1)}\\] arrived at \\d+ ms and was first answered at \\d+ ms, after its deadline \\d+ ms`));
+      expect(messagesOf(result, 'answered-in-time')[0]).toMatch(new RegExp(`message \\${m1.slice(0, -1)}\\] arrived at \\d+ ms, was first asked about at \\d+ ms and was first answered at \\d+ ms, after its deadline \\d+ ms`));
       expect(result.violations[0]?.class).toBe('liveness');
     });
   });
@@ -70,7 +72,7 @@ describe('answered-in-time', () => {
     const faultPhaseMs = twoTurns.faultPhaseMs;
     const deadline = faultPhaseMs + modelDescription.retryWaitMaxMs + progressBounds.afterHealMs;
     expect(modelDescription.retryWaitMaxMs).toBe(80_000);
-    expect(answerDeadlineMs(secondArrivesMs, faultPhaseMs, modelDescription.retryWaitMaxMs)).toBe(deadline);
+    expect(answerDeadlineMs(secondArrivesMs, secondArrivesMs, faultPhaseMs, modelDescription.retryWaitMaxMs)).toBe(deadline);
     // The slow delivery poller (every 60 s) sends the swallowed replies again within a minute of the end.
     await withRun(sql, input(holdRepliesUntil(deadline - 65_000), longRun(faultPhaseMs)), (result) => {
       expect(invariants(result)).toEqual([]);
@@ -90,7 +92,18 @@ describe('answered-in-time', () => {
       expect(result.violations).toEqual([]);
     });
   });
+  it('during the faults: the 30 min count from the first request carrying the subject, not its wait in the queue (chaos seed 921, run 1501)', async () => {
+    await withFrozenPlan(sql, 'command-queued-behind-failing-turns', (result) => {
+      const command = result.ledger.commands.find((fact) => fact.runId === 'run-1');
+      const firstAsked = result.ledger.requests.find((request) => request.prompt.includes('id=run-1,'))?.atMs;
+      expect(command).toBeDefined();
+      expect(firstAsked! - command!.requestedAtMs).toBeGreaterThan(progressBounds.answerWithinMs);
+      expect(firstAsked!).toBeLessThan(result.spec.plan.faultPhaseMs);
+      expect(result.violations).toEqual([]);
+    });
+  });
 });
+
 
 
 describe('supervision', () => {
