@@ -9,8 +9,9 @@
 //   time a supervisor needs to act on what went wrong during the faults (nanoclaw's sweep runs once a minute), e.g. a claim that went stale under a slow
 //   model call just before the heal), no process is killed or crashes again (the kernel's own record of kills and
 //   crashes, not the model's notes): no crash loop, no supervisor killing a healthy successor;
-// - answered-in-time: every accepted message and command taken up is first answered within a stated bound of its
-//   arrival (answerWithinMs, 30 min), and, if it arrived before the faults stopped, within the system's longest wait
+// - answered-in-time: every accepted message and command taken up is first answered within a stated bound of when
+//   it was first asked about (answerWithinMs, 30 min; below), and, if it arrived before the faults stopped, within
+//   the system's longest wait
 //   between tries (the system description's retryWaitMaxMs: a try that failed as the faults stopped waits that long
 //   before the next) and afterHealMs (2 min) more, whichever comes first: a stall or churn during the faults counts,
 //   not only a message never answered. Chaos seed 903, run 717 (stop 34): an LLM request made in an outage failed 2 s
