@@ -106,11 +106,10 @@ function attribute(o: Observations, session: string, excused: RepeatExcuse): Att
     ...rows.flatMap((row) => (row.role === 'tool' && row.toolCallId !== null ? [row.toolCallId] : [])),
     ...familyEntries(o.durable, session).flatMap((entry) => (entry.toolCallId === null ? [] : [entry.toolCallId])),
   ]);
-  const finalRows = rows.filter((row) => row.role === 'assistant' && row.toolCallIds.length === 0);
-  const finalTexts = new Set(finalRows.map((row) => row.content));
   /** When each closing text first became a final row (state.db's timestamp, ms of the simulated clock). */
   const finalAtMs = new Map<string, number>();
-  for (const row of finalRows) finalAtMs.set(row.content, Math.min(row.timestamp, finalAtMs.get(row.content) ?? Infinity));
+  for (const row of rows) if (row.role === 'assistant' && row.toolCallIds.length === 0) finalAtMs.set(row.content, Math.min(row.timestamp, finalAtMs.get(row.content) ?? Infinity));
+  const finalTexts: ReadonlySet<string> = new Set(finalAtMs.keys());
   // As of a showing at atMs. A run writes its final row before it dispatches the closing text, so a block of the
   // closing text alone (no tool call carries it) shows the final row as evidence only if the row was written by then:
   // chaos seed 912, run 5329 (stop 34): a turn's answer came back as a power loss struck, and the same closing text

@@ -73,11 +73,12 @@ export function answerDeadlineMs(arrivedAt: number, askedAt: number, faultPhaseM
 function checkAnsweredInTime(o: Observations, attributions: Map<string, Attribution>, out: Violation[]): void {
   for (const time of answerTimes(o, attributions)) {
     // A subject never answered is every-inbound-answered's.
-    if (time.answeredAtMs === undefined) continue;
+    const answeredAtMs = time.answeredAtMs;
+    if (answeredAtMs === undefined) continue;
     const askedAtMs =
-      o.ledger.requests.find((request) => request.sessionKey === time.session && request.atMs >= time.arrivedAtMs && request.atMs <= (time.answeredAtMs ?? Infinity) && carries(request.prompt, time.subject))?.atMs ?? time.arrivedAtMs;
+      o.ledger.requests.find((request) => request.sessionKey === time.session && request.atMs >= time.arrivedAtMs && request.atMs <= answeredAtMs && carries(request.prompt, time.subject))?.atMs ?? time.arrivedAtMs;
     const deadline = answerDeadlineMs(time.arrivedAtMs, askedAtMs, o.faultPhaseMs, systemOf(o).retryWaitMaxMs);
-    if (time.answeredAtMs <= deadline) continue;
+    if (answeredAtMs <= deadline) continue;
     const what = 'marker' in time.subject ? `message ${time.subject.marker}` : `command ${time.subject.runId}`;
     out.push({
       invariant: 'answered-in-time',
