@@ -225,8 +225,9 @@ async function runTurnWithAgent(
   // appends no assistant message (conversation_loop's partial_stream_recovery), so the gateway's backfill writes it.
   const recovered = answer.streamCut === true && deps.gatewayAppend !== undefined;
   await persistFinal(state, answer.result, recovered);
-  // /clear: the new session is durable before the reply says so (Hermes' reset_session commits before it answers).
-  if (batch.kind === 'command') await rotateSession(state);
+  // /clear: the new session is durable before the reply says so (Hermes' reset_session commits before it answers). A
+  // /clear given up on answers with the error reply and resets nothing: the user is told it failed (chaos seed 931).
+  if (batch.kind === 'command' && answer.result !== errorResult) await rotateSession(state);
   // Hermes' gateway appends the run's exchange once the run is over (its new messages, from the history's end), before
   // its adapter sends the response: the backfilled row is durable before the reply can be seen.
   if (deps.gatewayAppend !== undefined) await deps.gatewayAppend.afterRun(state.sessionId, agent.messages.slice(state.historyLength), answer.result, turnId);

@@ -21,7 +21,7 @@ import type { LlmAnswerFact, LlmRequestFact, ShownFact } from '../world/ledger.t
 import { atLeastOnceRepeats, type RepeatExcuse } from './at-least-once.ts';
 import { familyEntries, familyRows } from './durable.ts';
 import { readResultBlocks } from './formats.ts';
-import { answersIn, cannedRepliesIn, carries, commandStartsOf, commandsOf, normalized, subjectsIn, type Observations, showsNoText, shownIn, type Subject, subjectAtMs, subjectKey, takenUp } from './observations.ts';
+import { answersIn, cannedRepliesIn, carries, commandStartsOf, commandsOf, isClear, normalized, resetAfter, subjectsIn, type Observations, showsNoText, shownIn, type Subject, subjectAtMs, subjectKey, takenUp } from './observations.ts';
 
 /** A tool call of an LLM answer, as the ledger records it (the API-issued id, the tool's name, the payload). */
 export interface ToolCall {
@@ -209,10 +209,6 @@ function lessThan(a: readonly number[], b: readonly number[]): boolean {
   return false;
 }
 
-function isClear(subject: Subject): boolean {
-  return 'marker' in subject && subject.text.trim().toLowerCase().startsWith('/clear');
-}
-
 /**
  * Each canned reply answers one subject: `Session cleared.` a /clear, the error reply a message, command or command's
  * start, among those that arrived before it and have no canned reply of their own yet. The reply goes to the
@@ -333,7 +329,8 @@ function assignCanned(
   };
   for (const fact of shown) {
     const clear = normalized(fact.text) === normalized(cannedRepliesIn(o)[1]);
-    const candidates = subjects.filter((subject) => isClear(subject) === clear && subjectAtMs(subject) <= fact.atMs && !primary.has(subjectKey(subject)));
+    // A `Session cleared.` answers a /clear; an error reply any subject, a /clear too (its reset failed: chaos seed 931).
+    const candidates = subjects.filter((subject) => (!clear || isClear(subject)) && subjectAtMs(subject) <= fact.atMs && !primary.has(subjectKey(subject)));
     // The session's last request before the showing, and its answer: the turn a reply of the session most likely
     // ended (a request still in flight then is a later turn's, asked while the reply was on its way).
     const lastRequest = requests.filter((request) => askedBy(request, fact.atMs)).at(-1);
@@ -375,6 +372,9 @@ function assignCanned(
     // Rule E: the evidence, as of the showing, that the turn of a subject no answer covered by then gave up on it,
     // strongest first (undefined: none, its turn was still running).
     const evidence = (candidate: Subject): number | undefined => {
+      // A /clear asks the LLM nothing: for an error reply, that state.db began no session for it (resetAfter) is a
+      // sign its reset failed.
+      if (!clear && 'marker' in candidate && isClear(candidate)) return resetAfter(o, candidate) === undefined ? 4 : 7;
       if (partlyShown && answeredLast(candidate)) return 0;
       if (gaveUpOn(candidate, fact.atMs)) return 1;
       if (movedOn(candidate)) return 2;
@@ -409,7 +409,9 @@ function assignCanned(
       if (strength === undefined) continue;
       const settled = !requests.some((request) => request.atMs > fact.atMs && carries(request.prompt, candidate));
       // The key: tier, class, evidence, not yet answered as a mate before a mate, then arrival.
-      const key = [tier(covered, settled, strength), subjectClass(candidate), strength, mates.has(subjectKey(candidate)) ? 1 : 0, index];
+      // A /clear whose reset was made takes an error reply last (tier 7), when no other subject can and the reply is
+      // no repeat (rule R): the reply then says it failed, and failure-notice-final judges that.
+      const key = [strength === 7 ? 7 : tier(covered, settled, strength), subjectClass(candidate), strength, mates.has(subjectKey(candidate)) ? 1 : 0, index];
       if (best === undefined || lessThan(key, best.key)) best = { subject: candidate, key, covered };
     }
     // Rule R: an error reply that may be a key-less resend answers a subject still open only on the strongest tier's

@@ -4,8 +4,8 @@
 // a new message with its own marker). Read from the ledger alone: the error reply that answered the subject first
 // (the attribution's, as its own or as its turn's mate) and every request the LLM API received after that showing.
 import type { Attribution } from './attribution.ts';
-import type { ShownFact } from '../world/ledger.ts';
-import { carries, cannedRepliesIn, describeSubject, normalized, type Observations, seconds, type Subject, subjectKey, subjectsIn } from './observations.ts';
+import type { ShownFact, UserMessageFact } from '../world/ledger.ts';
+import { carries, cannedRepliesIn, describeSubject, isClear, normalized, type Observations, resetAfter, seconds, type Subject, subjectKey, subjectsIn } from './observations.ts';
 import type { Placement } from './placement.ts';
 import { placedViolation, type Violation } from './violation.ts';
 
@@ -22,6 +22,10 @@ export function checkFailureNotices(o: Observations, attributions: ReadonlyMap<s
     for (const subject of subjectsIn(o, session)) {
       const notice = failureNoticeOf(o, attribution, subject);
       if (notice === undefined) continue;
+      if ('marker' in subject && isClear(subject)) {
+        checkClearNotDone(o, session, subject, notice, out, place);
+        continue;
+      }
       const again = o.ledger.requests.find((request) => request.sessionKey === session && request.atMs > notice.atMs && carries(request.prompt, subject));
       if (again === undefined) continue;
       const what = describeSubject(subject);
@@ -34,4 +38,23 @@ export function checkFailureNotices(o: Observations, attributions: ReadonlyMap<s
       );
     }
   }
+}
+
+/**
+ * A /clear the user was told had failed reset nothing (resetAfter): told it failed while its reset was made (before the
+ * notice or after it), the user believes the old conversation goes on while the system started a new one (chaos seed
+ * 931: the model's give-up attempt of a /clear wrote the error reply and rotated the session all the same).
+ */
+function checkClearNotDone(o: Observations, session: string, clear: UserMessageFact, notice: ShownFact, out: Violation[], place: Placement): void {
+  const begun = resetAfter(o, clear);
+  if (begun === undefined || begun.startedAtMs === null) return;
+  const what = describeSubject(clear);
+  const message = `${session}: the user was shown the error reply for the /clear ${what} at ${seconds(notice.atMs)}, yet state.db's session ${begun.sessionId} began at ${seconds(begun.startedAtMs)}: the reset was made`;
+  out.push(
+    placedViolation(
+      'failure-notice-final',
+      message,
+      begun.startedAtMs > notice.atMs ? place.at(begun.startedAtMs, `state.db's session ${begun.sessionId} begins after the user was told the /clear failed`) : place.showing(notice, `the user is shown the error reply for a /clear whose reset was made at ${seconds(begun.startedAtMs)}`),
+    ),
+  );
 }

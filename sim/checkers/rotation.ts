@@ -11,7 +11,7 @@
 import type { ShownFact, UserMessageFact } from '../world/ledger.ts';
 import { atLeastOnceRepeats } from './at-least-once.ts';
 import { familyRows } from './durable.ts';
-import { carries, normalized, type Observations, shownIn, systemOf } from './observations.ts';
+import { carries, isClear, normalized, type Observations, shownIn, systemOf } from './observations.ts';
 import { type Place, Placement } from './placement.ts';
 import { placedViolation, type Violation } from './violation.ts';
 
@@ -48,7 +48,7 @@ function checkEndedSessions(o: Observations, session: string, out: Violation[], 
  * rotation before the system made it.
  */
 export function clearsSeen(o: Observations, session: string): number[] {
-  const clears = o.ledger.userMessages.filter((message) => message.sessionKey === session && message.text.trim().toLowerCase().startsWith('/clear'));
+  const clears = o.ledger.userMessages.filter((message) => message.sessionKey === session && isClear(message));
   const repeats = atLeastOnceRepeats(o);
   const seen: number[] = [];
   let next = 0;
@@ -69,7 +69,7 @@ function checkGenerations(o: Observations, session: string, out: Violation[], pl
   const family = (o.durable.families.get(session) ?? []).map((span) => span.sessionId);
   const rows = familyRows(o.durable, session).filter((row) => row.role === 'user');
   const files = o.durable.files.get(session) ?? [];
-  const messages = o.ledger.userMessages.filter((message: UserMessageFact) => message.sessionKey === session && !message.text.trim().toLowerCase().startsWith('/clear'));
+  const messages = o.ledger.userMessages.filter((message: UserMessageFact) => message.sessionKey === session && !isClear(message));
   for (const message of messages) {
     const owed = seen.filter((atMs) => atMs < message.sentAtMs).length;
     if (owed === 0) continue;
