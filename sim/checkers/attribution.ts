@@ -210,8 +210,8 @@ function lessThan(a: readonly number[], b: readonly number[]): boolean {
 }
 
 /**
- * Each canned reply answers one subject: `Session cleared.` a /clear, the error reply a message, command or command's
- * start, among those that arrived before it and have no canned reply of their own yet. The reply goes to the
+ * Each canned reply answers one subject: `Session cleared.` a /clear, the error reply a message, command, command's
+ * start or /clear (one whose reset failed), among those that arrived before it and have no canned reply of their own yet. The reply goes to the
  * candidate with the least key (tier, class, evidence, mate, arrival): the rules E, S, T, C and R in the loop below,
  * stated in docs/MODEL.md ("The attribution's rules"). An error reply also answers, as their mate, the other open
  * subjects its turn's request carried (a turn may end with one error reply or one per message). A canned reply that
