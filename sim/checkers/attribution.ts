@@ -21,7 +21,7 @@ import type { LlmAnswerFact, LlmRequestFact, ShownFact } from '../world/ledger.t
 import { atLeastOnceRepeats, type RepeatExcuse } from './at-least-once.ts';
 import { familyEntries, familyRows } from './durable.ts';
 import { readResultBlocks } from './formats.ts';
-import { answersIn, cannedRepliesIn, carries, commandStartsOf, commandsOf, isClear, normalized, resetAfter, subjectsIn, type Observations, showsNoText, shownIn, type Subject, subjectAtMs, subjectKey, takenUp } from './observations.ts';
+import { answersIn, cannedRepliesIn, carries, commandStartsOf, commandsOf, isClear, normalized, subjectsIn, type Observations, showsNoText, shownIn, type Subject, subjectAtMs, subjectKey, takenUp } from './observations.ts';
 
 /** A tool call of an LLM answer, as the ledger records it (the API-issued id, the tool's name, the payload). */
 export interface ToolCall {
@@ -211,7 +211,7 @@ function lessThan(a: readonly number[], b: readonly number[]): boolean {
 
 /**
  * Each canned reply answers one subject: `Session cleared.` a /clear, the error reply a message, command, command's
- * start or /clear (one whose reset failed), among those that arrived before it and have no canned reply of their own yet. The reply goes to the
+ * start or /clear (one whose turn gave up), among those that arrived before it and have no canned reply of their own yet. The reply goes to the
  * candidate with the least key (tier, class, evidence, mate, arrival): the rules E, S, T, C and R in the loop below,
  * stated in docs/MODEL.md ("The attribution's rules"). An error reply also answers, as their mate, the other open
  * subjects its turn's request carried (a turn may end with one error reply or one per message). A canned reply that
@@ -312,6 +312,19 @@ function assignCanned(
     const last = requests.filter((request) => askedBy(request, atMs)).at(-1);
     return last !== undefined && carries(last.prompt, subject);
   };
+  // A /clear's turn writes its user row and then the row of its canned reply in the session it was in (the model's;
+  // Hermes' gateway writes none): the first assistant row after the /clear's user row, in the same session, is the
+  // error reply and was written by the instant (chaos seed 931 with the model fixed; seed 946: a /clear queued behind
+  // another, whose row is `Session cleared.`, took a failed message's error reply on a weaker rule).
+  const rows = familyRows(o.durable, session);
+  const errorText = normalized(cannedRepliesIn(o)[0]);
+  const clearClosedByError = (candidate: Subject, atMs: number): boolean => {
+    const user = rows.find((row) => row.role === 'user' && carries(row.content, candidate));
+    const closing = user === undefined ? undefined : rows.find((row) => row.role === 'assistant' && row.sessionId === user.sessionId && row.id > user.id);
+    if (closing === undefined || closing.timestamp > atMs) return false;
+    const blocks = readResultBlocks(closing.content);
+    return blocks.length === 1 && normalized(blocks[0]?.body ?? '') === errorText;
+  };
   // Each canned reply answers one subject of its own (primary). An error reply ends a turn, so it also answers the
   // other subjects the turn's last failed request carried (a turn may carry several, merged or batched), as their
   // mate; a later error reply of their own still takes such a subject over.
@@ -372,9 +385,9 @@ function assignCanned(
     // Rule E: the evidence, as of the showing, that the turn of a subject no answer covered by then gave up on it,
     // strongest first (undefined: none, its turn was still running).
     const evidence = (candidate: Subject): number | undefined => {
-      // A /clear asks the LLM nothing: for an error reply, that state.db began no session for it (resetAfter) is a
-      // sign its reset failed.
-      if (!clear && 'marker' in candidate && isClear(candidate)) return resetAfter(o, candidate) === undefined ? 4 : 7;
+      // A /clear asks the LLM nothing: for an error reply, its evidence is state.db's row that closed its turn (1 when
+      // it is the error reply, written by then); none of it (7) leaves it the reply no other subject can take.
+      if (!clear && isClear(candidate)) return clearClosedByError(candidate, fact.atMs) ? 1 : 7;
       if (partlyShown && answeredLast(candidate)) return 0;
       if (gaveUpOn(candidate, fact.atMs)) return 1;
       if (movedOn(candidate)) return 2;
@@ -409,8 +422,8 @@ function assignCanned(
       if (strength === undefined) continue;
       const settled = !requests.some((request) => request.atMs > fact.atMs && carries(request.prompt, candidate));
       // The key: tier, class, evidence, not yet answered as a mate before a mate, then arrival.
-      // A /clear whose reset was made takes an error reply last (tier 7), when no other subject can and the reply is
-      // no repeat (rule R): the reply then says it failed, and failure-notice-final judges that.
+      // A /clear with no such row takes an error reply last (tier 7), when no other subject can and the reply is no
+      // repeat (rule R): the reply then says it failed, and failure-notice-final judges whether its reset was made.
       const key = [strength === 7 ? 7 : tier(covered, settled, strength), subjectClass(candidate), strength, mates.has(subjectKey(candidate)) ? 1 : 0, index];
       if (best === undefined || lessThan(key, best.key)) best = { subject: candidate, key, covered };
     }

@@ -7,7 +7,7 @@
 // unanswered; with the model fixed (no rotation on a give-up) it credited the reply to m1, whose answer was on its way.
 import { describe, expect, it } from 'vitest';
 import { attributeAll } from '../../sim/checkers/attribution.ts';
-import { readDurableState, type SessionSpan } from '../../sim/checkers/durable.ts';
+import { type DbRow, readDurableState, type SessionSpan } from '../../sim/checkers/durable.ts';
 import { checkFailureNotices } from '../../sim/checkers/finality.ts';
 import type { Observations } from '../../sim/checkers/observations.ts';
 import { Placement } from '../../sim/checkers/placement.ts';
@@ -19,11 +19,16 @@ import { KeylessHistory, session } from './keyless-history.ts';
 const sql = await loadSqlJs();
 const errorReply = 'Sorry, something went wrong. Please try again.';
 
-/** The key's family: its first session from 500 ms, and one session a rotation began at each of `resets`. */
-function withFamily(o: Observations, resets: readonly number[]): Observations {
+/**
+ * The durable state: the key's family (its first session from 500 ms, and one session a rotation began at each of
+ * `resets`) and, when `closedWith` is given, the /clear's user row at 1.5 s and the row that closed its turn at 4.9 s.
+ */
+function withFamily(o: Observations, resets: readonly number[], closedWith?: string): Observations {
   const spans: SessionSpan[] = [{ sessionId: session, startedAtMs: 500, endedAtMs: resets[0] ?? null, endReason: resets.length > 0 ? 'session_reset' : null }];
   for (const [index, atMs] of resets.entries()) spans.push({ sessionId: `${session}~${index}`, startedAtMs: atMs, endedAtMs: resets[index + 1] ?? null, endReason: index + 1 < resets.length ? 'session_reset' : null });
-  return { ...o, durable: { ...o.durable, families: new Map([[session, spans]]) } };
+  const row = (id: number, timestamp: number, role: string, content: string): DbRow => ({ id, sessionKey: session, sessionId: session, timestamp, role, content, toolCallIds: [], toolCallId: null });
+  const rows = closedWith === undefined ? [] : [row(1, 1_500, 'user', '/clear <d1>'), row(2, 4_900, 'assistant', `<message to="user">${closedWith}</message>`)];
+  return { ...o, durable: { ...o.durable, rows, families: new Map([[session, spans]]) } };
 }
 
 function judge(o: Observations): Violation[] {
@@ -51,9 +56,9 @@ function clearGivenUp(m2: boolean): { history: KeylessHistory; notice: ReturnTyp
 }
 
 describe('a /clear told it failed', () => {
-  it('takes the error reply when state.db began no session for it, before a message whose answer was on its way', () => {
+  it('takes the error reply when state.db shows its turn closed with it, before a message whose answer was on its way', () => {
     const { history, notice } = clearGivenUp(true);
-    const o = withFamily(history.observations(), []);
+    const o = withFamily(history.observations(), [], errorReply);
     const attribution = attributeAll(o).get(session);
     expect(attribution?.cannedFor.get('<d1>')).toBe(notice.shown);
     expect(attribution?.cannedFor.has('<m2>')).toBe(false);
@@ -62,8 +67,8 @@ describe('a /clear told it failed', () => {
   });
 
   it('is caught when its reset was made before the notice (seed 931: the give-up attempt rotated the session)', () => {
-    const { history, notice } = clearGivenUp(false);
-    const o = withFamily(history.observations(), [4_950]);
+    const { history, notice } = clearGivenUp(true);
+    const o = withFamily(history.observations(), [4_950], errorReply);
     expect(attributeAll(o).get(session)?.cannedFor.get('<d1>')).toBe(notice.shown);
     const violations = judge(o);
     expect(violations).toHaveLength(1);
@@ -81,11 +86,13 @@ describe('a /clear told it failed', () => {
     expect(violations[0]?.timeMs).toBe(20_000);
   });
 
-  it('whose reset was made takes the error reply only when no other subject can (then it is left unanswered)', () => {
-    const { history, notice } = clearGivenUp(true);
-    const attribution = attributeAll(withFamily(history.observations(), [4_950])).get(session);
-    expect(attribution?.cannedFor.get('<m2>')).toBe(notice.shown);
-    expect(attribution?.cannedFor.has('<d1>')).toBe(false);
+  it('takes the error reply only when no other subject can if state.db does not show its turn closed with it', () => {
+    for (const closedWith of [undefined, 'Session cleared.']) {
+      const { history, notice } = clearGivenUp(true);
+      const attribution = attributeAll(withFamily(history.observations(), [], closedWith)).get(session);
+      expect(attribution?.cannedFor.get('<m2>')).toBe(notice.shown);
+      expect(attribution?.cannedFor.has('<d1>')).toBe(false);
+    }
   });
 
   it('passes when the reset that follows is a later /clear’s (queued behind it)', () => {
@@ -99,6 +106,16 @@ describe('a /clear told it failed', () => {
 });
 
 describe('the model', () => {
+  it('passes two /clears queued behind a message whose turn gave up after its tool message (chaos seed 946, run 32386)', async () => {
+    // The first /clear's reset came after the second arrived; credited on its lack of a reset, it took m2's error
+    // reply, and its own `Session cleared.` was then taken for a duplicate.
+    await withFrozenPlan(sql, 'two-clears-behind-a-failed-turn', (result) => {
+      expect(result.ledger.shown.filter((fact) => fact.text === 'Session cleared.')).toHaveLength(2);
+      expect(result.ledger.shown.map((fact) => fact.text)).toContain(errorReply);
+      expect(result.violations).toEqual([]);
+    });
+  });
+
   it('answers a /clear it gave up on with the error reply and rotates nothing (chaos seed 931, run 29371)', async () => {
     await withFrozenPlan(sql, 'clear-gives-up-on-a-busy-state-db', (result) => {
       const shown = result.ledger.shown.map((fact) => fact.text);
