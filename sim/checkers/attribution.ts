@@ -19,7 +19,7 @@
 // standing that state.db shows as surely sent, and only a message the system shows signs of having given up on.
 import type { LlmAnswerFact, LlmRequestFact, ShownFact } from '../world/ledger.ts';
 import { atLeastOnceRepeats, type RepeatExcuse } from './at-least-once.ts';
-import { familyEntries, familyRows } from './durable.ts';
+import { type DbRow, familyEntries, familyRows } from './durable.ts';
 import { readResultBlocks } from './formats.ts';
 import { answersIn, cannedRepliesIn, carries, commandStartsOf, commandsOf, isClear, normalized, subjectsIn, type Observations, showsNoText, shownIn, type Subject, subjectAtMs, subjectKey, takenUp } from './observations.ts';
 
@@ -186,7 +186,7 @@ function attribute(o: Observations, session: string, excused: RepeatExcuse): Att
   const takenForRepeat = (fact: ShownFact): boolean => optional(fact) && excused.excused(fact);
   let canned = cannedShown;
   let cannedUnexplained: Unexplained[] = [];
-  let assigned = assignCanned(o, session, answers, canned, cannedUnexplained, takenForRepeat, finalTexts);
+  let assigned = assignCanned(o, session, answers, canned, cannedUnexplained, takenForRepeat, finalTexts, rows);
   for (;;) {
     const lacking = cannedUnexplained.find((entry) => !optional(entry.shown));
     if (lacking === undefined) break;
@@ -195,7 +195,7 @@ function attribute(o: Observations, session: string, excused: RepeatExcuse): Att
     if (yielding === undefined || !excused.excused(yielding)) break;
     canned = canned.filter((fact) => fact !== yielding);
     cannedUnexplained = [];
-    assigned = assignCanned(o, session, answers, canned, cannedUnexplained, takenForRepeat, finalTexts);
+    assigned = assignCanned(o, session, answers, canned, cannedUnexplained, takenForRepeat, finalTexts, rows);
   }
   const { cannedFor, cannedFirst, endedBy } = assigned;
   for (const entry of cannedUnexplained) unexplainedOrRepeat(unexplained, excused, entry);
@@ -211,8 +211,8 @@ function lessThan(a: readonly number[], b: readonly number[]): boolean {
 
 /**
  * Each canned reply answers one subject: `Session cleared.` a /clear, the error reply a message, command, command's
- * start or /clear (one whose turn gave up), among those that arrived before it and have no canned reply of their own yet. The reply goes to the
- * candidate with the least key (tier, class, evidence, mate, arrival): the rules E, S, T, C and R in the loop below,
+ * start or /clear (one whose turn gave up), among those that arrived before it and have no canned reply of their own
+ * yet. The reply goes to the candidate with the least key (tier, class, evidence, mate, arrival): the rules E, S, T, C and R in the loop below,
  * stated in docs/MODEL.md ("The attribution's rules"). An error reply also answers, as their mate, the other open
  * subjects its turn's request carried (a turn may end with one error reply or one per message). A canned reply that
  * finds no subject is shown again.
@@ -226,6 +226,8 @@ function assignCanned(
   takenForRepeat: (fact: ShownFact) => boolean,
   /** The closing texts state.db holds as final rows of the session's family (its turns that finished). */
   finalTexts: ReadonlySet<string>,
+  /** The rows of the session's family in state.db, in its order (timestamp, then insertion). */
+  rows: readonly DbRow[],
 ): { cannedFor: Map<string, ShownFact>; cannedFirst: Map<string, ShownFact>; endedBy: Map<string, ShownFact[]> } {
   // A context message (it did not mention the agent) is owed no reply, so no canned reply answers it.
   // Messages the gateway acknowledged come first: one it never acknowledged was most likely never taken in (the
@@ -313,14 +315,14 @@ function assignCanned(
     return last !== undefined && carries(last.prompt, subject);
   };
   // A /clear's turn writes its user row and then the row of its canned reply in the session it was in (the model's;
-  // Hermes' gateway writes none): the first assistant row after the /clear's user row, in the same session, is the
-  // error reply and was written by the instant (chaos seed 931 with the model fixed; seed 946: a /clear queued behind
-  // another, whose row is `Session cleared.`, took a failed message's error reply on a weaker rule).
-  const rows = familyRows(o.durable, session);
+  // Hermes' gateway writes none): the first assistant row after the /clear's user row, in state.db's order and the same
+  // session, is the error reply and was written by the instant (chaos seed 931 with the model fixed; seed 946: a /clear
+  // queued behind another, whose row is `Session cleared.`, took a failed message's error reply on a weaker rule).
   const errorText = normalized(cannedRepliesIn(o)[0]);
   const clearClosedByError = (candidate: Subject, atMs: number): boolean => {
-    const user = rows.find((row) => row.role === 'user' && carries(row.content, candidate));
-    const closing = user === undefined ? undefined : rows.find((row) => row.role === 'assistant' && row.sessionId === user.sessionId && row.id > user.id);
+    const at = rows.findIndex((row) => row.role === 'user' && carries(row.content, candidate));
+    const user = rows[at];
+    const closing = user === undefined ? undefined : rows.slice(at + 1).find((row) => row.role === 'assistant' && row.sessionId === user.sessionId);
     if (closing === undefined || closing.timestamp > atMs) return false;
     const blocks = readResultBlocks(closing.content);
     return blocks.length === 1 && normalized(blocks[0]?.body ?? '') === errorText;

@@ -5,9 +5,10 @@
 // (the attribution's, as its own or as its turn's mate) and every request the LLM API received after that showing.
 import type { Attribution } from './attribution.ts';
 import type { ShownFact, UserMessageFact } from '../world/ledger.ts';
-import { carries, cannedRepliesIn, describeSubject, isClear, normalized, type Observations, resetAfter, seconds, type Subject, subjectKey, subjectsIn } from './observations.ts';
+import { carries, cannedRepliesIn, describeSubject, isClear, normalized, type Observations, seconds, type Subject, subjectKey, subjectsIn } from './observations.ts';
 import type { Placement } from './placement.ts';
 import { placedViolation, type Violation } from './violation.ts';
+import type { SessionSpan } from './durable.ts';
 
 /** The error reply that first answered a subject (its own or its turn's mate), if its first canned reply is one. */
 export function failureNoticeOf(o: Observations, attribution: Attribution | undefined, subject: Subject): ShownFact | undefined {
@@ -57,4 +58,15 @@ function checkClearNotDone(o: Observations, session: string, clear: UserMessageF
       begun.startedAtMs > notice.atMs ? place.at(begun.startedAtMs, `state.db's session ${begun.sessionId} begins after the user was told the /clear failed`) : place.showing(notice, `the user is shown the error reply for a /clear whose reset was made at ${seconds(begun.startedAtMs)}`),
     ),
   );
+}
+
+/**
+ * The session a /clear's reset began, as state.db's `sessions` has it: one of the key's family after its first (a
+ * rotation began it) that began after the /clear came and before the key's next /clear did (that one's reset may come
+ * after it).
+ */
+function resetAfter(o: Observations, clear: UserMessageFact): SessionSpan | undefined {
+  const next = o.ledger.userMessages.find((message) => message.sessionKey === clear.sessionKey && message.sentAtMs > clear.sentAtMs && isClear(message));
+  const until = next?.sentAtMs ?? Infinity;
+  return (o.durable.families.get(clear.sessionKey) ?? []).slice(1).find((span) => span.startedAtMs !== null && span.startedAtMs >= clear.sentAtMs && span.startedAtMs < until);
 }

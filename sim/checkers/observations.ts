@@ -6,7 +6,7 @@
 // run hands in (system.ts); nothing here is imported from src/.
 import type { TraceEvent } from '../kernel/trace.ts';
 import type { CommandFact, Ledger, LlmAnswerFact, ShownFact, UserMessageFact } from '../world/ledger.ts';
-import type { DurableState, SessionSpan } from './durable.ts';
+import type { DurableState } from './durable.ts';
 import { collapseWhitespace } from './formats.ts';
 import { cannedRepliesOf, referenceSystem, type SystemDescription } from './system.ts';
 
@@ -200,17 +200,6 @@ export function describeSubject(subject: Subject): string {
 /** Whether a subject is a user's /clear (a request to reset the session, which asks the LLM nothing). */
 export function isClear(subject: Subject): boolean {
   return 'marker' in subject && subject.text.trim().toLowerCase().startsWith('/clear');
-}
-
-/**
- * The session a /clear's reset began, as state.db's `sessions` has it: one of the key's family after its first (a
- * rotation began it) that began after the /clear came and before the key's next /clear did (that one's reset may come
- * after it).
- */
-export function resetAfter(o: Observations, clear: UserMessageFact): SessionSpan | undefined {
-  const next = o.ledger.userMessages.find((message) => message.sessionKey === clear.sessionKey && message.sentAtMs > clear.sentAtMs && isClear(message));
-  const until = next?.sentAtMs ?? Infinity;
-  return (o.durable.families.get(clear.sessionKey) ?? []).slice(1).find((span) => span.startedAtMs !== null && span.startedAtMs >= clear.sentAtMs && span.startedAtMs < until);
 }
 
 /** When the subject entered the world: the user typed it, or the workload asked for the command. */
