@@ -12,12 +12,10 @@ import { simEpochMs } from '../../src/pi-format.ts';
 import type { Clock } from '../../src/ports.ts';
 import { noRandom, noTimers } from './no-world.ts';
 import { builtinModule, createInstanceWorld, type HooksBinding } from '../../sim/real/openclaw-hooks.mjs';
-import { openclawBinding, openclawInstalled, OpenclawInstance, openclawMissingMessage } from '../../sim/real/openclaw/index.ts';
+import { openclawBinding, OpenclawInstance } from '../../sim/real/openclaw/index.ts';
+import { openclawMissing } from './openclaw-support.ts';
 
-const missing = !openclawInstalled('2026.7.1');
-// CI installs openclaw/ (.ci/run), so there a missing workspace is a broken install, not a reason to skip.
-if (missing && process.env.CI === 'true') throw new Error(openclawMissingMessage);
-if (missing) process.stderr.write(`skipping the real OpenClaw tests: ${openclawMissingMessage}\n`);
+const missing = openclawMissing('real OpenClaw tests', ['2026.7.1']);
 
 interface Storage<T> {
   getStore(): T | undefined;

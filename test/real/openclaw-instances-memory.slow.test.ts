@@ -11,11 +11,10 @@ import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { openclawInstalled, openclawMissingMessage, openclawReleases } from '../../sim/real/openclaw/index.ts';
+import { openclawReleases } from '../../sim/real/openclaw/index.ts';
+import { openclawMissing } from './openclaw-support.ts';
 
-const missing = !openclawReleases.every((release) => openclawInstalled(release));
-if (missing && process.env.CI === 'true') throw new Error(openclawMissingMessage);
-if (missing) process.stderr.write(`skipping the real OpenClaw tests: ${openclawMissingMessage}\n`);
+const missing = openclawMissing('real OpenClaw tests');
 
 const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
 const run = promisify(execFile);

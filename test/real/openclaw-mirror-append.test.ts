@@ -29,12 +29,10 @@ import { modelSessionManagerFactory } from '../../src/session-manager-port.ts';
 import { loadSqlJs } from '../../sim/kernel/sqlite.ts';
 import { Simulation } from '../../sim/kernel/simulation.ts';
 import { openclawGatewayPartsFor } from '../../sim/real/openclaw/gateway-parts.ts';
-import { openclawInstalled, openclawMissingMessage, type OpenclawRelease, openclawReleases } from '../../sim/real/openclaw/index.ts';
+import { type OpenclawRelease, openclawReleases } from '../../sim/real/openclaw/index.ts';
+import { openclawMissing } from './openclaw-support.ts';
 
-const missing = !openclawReleases.every((release) => openclawInstalled(release));
-// CI installs openclaw/ (.ci/run), so there a missing workspace is a broken install, not a reason to skip.
-if (missing && process.env.CI === 'true') throw new Error(openclawMissingMessage);
-if (missing) process.stderr.write(`skipping the real OpenClaw mirror-append tests: ${openclawMissingMessage}\n`);
+const missing = openclawMissing('real OpenClaw mirror-append tests');
 
 const sql = await loadSqlJs();
 const sessionKey = 'agent:main:chat:0';

@@ -3,11 +3,10 @@
 // is deterministic and says why an allow-list of a few pure packages cannot make the component load. Without the
 // openclaw/ workspace the suite skips, naming `npm ci --prefix openclaw`.
 import { describe, expect, it } from 'vitest';
-import { chunkClosure, openclawInstalled, openclawMissingMessage, openclawReleases, resolveOpenclawExport } from '../../sim/real/openclaw/index.ts';
+import { chunkClosure, openclawReleases, resolveOpenclawExport } from '../../sim/real/openclaw/index.ts';
+import { openclawMissing } from './openclaw-support.ts';
 
-const missing = !openclawReleases.every((release) => openclawInstalled(release));
-if (missing && process.env.CI === 'true') throw new Error(openclawMissingMessage);
-if (missing) process.stderr.write(`skipping the real OpenClaw tests: ${openclawMissingMessage}\n`);
+const missing = openclawMissing('real OpenClaw tests');
 
 describe.skipIf(missing)("handleNodeEvent's import closure", () => {
   for (const release of openclawReleases) {

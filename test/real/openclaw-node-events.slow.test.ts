@@ -13,14 +13,12 @@ import { findScenario } from '../../scenarios/index.ts';
 import { loadSqlJs } from '../../sim/kernel/sqlite.ts';
 import { Simulation } from '../../sim/kernel/simulation.ts';
 import { openclawGatewayPartsFor } from '../../sim/real/openclaw/gateway-parts.ts';
-import { openclawInstalled, openclawMissingMessage } from '../../sim/real/openclaw/index.ts';
 import { generateSpec } from '../../sim/run/generate.ts';
 import { runSpec } from '../../sim/run/harness.ts';
 import { cli } from '../cli/support.ts';
+import { openclawMissing } from './openclaw-support.ts';
 
-const missing = !openclawInstalled('2026.4.24');
-if (missing && process.env.CI === 'true') throw new Error(openclawMissingMessage);
-if (missing) process.stderr.write(`skipping the node-events tests: ${openclawMissingMessage}\n`);
+const missing = openclawMissing('node-events tests', ['2026.4.24']);
 
 const session = 'agent:main:chat:0';
 

@@ -21,12 +21,10 @@ import { modelOrphanMerge, queuedPrefix } from '../../src/turn.ts';
 import { loadSqlJs } from '../../sim/kernel/sqlite.ts';
 import { Simulation } from '../../sim/kernel/simulation.ts';
 import { openclawGatewayPartsFor } from '../../sim/real/openclaw/gateway-parts.ts';
-import { openclawInstalled, openclawMissingMessage, type OpenclawRelease, openclawReleases } from '../../sim/real/openclaw/index.ts';
+import { type OpenclawRelease, openclawReleases } from '../../sim/real/openclaw/index.ts';
+import { openclawMissing } from './openclaw-support.ts';
 
-const missing = !openclawReleases.every((release) => openclawInstalled(release));
-// CI installs openclaw/ (.ci/run), so there a missing workspace is a broken install, not a reason to skip.
-if (missing && process.env.CI === 'true') throw new Error(openclawMissingMessage);
-if (missing) process.stderr.write(`skipping the real OpenClaw orphan-merge tests: ${openclawMissingMessage}\n`);
+const missing = openclawMissing('real OpenClaw orphan-merge tests');
 
 /** The release's policy as a run gets it: the adapter of a simulated runner incarnation, and what escaped. */
 async function realPolicy(release: OpenclawRelease): Promise<{ policy: OrphanMergePolicy; escapes: string[] }> {

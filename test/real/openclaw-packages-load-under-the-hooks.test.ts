@@ -5,11 +5,10 @@
 // (outside the openclaw/ workspace) is not found, and a package reaching an unsimulated built-in fails loudly.
 // Without the openclaw/ workspace the suite skips, naming `npm ci --prefix openclaw`.
 import { describe, expect, it } from 'vitest';
-import { openclawBinding, OpenclawInstance, openclawInstalled, openclawMissingMessage } from '../../sim/real/openclaw/index.ts';
+import { openclawBinding, OpenclawInstance } from '../../sim/real/openclaw/index.ts';
+import { openclawMissing } from './openclaw-support.ts';
 
-const missing = !openclawInstalled('2026.4.24');
-if (missing && process.env.CI === 'true') throw new Error(openclawMissingMessage);
-if (missing) process.stderr.write(`skipping the package-loader tests: ${openclawMissingMessage}\n`);
+const missing = openclawMissing('package-loader tests', ['2026.4.24']);
 
 const envFile = '/home/openclaw/.env';
 

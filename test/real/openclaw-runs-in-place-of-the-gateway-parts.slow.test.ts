@@ -10,15 +10,13 @@ import { decodeSeedString } from '../../sim/cli/seed-string.ts';
 import { loadSqlJs } from '../../sim/kernel/sqlite.ts';
 import { Simulation } from '../../sim/kernel/simulation.ts';
 import { openclawGatewayPartsFor } from '../../sim/real/openclaw/gateway-parts.ts';
-import { openclawInstalled, openclawMissingMessage, type OpenclawRelease, openclawReleases } from '../../sim/real/openclaw/index.ts';
+import { type OpenclawRelease, openclawReleases } from '../../sim/real/openclaw/index.ts';
 import { generateSpec } from '../../sim/run/generate.ts';
 import { runSpec } from '../../sim/run/harness.ts';
 import { cli } from '../cli/support.ts';
+import { openclawMissing } from './openclaw-support.ts';
 
-const missing = !openclawReleases.every((release) => openclawInstalled(release));
-// CI installs openclaw/ (.ci/run), so there a missing workspace is a broken install, not a reason to skip.
-if (missing && process.env.CI === 'true') throw new Error(openclawMissingMessage);
-if (missing) process.stderr.write(`skipping the --openclaw tests: ${openclawMissingMessage}\n`);
+const missing = openclawMissing('--openclaw tests');
 
 /** Enqueue A, B, A (A keyed exec:run-0, B exec:run-1) through a release's adapted queue in a simulated gateway. */
 async function abaThroughTheAdapter(release: OpenclawRelease): Promise<{ queued: boolean[]; drained: string[]; escapes: string[] }> {

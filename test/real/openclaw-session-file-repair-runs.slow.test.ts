@@ -10,15 +10,13 @@ import { describe, expect, it } from 'vitest';
 import { findScenario } from '../../scenarios/index.ts';
 import { decodeSeedString } from '../../sim/cli/seed-string.ts';
 import { loadSqlJs } from '../../sim/kernel/sqlite.ts';
-import { openclawInstalled, openclawMissingMessage, openclawReleases } from '../../sim/real/openclaw/index.ts';
+import { openclawReleases } from '../../sim/real/openclaw/index.ts';
 import { generateSpec } from '../../sim/run/generate.ts';
 import { runSpec } from '../../sim/run/harness.ts';
-import { cli } from '../cli/support.ts';
+import { openclawMissing } from './openclaw-support.ts';
+import { runThenRepro, runTwiceUnderEachRelease } from './openclaw-runs.ts';
 
-const missing = !openclawReleases.every((release) => openclawInstalled(release));
-// CI installs openclaw/ (.ci/run), so there a missing workspace is a broken install, not a reason to skip.
-if (missing && process.env.CI === 'true') throw new Error(openclawMissingMessage);
-if (missing) process.stderr.write(`skipping the --openclaw session-file-repair run tests: ${openclawMissingMessage}\n`);
+const missing = openclawMissing('--openclaw session-file-repair run tests');
 
 /**
  * Chaos plans (the first plan of these seeds, the chaos generator of b46a777) in which a power loss tears the
@@ -29,32 +27,18 @@ if (missing) process.stderr.write(`skipping the --openclaw session-file-repair r
 const seeds = [1, 21];
 
 describe.skipIf(missing)('--openclaw session-file-repair: the release repairs a torn transcript in a run', () => {
-  const inProcess = new Map<string, string>();
+  let inProcess = new Map<string, string>();
 
   it('the release repairs, and a run gives the same trace hash twice in one process, for each release', async () => {
-    const sql = await loadSqlJs();
-    const chaos = findScenario('chaos');
-    if (chaos === undefined) throw new Error('chaos is built in');
-    for (const release of openclawReleases) {
-      for (const seed of seeds) {
-        const spec = generateSpec(chaos, [], seed, undefined);
-        const hashes: string[] = [];
-        for (let round = 0; round < 2; round++) {
-          const result = await runSpec(spec, { sql, openclaw: { release, parts: ['session-file-repair'] } });
-          const repaired = result.sim.trace.events.filter((event) => event.kind === 'model.transcript-repaired');
-          expect(repaired.length, `${release} seed ${seed}: a repair`).toBeGreaterThan(0);
-          const backup = (repaired[0]?.fields as { backup?: unknown }).backup;
-          // 2026.4.24 keeps `<file>.bak-<pid>-<epoch ms>` (the simulated pid, 1000 + incarnation); 2026.7.1 removes it.
-          if (release === '2026.4.24') expect(String(backup)).toMatch(/\.jsonl\.bak-10\d\d-17672\d{8}$/);
-          else expect(backup).toBe(null);
-          expect(result.verdict, `${release} seed ${seed}: ${result.violations.map((violation) => violation.invariant).join(', ')}`).toBe('pass');
-          hashes.push(result.traceHash);
-          result.sim.dispose();
-        }
-        expect(hashes[1], `${release} seed ${seed}`).toBe(hashes[0]);
-        inProcess.set(`${release}/${seed}`, hashes[0] as string);
-      }
-    }
+    inProcess = await runTwiceUnderEachRelease(seeds, () => ['session-file-repair'], ({ release, result, label }) => {
+      const repaired = result.sim.trace.events.filter((event) => event.kind === 'model.transcript-repaired');
+      expect(repaired.length, `${label}: a repair`).toBeGreaterThan(0);
+      const backup = (repaired[0]?.fields as { backup?: unknown }).backup;
+      // 2026.4.24 keeps `<file>.bak-<pid>-<epoch ms>` (the simulated pid, 1000 + incarnation); 2026.7.1 removes it.
+      if (release === '2026.4.24') expect(String(backup)).toMatch(/\.jsonl\.bak-10\d\d-17672\d{8}$/);
+      else expect(backup).toBe(null);
+      expect(result.verdict, `${label}: ${result.violations.map((violation) => violation.invariant).join(', ')}`).toBe('pass');
+    });
   }, 900_000);
 
   it("the finding: a power loss just after the release's repair empties the transcript (no fsync), where the model's keeps it", async () => {
@@ -83,17 +67,10 @@ describe.skipIf(missing)('--openclaw session-file-repair: the release repairs a 
   it('the seed string records ~fr; run and repro in fresh processes (under Node 24) give the hash of this process', () => {
     for (const release of openclawReleases) {
       const seed = seeds[0] as number;
-      const ran = cli(['run', 'chaos', '--seed', String(seed), '--openclaw', `${release}:session-file-repair`, '--json'], {}, 400_000);
-      expect(ran.status, ran.stderr).toBe(0);
-      const json = JSON.parse(ran.stdout) as { seed: string; traceHash: string };
-      expect(decodeSeedString(json.seed).openclaw).toEqual({ release, parts: ['session-file-repair'] });
-      expect(json.seed).toContain(`@oc-${release.replace(/\./g, '_')}~fr.`);
-      const again = cli(['repro', json.seed, '--json'], {}, 400_000);
-      expect(again.status, again.stderr).toBe(0);
-      expect((JSON.parse(again.stdout) as { traceHash: string }).traceHash).toBe(json.traceHash);
+      const hash = runThenRepro(release, seed, ['session-file-repair'], 'fr', 400_000);
       // The same trace on the Node this test runs on (in-process, the first test) and on the workspace's Node 24.
       const here = inProcess.get(`${release}/${seed}`);
-      if (here !== undefined) expect(json.traceHash, `${release}: the hash of this process (${process.version})`).toBe(here);
+      if (here !== undefined) expect(hash, `${release}: the hash of this process (${process.version})`).toBe(here);
     }
   }, 900_000);
 });

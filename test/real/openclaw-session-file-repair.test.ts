@@ -18,12 +18,10 @@ import { repairSessionFileIfNeeded, type SessionFileRepair } from '../../src/ses
 import { loadSqlJs } from '../../sim/kernel/sqlite.ts';
 import { Simulation } from '../../sim/kernel/simulation.ts';
 import { openclawGatewayPartsFor } from '../../sim/real/openclaw/gateway-parts.ts';
-import { openclawInstalled, openclawMissingMessage, type OpenclawRelease, openclawReleases } from '../../sim/real/openclaw/index.ts';
+import { type OpenclawRelease } from '../../sim/real/openclaw/index.ts';
+import { openclawMissing } from './openclaw-support.ts';
 
-const missing = !openclawReleases.every((release) => openclawInstalled(release));
-// CI installs openclaw/ (.ci/run), so there a missing workspace is a broken install, not a reason to skip.
-if (missing && process.env.CI === 'true') throw new Error(openclawMissingMessage);
-if (missing) process.stderr.write(`skipping the real OpenClaw session-file-repair tests: ${openclawMissingMessage}\n`);
+const missing = openclawMissing('real OpenClaw session-file-repair tests');
 
 const header = (id: string) => JSON.stringify({ type: 'session', version: 3, id, timestamp: '2026-01-01T00:00:00.000Z', cwd: '/work' });
 const entry = (id: string, message: unknown) => JSON.stringify({ type: 'message', id, parentId: null, timestamp: '2026-01-01T00:00:01.000Z', message });

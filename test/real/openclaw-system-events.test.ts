@@ -29,19 +29,15 @@ import {
   type OpenclawBinding,
   openclawBinding,
   openclawIncarnationBinding,
-  openclawInstalled,
   OpenclawInstance,
-  openclawMissingMessage,
   type OpenclawRelease,
   openclawReleases,
   type OpenclawSystemEvents,
   simulatedDiskFs,
 } from '../../sim/real/openclaw/index.ts';
+import { openclawMissing } from './openclaw-support.ts';
 
-const missing = !openclawReleases.every((release) => openclawInstalled(release));
-// CI installs openclaw/ (.ci/run), so there a missing workspace is a broken install, not a reason to skip.
-if (missing && process.env.CI === 'true') throw new Error(openclawMissingMessage);
-if (missing) process.stderr.write(`skipping the real OpenClaw tests: ${openclawMissingMessage}\n`);
+const missing = openclawMissing('real OpenClaw tests');
 
 // ---------------------------------------------------------------------------------------------------------------
 // Operations and what each side answers.

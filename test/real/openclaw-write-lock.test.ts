@@ -26,13 +26,11 @@ import type { ProcessContext } from '../../src/ports.ts';
 import { loadSqlJs } from '../../sim/kernel/sqlite.ts';
 import { Simulation } from '../../sim/kernel/simulation.ts';
 import { openclawGatewayPartsFor } from '../../sim/real/openclaw/gateway-parts.ts';
-import { openclawInstalled, openclawMissingMessage, type OpenclawRelease, openclawReleases } from '../../sim/real/openclaw/index.ts';
+import { type OpenclawRelease, openclawReleases } from '../../sim/real/openclaw/index.ts';
 import type { WriteLockCaller } from '../../sim/real/openclaw/write-lock.ts';
+import { openclawMissing } from './openclaw-support.ts';
 
-const missing = !openclawReleases.every((release) => openclawInstalled(release));
-// CI installs openclaw/ (.ci/run), so there a missing workspace is a broken install, not a reason to skip.
-if (missing && process.env.CI === 'true') throw new Error(openclawMissingMessage);
-if (missing) process.stderr.write(`skipping the real OpenClaw write-lock tests: ${openclawMissingMessage}\n`);
+const missing = openclawMissing('real OpenClaw write-lock tests');
 
 const sql = await loadSqlJs();
 const file = '/data/sessions/agent%3Amain%3Achat%3A0.jsonl';
