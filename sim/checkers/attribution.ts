@@ -19,7 +19,7 @@
 // standing that state.db shows as surely sent, and only a message the system shows signs of having given up on.
 import type { LlmAnswerFact, LlmRequestFact, ShownFact } from '../world/ledger.ts';
 import { atLeastOnceRepeats, type RepeatExcuse } from './at-least-once.ts';
-import { type DbRow, familyEntries, familyRows } from './durable.ts';
+import { type DbRow, familyBranch, familyEntries, familyRows } from './durable.ts';
 import { readResultBlocks } from './formats.ts';
 import { answersIn, cannedRepliesIn, carries, commandStartsOf, commandsOf, isClear, normalized, subjectsIn, type Observations, showsNoText, shownIn, type Subject, subjectAtMs, subjectKey, takenUp } from './observations.ts';
 
@@ -106,6 +106,7 @@ function attribute(o: Observations, session: string, excused: RepeatExcuse): Att
     ...rows.flatMap((row) => (row.role === 'tool' && row.toolCallId !== null ? [row.toolCallId] : [])),
     ...familyEntries(o.durable, session).flatMap((entry) => (entry.toolCallId === null ? [] : [entry.toolCallId])),
   ]);
+  const branchCalls = new Set(familyBranch(o.durable, session).flatMap((entry) => (entry.role === 'assistant' ? entry.toolCallIds : [])));
   /** When each closing text first became a final row (state.db's timestamp, ms of the simulated clock). */
   const finalAtMs = new Map<string, number>();
   for (const row of rows) if (row.role === 'assistant' && row.toolCallIds.length === 0) finalAtMs.set(row.content, Math.min(row.timestamp, finalAtMs.get(row.content) ?? Infinity));
@@ -159,7 +160,15 @@ function attribute(o: Observations, session: string, excused: RepeatExcuse): Att
       const index = calls.indexOf(candidate);
       return index <= 0 || calls.slice(0, index).every((other) => other.shownBy !== null && other.shownBy.atMs <= fact.atMs);
     };
-    const rank = (candidate: Slot): number => 2 * (2 * evidence(candidate, fact.atMs) + (candidate.answer.superseded ? 1 : 0)) + (inOrder(candidate) ? 0 : 1);
+    // Between slots equal on all that, a tool call whose carrier is on the JSONL active branch ranks first: the
+    // transcripts then hold it in both stores, as one-assistant-row-per-visible-reply asks of a tool message shown.
+    // fuzz --all seed 815, chaos run 618 (stop 36): on a key-less platform m0's first answer sent "Looking it up" (its
+    // carrier in both stores) and a power loss struck; the re-formed turn's answer called the same phrase, its carrier
+    // row committed and its JSONL append torn by a second power loss, and its call was never made. The one showing (the
+    // gateway's send of the first call's row) went to the newer call, which no JSONL entry carries.
+    const rank = (candidate: Slot): number =>
+      2 * (2 * (2 * evidence(candidate, fact.atMs) + (candidate.answer.superseded ? 1 : 0)) + (inOrder(candidate) ? 0 : 1)) +
+      (candidate.toolCalls.some((call) => branchCalls.has(call.id)) ? 0 : 1);
     const slot = open.reduce<Slot | undefined>((best, candidate) => (best === undefined || rank(candidate) <= rank(best) ? candidate : best), undefined);
     // A showing that only a superseded answer, or a slot state.db does not show as surely sent (a tool call with no
     // result row: never made, or cut off before the send; a closing text with no final row), could explain is rather
