@@ -19,8 +19,7 @@ import { Simulation } from '../../sim/kernel/simulation.ts';
 import { openclawGatewayPartsFor } from '../../sim/real/openclaw/gateway-parts.ts';
 import { parseOpenclawChoice } from '../../sim/real/openclaw/choice.ts';
 import { generateSpec } from '../../sim/run/generate.ts';
-import { runSpec } from '../../sim/run/harness.ts';
-import { cli } from '../cli/support.ts';
+import { runThenRepro, runTwice } from './openclaw-runs.ts';
 import { openclawMissing } from './openclaw-support.ts';
 
 const missing = openclawMissing('2026.7.1 node-events tests', ['2026.7.1']);
@@ -129,23 +128,10 @@ describe.skipIf(missing)("2026.7.1's handleNodeEvent and NodeRegistry in place o
   it('a run gives the same trace hash twice in one process, and the seed string replays it in fresh processes', async () => {
     const scenario = findScenario('exec-replay');
     if (scenario === undefined) throw new Error('exec-replay is built in');
-    const sql = await loadSqlJs();
-    const spec = generateSpec(scenario, [], 1, undefined);
-    const hashes: string[] = [];
-    for (let round = 0; round < 2; round++) {
-      const result = await runSpec(spec, { sql, openclaw: { release: '2026.7.1', parts: [...parts] } });
-      hashes.push(result.traceHash);
-      // The gateway issued the system.run invokes and the node host ran them.
-      expect(result.sim.trace.events.some((event) => event.kind === 'model.node-invoke')).toBe(true);
-      result.sim.dispose();
-    }
-    expect(hashes[1]).toBe(hashes[0]);
-    const ran = cli(['run', 'exec-replay', '--seed', '1', '--openclaw', '2026.7.1:system-events,heartbeat-wake,node-events', '--json'], {}, 400_000);
-    const json = JSON.parse(ran.stdout) as { seed: string; traceHash: string };
-    expect(json.seed).toContain('@oc-2026_7_1~se+hw+ne.');
-    expect(json.traceHash).toBe(hashes[0]);
-    const again = cli(['repro', json.seed, '--json'], {}, 400_000);
-    expect(again.status, again.stderr).toBe(ran.status);
-    expect((JSON.parse(again.stdout) as { traceHash: string }).traceHash).toBe(json.traceHash);
+    // Each run: the gateway issued the system.run invokes and the node host ran them.
+    const inProcess = await runTwice(generateSpec(scenario, [], 1, undefined), '2026.7.1', parts, 'exec-replay seed 1', (result) =>
+      expect(result.sim.trace.events.some((event) => event.kind === 'model.node-invoke')).toBe(true),
+    );
+    expect(runThenRepro('2026.7.1', 1, parts, 'se+hw+ne', { scenario: 'exec-replay', timeoutMs: 400_000, verdict: 'any' })).toBe(inProcess);
   }, 900_000);
 });

@@ -14,8 +14,7 @@ import { loadSqlJs } from '../../sim/kernel/sqlite.ts';
 import { Simulation } from '../../sim/kernel/simulation.ts';
 import { openclawGatewayPartsFor } from '../../sim/real/openclaw/gateway-parts.ts';
 import { generateSpec } from '../../sim/run/generate.ts';
-import { runSpec } from '../../sim/run/harness.ts';
-import { cli } from '../cli/support.ts';
+import { runThenRepro, runTwice } from './openclaw-runs.ts';
 import { openclawMissing } from './openclaw-support.ts';
 
 const missing = openclawMissing('node-events tests', ['2026.4.24']);
@@ -87,21 +86,8 @@ describe.skipIf(missing)("2026.4.24's handleNodeEvent in place of the model's no
   it('a run gives the same trace hash twice in one process, and the seed string replays it in fresh processes', async () => {
     const scenario = findScenario('exec-replay');
     if (scenario === undefined) throw new Error('exec-replay is built in');
-    const sql = await loadSqlJs();
-    const spec = generateSpec(scenario, [], 1, undefined);
-    const hashes: string[] = [];
-    for (let round = 0; round < 2; round++) {
-      const result = await runSpec(spec, { sql, openclaw: { release: '2026.4.24', parts: ['system-events', 'heartbeat-wake', 'node-events'] } });
-      hashes.push(result.traceHash);
-      result.sim.dispose();
-    }
-    expect(hashes[1]).toBe(hashes[0]);
-    const ran = cli(['run', 'exec-replay', '--seed', '1', '--openclaw', '2026.4.24:system-events,heartbeat-wake,node-events', '--json'], {}, 120_000);
-    const json = JSON.parse(ran.stdout) as { seed: string; traceHash: string };
-    expect(json.seed).toContain('@oc-2026_4_24~se+hw+ne.');
-    expect(json.traceHash).toBe(hashes[0]);
-    const again = cli(['repro', json.seed, '--json'], {}, 120_000);
-    expect(again.status, again.stderr).toBe(ran.status);
-    expect((JSON.parse(again.stdout) as { traceHash: string }).traceHash).toBe(json.traceHash);
+    const parts = ['system-events', 'heartbeat-wake', 'node-events'] as const;
+    const inProcess = await runTwice(generateSpec(scenario, [], 1, undefined), '2026.4.24', parts, 'exec-replay seed 1');
+    expect(runThenRepro('2026.4.24', 1, parts, 'se+hw+ne', { scenario: 'exec-replay', timeoutMs: 120_000, verdict: 'any' })).toBe(inProcess);
   }, 300_000);
 });

@@ -1,7 +1,7 @@
-// Shared by the tests that run chaos plans with a pinned OpenClaw release's parts in place of the model's
-// (`--openclaw <release>:<parts>`): the run of each plan twice in one process under each release (the same trace hash
-// both times), and the command line's `run` then `repro` in fresh processes (the seed string records the parts; the
-// same trace hash both times).
+// Shared by the tests that run plans with a pinned OpenClaw release's parts in place of the model's
+// (`--openclaw <release>:<parts>`): the run of a plan twice in one process (the same trace hash both times), and the
+// command line's `run` then `repro` in fresh processes (the seed string records the parts; the same trace hash both
+// times).
 import { expect } from 'vitest';
 import { findScenario } from '../../scenarios/index.ts';
 import { decodeSeedString } from '../../sim/cli/seed-string.ts';
@@ -24,16 +24,40 @@ export interface ReleaseRun {
 }
 
 /**
- * Runs the first chaos plan of each seed twice under each release with `parts(release)` in place of the model's,
- * calls `check` on every run (before the run's world is disposed), and expects the two runs of a plan to give one
- * trace hash. Returns that hash by `<release>/<seed>`.
+ * Runs `spec` twice in one process with `parts` of `release` in place of the model's, calls `check` on each run
+ * (before its world is disposed), expects one trace hash both times, and returns it.
+ */
+export async function runTwice(
+  spec: RunSpec,
+  release: OpenclawRelease,
+  parts: readonly OpenclawGatewayPart[],
+  label: string,
+  check: (result: RunResult) => void = () => undefined,
+): Promise<string> {
+  const sql = await loadSqlJs();
+  const hashes: string[] = [];
+  for (let round = 0; round < 2; round++) {
+    const result = await runSpec(spec, { sql, openclaw: { release, parts: [...parts] } });
+    hashes.push(result.traceHash);
+    try {
+      check(result);
+    } finally {
+      result.sim.dispose();
+    }
+  }
+  expect(hashes[1], label).toBe(hashes[0]);
+  return hashes[0] as string;
+}
+
+/**
+ * Runs the first chaos plan of each seed twice under each release with `parts(release)` in place of the model's
+ * ({@link runTwice}), calling `check` on every run. Returns the trace hash by `<release>/<seed>`.
  */
 export async function runTwiceUnderEachRelease(
   seeds: readonly number[],
   parts: (release: OpenclawRelease) => OpenclawGatewayPart[],
   check: (run: ReleaseRun) => void,
 ): Promise<Map<string, string>> {
-  const sql = await loadSqlJs();
   const chaos = findScenario('chaos');
   if (chaos === undefined) throw new Error('chaos is built in');
   const hashOf = new Map<string, string>();
@@ -41,36 +65,34 @@ export async function runTwiceUnderEachRelease(
     for (const seed of seeds) {
       const spec = generateSpec(chaos, [], seed, undefined);
       const label = `${release} seed ${seed}`;
-      const hashes: string[] = [];
-      for (let round = 0; round < 2; round++) {
-        const result = await runSpec(spec, { sql, openclaw: { release, parts: parts(release) } });
-        hashes.push(result.traceHash);
-        try {
-          check({ release, seed, spec, result, label });
-        } finally {
-          result.sim.dispose();
-        }
-      }
-      expect(hashes[1], label).toBe(hashes[0]);
-      hashOf.set(`${release}/${seed}`, hashes[0] as string);
+      hashOf.set(`${release}/${seed}`, await runTwice(spec, release, parts(release), label, (result) => check({ release, seed, spec, result, label })));
     }
   }
   return hashOf;
 }
 
+/** How {@link runThenRepro} runs: the scenario (chaos by default), each command's time limit, and the verdict it expects. */
+export interface RunThenReproOptions {
+  scenario?: string;
+  timeoutMs?: number;
+  /** `pass` (the default): `run` must exit 0; `any`: whatever it gives, `repro` must give the same. */
+  verdict?: 'pass' | 'any';
+}
+
 /**
- * `gatesim run chaos --seed <seed> --openclaw <release>:<parts> --json`, then `repro` of the seed string it printed, each
- * in a fresh process: the seed string records the release and the parts (`~<codes>` in it), and both give one trace
- * hash, which is returned.
+ * `gatesim run <scenario> --seed <seed> --openclaw <release>:<parts> --json`, then `repro` of the seed string it printed,
+ * each in a fresh process: the seed string records the release and the parts (`~<codes>` in it), and both give one
+ * exit status and one trace hash, which is returned.
  */
-export function runThenRepro(release: OpenclawRelease, seed: number, parts: OpenclawGatewayPart[], codes: string, timeoutMs = 300_000): string {
-  const ran = cli(['run', 'chaos', '--seed', String(seed), '--openclaw', `${release}:${parts.join(',')}`, '--json'], {}, timeoutMs);
-  expect(ran.status, ran.stderr).toBe(0);
+export function runThenRepro(release: OpenclawRelease, seed: number, parts: readonly OpenclawGatewayPart[], codes: string, options: RunThenReproOptions = {}): string {
+  const { scenario = 'chaos', timeoutMs = 300_000, verdict = 'pass' } = options;
+  const ran = cli(['run', scenario, '--seed', String(seed), '--openclaw', `${release}:${parts.join(',')}`, '--json'], {}, timeoutMs);
+  if (verdict === 'pass') expect(ran.status, ran.stderr).toBe(0);
   const json = JSON.parse(ran.stdout) as { seed: string; traceHash: string };
-  expect(decodeSeedString(json.seed).openclaw).toEqual({ release, parts });
+  expect(decodeSeedString(json.seed).openclaw).toEqual({ release, parts: [...parts] });
   expect(json.seed).toContain(`@oc-${release.replace(/\./g, '_')}~${codes}.`);
   const again = cli(['repro', json.seed, '--json'], {}, timeoutMs);
-  expect(again.status, again.stderr).toBe(0);
+  expect(again.status, again.stderr).toBe(ran.status);
   expect((JSON.parse(again.stdout) as { traceHash: string }).traceHash).toBe(json.traceHash);
   return json.traceHash;
 }

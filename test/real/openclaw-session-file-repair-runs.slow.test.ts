@@ -67,7 +67,7 @@ describe.skipIf(missing)('--openclaw session-file-repair: the release repairs a 
   it('the seed string records ~fr; run and repro in fresh processes (under Node 24) give the hash of this process', () => {
     for (const release of openclawReleases) {
       const seed = seeds[0] as number;
-      const hash = runThenRepro(release, seed, ['session-file-repair'], 'fr', 400_000);
+      const hash = runThenRepro(release, seed, ['session-file-repair'], 'fr', { timeoutMs: 400_000 });
       // The same trace on the Node this test runs on (in-process, the first test) and on the workspace's Node 24.
       const here = inProcess.get(`${release}/${seed}`);
       if (here !== undefined) expect(hash, `${release}: the hash of this process (${process.version})`).toBe(here);
