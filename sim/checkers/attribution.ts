@@ -4,9 +4,10 @@
 // send_message/send_file payload and each `<message to="user">` block of its closing text; a block that repeats a
 // tool payload verbatim shares that payload's slot, so showing both is a duplicate and showing one is complete.
 // Every message shown (reactions aside) must fill an open slot of an answer returned before it was shown, in its
-// session; a message that finds none was shown again (a duplicate) or was never produced. Showings fill slots of
-// answers still standing first, then tool payloads, then the latest; any order fills the same number, so the
-// counts are exact and only the naming of which answer a stock phrase belonged to can be ambiguous.
+// session; a message that finds none was shown again (a duplicate) or was never produced. A showing fills the least
+// of its open slots by the showings' key of docs/MODEL.md "The attribution's rules" (sent, owed, in order, on the
+// branch, latest); any order fills the same number, so the counts are exact and only the naming of which answer a
+// stock phrase belonged to can be ambiguous, which the key settles by the durable evidence of each slot.
 //
 // An answer stands unless it was superseded (a later answer in the session was asked a prompt carrying every user
 // message and command of its prompt, as happens when a message is merged into a later turn) or given up (every
