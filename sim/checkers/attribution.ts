@@ -207,10 +207,41 @@ function attribute(o: Observations, session: string, excused: RepeatExcuse): Att
     cannedUnexplained = [];
     assigned = assignCanned(o, session, answers, canned, cannedUnexplained, takenForRepeat, finalTexts, rows);
   }
+  // An error reply that is no possible resend and that only a /clear could take (the last resort) is lacking too: the
+  // latest possible resend of its text before it that took a subject is taken for the repeat it may be, when the
+  // replies assigned again leave fewer replies lacking or left over (chaos seed 969, run 13189: after a power loss the
+  // new gateway resent m2's error reply, which took m1; m1's own error reply then found only the /clear m3, and m3's
+  // `Session cleared.` was left over).
+  const lacks = (assignment: CannedAssignment, left: readonly Unexplained[]): number =>
+    left.filter((entry) => !optional(entry.shown)).length + assignment.lastResort.filter((fact) => !optional(fact)).length;
+  for (;;) {
+    const lacking = assigned.lastResort.find((fact) => !optional(fact));
+    if (lacking === undefined) break;
+    // A reply took a subject as its first or as its own (a mate's own reply takes it over).
+    const took = new Set([...assigned.cannedFirst.values(), ...assigned.cannedFor.values()]);
+    const yielding = canned.filter((fact) => fact.index < lacking.index && normalized(fact.text) === normalized(lacking.text) && optional(fact) && took.has(fact)).at(-1);
+    if (yielding === undefined) break;
+    const fewer = canned.filter((fact) => fact !== yielding);
+    const left: Unexplained[] = [];
+    const trial = assignCanned(o, session, answers, fewer, left, takenForRepeat, finalTexts, rows);
+    if (lacks(trial, left) >= lacks(assigned, cannedUnexplained) || !excused.excused(yielding)) break;
+    canned = fewer;
+    cannedUnexplained = left;
+    assigned = trial;
+  }
   const { cannedFor, cannedFirst, endedBy } = assigned;
   for (const entry of cannedUnexplained) unexplainedOrRepeat(unexplained, excused, entry);
   markGivenUp(o, answers, endedBy);
   return { session, answers, slotOf, canned: [...cannedFor.values()], cannedFor, cannedFirst, unexplained };
+}
+
+/** What assignCanned decided: each subject's canned reply, the first one each had, what each reply ended. */
+interface CannedAssignment {
+  cannedFor: Map<string, ShownFact>;
+  cannedFirst: Map<string, ShownFact>;
+  endedBy: Map<string, ShownFact[]>;
+  /** The error replies a /clear took as the last resort (tier 7: no other subject could take them). */
+  lastResort: ShownFact[];
 }
 
 /** Lexicographic order of two keys of equal length. */
@@ -238,7 +269,7 @@ function assignCanned(
   finalTexts: ReadonlySet<string>,
   /** The rows of the session's family in state.db, in its order (timestamp, then insertion). */
   rows: readonly DbRow[],
-): { cannedFor: Map<string, ShownFact>; cannedFirst: Map<string, ShownFact>; endedBy: Map<string, ShownFact[]> } {
+): CannedAssignment {
   // A context message (it did not mention the agent) is owed no reply, so no canned reply answers it.
   // Messages the gateway acknowledged come first: one it never acknowledged was most likely never taken in (the
   // platform gave up redelivering it), so a canned reply goes to it only when no acknowledged message can take it
@@ -341,6 +372,7 @@ function assignCanned(
   // other subjects the turn's last failed request carried (a turn may carry several, merged or batched), as their
   // mate; a later error reply of their own still takes such a subject over.
   const primary = new Map<string, ShownFact>();
+  const lastResort: ShownFact[] = [];
   const mates = new Map<string, ShownFact>();
   const cannedFirst = new Map<string, ShownFact>();
   // Every canned reply that ended a turn carrying a subject: its own, and each error reply whose turn's last failed
@@ -458,6 +490,7 @@ function assignCanned(
       continue;
     }
     primary.set(subjectKey(subject), fact);
+    if (tierOf === 7) lastResort.push(fact);
     if (!cannedFirst.has(subjectKey(subject))) cannedFirst.set(subjectKey(subject), fact);
     mates.delete(subjectKey(subject));
     ended(subjectKey(subject), fact);
@@ -478,7 +511,7 @@ function assignCanned(
     }
   }
   const cannedFor = new Map<string, ShownFact>([...mates, ...primary]);
-  return { cannedFor, cannedFirst, endedBy };
+  return { cannedFor, cannedFirst, endedBy, lastResort };
 }
 
 function logicalAnswers(o: Observations, session: string): LogicalAnswer[] {
