@@ -124,10 +124,12 @@ export type QueueMode = (typeof queueModes)[number];
 
 /**
  * OpenClaw's delivery mirror, the second writer of the JSONL transcript (src/delivery-mirror.ts): off; on (its fixed
- * code: the idempotency key check and the session write lock); or as OpenClaw had it before PR #44063 (no key check)
- * or before PR #21828 (no lock), which only tests switch on.
+ * code: the idempotency key check over every file of the key's sessions, and the session write lock); or as OpenClaw
+ * had it before PR #44063 (no key check), before PR #21828 (no lock), or as released (`current-file`: the key check
+ * reads the current session's file alone, so a reply redelivered after a /clear is mirrored into both files), which
+ * only tests switch on.
  */
-export const deliveryMirrorModes = ['off', 'on', 'unkeyed', 'unlocked'] as const;
+export const deliveryMirrorModes = ['off', 'on', 'unkeyed', 'unlocked', 'current-file'] as const;
 export type DeliveryMirrorMode = (typeof deliveryMirrorModes)[number];
 /**
  * Hermes' gateway append, the second writer of state.db (src/gateway-append.ts): off; `skip-db` (the agent has a

@@ -7,6 +7,10 @@
 //   the middle of a run, whose next append then forks the tree), a file that does not exist gets a header line,
 //   the file is scanned for a message carrying the same idempotency key (PR #44063: without it a redelivery mirrors the
 //   reply again), and the gateway's own SessionManager opens the file and appends the entry;
+// - the key check also reads the files of the key's earlier sessions (after a /clear): a reply mirrored before the
+//   rotation and redelivered after it (the gateway killed before it marked the row) is not mirrored again into the new
+//   session, where the user never saw it. OpenClaw (2026.4.24 and 2026.7.1, `transcriptHasIdempotencyKey` on the
+//   resolved session file) reads the current file alone: the mode `current-file`;
 // - the file is the session's current one: after a /clear the key's current session (read from state.db, the model's
 //   record of rotations; OpenClaw resolves the session entry's current sessionFile from sessions.json), so the mirror
 //   writes, and locks, the same file the runner's current session appends to;
@@ -68,12 +72,13 @@ export class DeliveryMirror {
     if (mirrorText.length === 0) return;
     let lock: SessionWriteLock | undefined;
     try {
-      const sessionId = await this.currentSessionId(sessionKey);
+      const sessions = await this.sessionsOf(sessionKey);
+      const sessionId = sessions.at(-1) ?? sessionKey;
       const path = transcriptPath(sessionId);
       // before PR #21828 (unlocked): the mirror wrote without the session write lock. An append that locks itself
       // (OpenClaw 2026.7.1's) takes it inside.
       if (this.mode !== 'unlocked' && this.appendPart?.locksItself !== true) lock = await (this.writeLock?.acquire(path) ?? acquireSessionWriteLock(this.ctx, path));
-      if (this.appendPart === undefined) await this.append(sessionKey, path, mirrorText, idempotencyKey);
+      if (this.appendPart === undefined) await this.append(sessionKey, path, mirrorText, idempotencyKey, sessions.slice(0, -1));
       else await this.appendThroughPart(this.appendPart, { sessionKey, sessionId, path, text, idempotencyKey: this.mode === 'unkeyed' ? undefined : idempotencyKey });
     } catch (error) {
       // OpenClaw logs a failed mirror and carries on: the delivery is marked all the same.
@@ -84,14 +89,14 @@ export class DeliveryMirror {
     }
   }
 
-  /** The key's current session (its first one is the key itself; each /clear chains a new one in state.db). */
-  private async currentSessionId(sessionKey: string): Promise<string> {
+  /** The key's sessions, first to current (its first one is the key itself; each /clear chains a new one in state.db). */
+  private async sessionsOf(sessionKey: string): Promise<string[]> {
     // An open that failed is tried again at the next mirror.
     this.sessionDb ??= SessionDb.open(this.ctx.sqlite).catch((error: unknown) => {
       this.sessionDb = undefined;
       throw error;
     });
-    return (await this.sessionDb).currentSessionId(sessionKey);
+    return (await this.sessionDb).sessionsOf(sessionKey);
   }
 
   /** The append of a part (a real release's): its outcome noted as the model's own append notes it. */
@@ -103,7 +108,7 @@ export class DeliveryMirror {
     else throw new Error(outcome.skipped);
   }
 
-  private async append(sessionKey: string, path: string, text: string, idempotencyKey: string): Promise<void> {
+  private async append(sessionKey: string, path: string, text: string, idempotencyKey: string, earlierSessions: readonly string[]): Promise<void> {
     const { ctx } = this;
     const existing = await ctx.disk.read(path);
     // ensureSessionHeader: a missing file gets a header line first.
@@ -112,6 +117,14 @@ export class DeliveryMirror {
     if (this.mode !== 'unkeyed' && hasIdempotencyKey(existing ?? '', idempotencyKey)) {
       ctx.note('mirror-deduped', { session: sessionKey, key: idempotencyKey });
       return;
+    }
+    // The fixed check reads the key's earlier files too (the releases' reads the current one alone: current-file).
+    if (this.mode !== 'unkeyed' && this.mode !== 'current-file') {
+      for (const sessionId of earlierSessions) {
+        if (!hasIdempotencyKey((await ctx.disk.read(transcriptPath(sessionId))) ?? '', idempotencyKey)) continue;
+        ctx.note('mirror-deduped', { session: sessionKey, key: idempotencyKey, file: sessionId });
+        return;
+      }
     }
     const session = await this.open(ctx, path);
     const entry = await session.appendMessage({ role: 'assistant', content: text, mirror: { idempotencyKey } }, '');

@@ -99,12 +99,18 @@ export class SessionDb {
 
   /** The session a key's turns write to now: its first session (the key itself), followed through every rotation. */
   async currentSessionId(sessionKey: string): Promise<string> {
-    let sessionId = sessionKey;
+    return (await this.sessionsOf(sessionKey)).at(-1) ?? sessionKey;
+  }
+
+  /** The key's sessions, first (the key itself) to current, along the rotations' parent chain. */
+  async sessionsOf(sessionKey: string): Promise<string[]> {
+    const sessions = [sessionKey];
     for (let generation = 0; generation < rotationsMax; generation++) {
+      const sessionId = sessions.at(-1) ?? sessionKey;
       const child = await this.db.query('SELECT id FROM sessions WHERE parent_session_id = ?', [sessionId]);
-      if (child.length === 0) return sessionId;
+      if (child.length === 0) return sessions;
       assert(child.length === 1, `session ${sessionId} has ${child.length} successors`);
-      sessionId = String(child[0]?.id);
+      sessions.push(String(child[0]?.id));
     }
     throw new Error(`session ${sessionKey} was rotated more than ${rotationsMax} times`);
   }

@@ -23,16 +23,17 @@ function withWriters(deliveryMirror: 'off' | 'on', gatewayAppend: 'off' | 'skip-
 
 describe('a second writer that fails', () => {
   it('a mirror that fails with an error other than the lock timeout is logged; the delivery is marked and not sent again', async () => {
-    const currentSessionId = SessionDb.prototype.currentSessionId;
-    // The runner reads the current session too (at every turn); only a read after the first delivery attempt fails.
+    const sessionsOf = SessionDb.prototype.sessionsOf;
+    // The mirror reads the key's sessions; the runner too (its current session, at every turn): only a read after the
+    // first delivery attempt fails.
     let attempts = 0;
     let thrown = false;
-    vi.spyOn(SessionDb.prototype, 'currentSessionId').mockImplementation(async function (this: SessionDb, key) {
+    vi.spyOn(SessionDb.prototype, 'sessionsOf').mockImplementation(async function (this: SessionDb, key) {
       if (!thrown && attempts > 0) {
         thrown = true;
         throw new Error('EIO: the sessions store could not be read');
       }
-      return currentSessionId.call(this, key);
+      return sessionsOf.call(this, key);
     });
     const countAttempts = (sim: Simulation): void => sim.trace.onEvent((event) => (attempts += event.kind === 'model.deliver-attempt' ? 1 : 0));
     await withRun(sql, { bugs: [], plan: withWriters('on', 'off'), script: twoTurnScript, prepare: countAttempts }, (result) => {
