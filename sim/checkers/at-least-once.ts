@@ -57,10 +57,12 @@ export interface RepeatExcuse {
   excused: (fact: ShownFact) => boolean;
   /** Whether `excused` would excuse the showing now, without claiming the send it retries. */
   mayRepeat: (fact: ShownFact) => boolean;
+  /** The verdicts and claims so far, to be put back (by the function returned) when a trial assignment is dropped. */
+  checkpoint: () => () => void;
 }
 
 export function atLeastOnceRepeats(o: Observations): RepeatExcuse {
-  if (o.ledger.platformHonoursKeys) return { replayed: () => false, excused: () => false, mayRepeat: () => false };
+  if (o.ledger.platformHonoursKeys) return { replayed: () => false, excused: () => false, mayRepeat: () => false, checkpoint: () => () => undefined };
   const carrierOf = carriers(o);
   const fates = netFates(o.events);
   /** The showings each send gave (its own, then the network's replays of it), by send id. */
@@ -123,7 +125,17 @@ export function atLeastOnceRepeats(o: Observations): RepeatExcuse {
     return verdict;
   };
   const mayRepeat = (fact: ShownFact): boolean => verdicts.get(fact) ?? (replayed(fact) || retried(fact) !== undefined);
-  return { replayed, excused, mayRepeat };
+  const checkpoint = (): (() => void) => {
+    const claims = new Set(claimed);
+    const known = new Map(verdicts);
+    return () => {
+      claimed.clear();
+      for (const id of claims) claimed.add(id);
+      verdicts.clear();
+      for (const [fact, verdict] of known) verdicts.set(fact, verdict);
+    };
+  };
+  return { replayed, excused, mayRepeat, checkpoint };
 }
 
 /**

@@ -221,10 +221,15 @@ function attribute(o: Observations, session: string, excused: RepeatExcuse): Att
     const took = new Set([...assigned.cannedFirst.values(), ...assigned.cannedFor.values()]);
     const yielding = canned.filter((fact) => fact.index < lacking.index && normalized(fact.text) === normalized(lacking.text) && optional(fact) && took.has(fact)).at(-1);
     if (yielding === undefined) break;
+    // The trial asks the excuse as an assignment does (claiming sends): a trial dropped puts its claims back.
+    const restore = excused.checkpoint();
     const fewer = canned.filter((fact) => fact !== yielding);
     const left: Unexplained[] = [];
     const trial = assignCanned(o, session, answers, fewer, left, takenForRepeat, finalTexts, rows);
-    if (lacks(trial, left) >= lacks(assigned, cannedUnexplained) || !excused.excused(yielding)) break;
+    if (lacks(trial, left) >= lacks(assigned, cannedUnexplained) || !excused.excused(yielding)) {
+      restore();
+      break;
+    }
     canned = fewer;
     cannedUnexplained = left;
     assigned = trial;

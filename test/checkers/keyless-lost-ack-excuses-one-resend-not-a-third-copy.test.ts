@@ -22,6 +22,24 @@ describe('a lost acknowledgement on a key-less platform', () => {
     expect(repeats.excused(third.shown)).toBe(false);
   });
 
+  it('puts back the send an excuse claimed when a checkpoint is restored (the attribution drops a trial assignment)', () => {
+    const history = new KeylessHistory();
+    history.platformShows(1_010, history.gatewaySends(1_000), text); // its acknowledgement is lost
+    const retry = history.platformShows(7_010, history.gatewaySends(7_000), text);
+    history.arrives(7_015, retry.ackId);
+    const third = history.platformShows(9_010, history.gatewaySends(9_000), text);
+    history.arrives(9_015, third.ackId);
+    const repeats = atLeastOnceRepeats(history.observations());
+    // Unclaimed, the first send could be retried by either later copy.
+    expect(repeats.mayRepeat(third.shown)).toBe(true);
+    const restore = repeats.checkpoint();
+    expect(repeats.excused(retry.shown)).toBe(true);
+    expect(repeats.mayRepeat(third.shown)).toBe(false);
+    restore();
+    expect(repeats.mayRepeat(third.shown)).toBe(true);
+    expect(repeats.excused(third.shown)).toBe(true);
+  });
+
   it('excuses each copy of a chain of lost acknowledgements, each retrying the one before', () => {
     const history = new KeylessHistory();
     history.platformShows(1_010, history.gatewaySends(1_000), text);
