@@ -161,15 +161,16 @@ function attribute(o: Observations, session: string, excused: RepeatExcuse): Att
       const index = calls.indexOf(candidate);
       return index <= 0 || calls.slice(0, index).every((other) => other.shownBy !== null && other.shownBy.atMs <= fact.atMs);
     };
-    // Between slots equal on all that, a tool call whose carrier is on the JSONL active branch ranks first: the
-    // transcripts then hold it in both stores, as one-assistant-row-per-visible-reply asks of a tool message shown.
+    // Between slots equal on all that, a tool call whose carrier is not on the JSONL active branch ranks last (a block
+    // of the closing text alone is not ranked by it): a tool call on the branch is held in both stores, as
+    // one-assistant-row-per-visible-reply asks of a tool message shown.
     // fuzz --all seed 815, chaos run 618 (stop 36): on a key-less platform m0's first answer sent "Looking it up" (its
     // carrier in both stores) and a power loss struck; the re-formed turn's answer called the same phrase, its carrier
     // row committed and its JSONL append torn by a second power loss, and its call was never made. The one showing (the
     // gateway's send of the first call's row) went to the newer call, which no JSONL entry carries.
     const rank = (candidate: Slot): number =>
       2 * (2 * (2 * evidence(candidate, fact.atMs) + (candidate.answer.superseded ? 1 : 0)) + (inOrder(candidate) ? 0 : 1)) +
-      (candidate.toolCalls.some((call) => branchCalls.has(call.id)) ? 0 : 1);
+      (candidate.toolCalls.length > 0 && !candidate.toolCalls.some((call) => branchCalls.has(call.id)) ? 1 : 0);
     const slot = open.reduce<Slot | undefined>((best, candidate) => (best === undefined || rank(candidate) <= rank(best) ? candidate : best), undefined);
     // A showing that only a superseded answer, or a slot state.db does not show as surely sent (a tool call with no
     // result row: never made, or cut off before the send; a closing text with no final row), could explain is rather
@@ -194,45 +195,62 @@ function attribute(o: Observations, session: string, excused: RepeatExcuse): Att
   // assigned again (campaign seed 18, run 1621: a gateway's resend of m0's error reply after a power loss took m1, m1's
   // own error reply took m2, and m2's was left over).
   const takenForRepeat = (fact: ShownFact): boolean => optional(fact) && excused.excused(fact);
+  // The excuse as the showings left it: a trial below starts again from here, asking in showing order.
+  const base = excused.checkpoint();
   let canned = cannedShown;
   let cannedUnexplained: Unexplained[] = [];
   let assigned = assignCanned(o, session, answers, canned, cannedUnexplained, takenForRepeat, finalTexts, rows);
+  const yielded = new Set<ShownFact>();
   for (;;) {
     const lacking = cannedUnexplained.find((entry) => !optional(entry.shown));
     if (lacking === undefined) break;
     const took = new Set(assigned.cannedFirst.values());
     const yielding = canned.filter((fact) => fact.index < lacking.shown.index && normalized(fact.text) === normalized(lacking.shown.text) && optional(fact) && took.has(fact)).at(-1);
     if (yielding === undefined || !excused.excused(yielding)) break;
+    yielded.add(yielding);
     canned = canned.filter((fact) => fact !== yielding);
     cannedUnexplained = [];
     assigned = assignCanned(o, session, answers, canned, cannedUnexplained, takenForRepeat, finalTexts, rows);
   }
-  // An error reply that is no possible resend and that only a /clear could take (the last resort) is lacking too: the
-  // latest possible resend of its text before it that took a subject is taken for the repeat it may be, when the
-  // replies assigned again leave fewer replies lacking or left over (chaos seed 969, run 13189: after a power loss the
-  // new gateway resent m2's error reply, which took m1; m1's own error reply then found only the /clear m3, and m3's
-  // `Session cleared.` was left over).
-  const lacks = (assignment: CannedAssignment, left: readonly Unexplained[]): number =>
-    left.filter((entry) => !optional(entry.shown)).length + assignment.lastResort.filter((fact) => !optional(fact)).length;
-  for (;;) {
-    const lacking = assigned.lastResort.find((fact) => !optional(fact));
-    if (lacking === undefined) break;
-    // A reply took a subject as its first or as its own (a mate's own reply takes it over).
-    const took = new Set([...assigned.cannedFirst.values(), ...assigned.cannedFor.values()]);
-    const yielding = canned.filter((fact) => fact.index < lacking.index && normalized(fact.text) === normalized(lacking.text) && optional(fact) && took.has(fact)).at(-1);
-    if (yielding === undefined) break;
-    // The trial asks the excuse as an assignment does (claiming sends): a trial dropped puts its claims back.
-    const restore = excused.checkpoint();
-    const fewer = canned.filter((fact) => fact !== yielding);
-    const left: Unexplained[] = [];
-    const trial = assignCanned(o, session, answers, fewer, left, takenForRepeat, finalTexts, rows);
-    if (lacks(trial, left) >= lacks(assigned, cannedUnexplained) || !excused.excused(yielding)) {
-      restore();
-      break;
+  // A reply that is no possible resend and is still left over, or that only a /clear could take (the last resort,
+  // tier 7), is lacking too: the latest possible resend of its text before it that took a subject is taken for the
+  // repeat it may be, and the replies are assigned again from the start, the excuse asked in showing order; the trial
+  // is kept when it lacks fewer, and dropped with its claims when it does not or the resend is no repeat after all.
+  // Chaos seed 969, run 13189: after a power loss the new gateway resent m2's error reply, which took m1; m1's own
+  // reply then found only the /clear m3, and m3's `Session cleared.` was left over. fuzz --all seed 820, compaction
+  // run 43: two resends after lost acknowledgements took m8 and m9, never asked during an LLM outage, and m8's and
+  // m9's own replies found only the /clear (one resend yielding is enough: the other reply is then taken for a repeat).
+  // A trial must answer as many subjects as before (a /clear left with no reply at all would be a loss), and lack
+  // fewer: fewer replies left over (each a duplicate), else as many and fewer last resorts.
+  const lacks = (assignment: CannedAssignment, left: readonly Unexplained[]): number[] => [
+    -assignment.cannedFor.size,
+    left.filter((entry) => !optional(entry.shown)).length,
+    assignment.lastResort.filter((fact) => !optional(fact)).length,
+  ];
+  const fewerLacking = (trial: number[], now: number[]): boolean => (trial[0] ?? 0) <= (now[0] ?? 0) && lessThan(trial.slice(1), now.slice(1));
+  for (let improved = true; improved; ) {
+    improved = false;
+    const lacking = [...cannedUnexplained.map((entry) => entry.shown), ...assigned.lastResort].filter((fact) => !optional(fact)).sort((a, b) => a.index - b.index);
+    for (const fact of lacking) {
+      // A reply took a subject as its first or as its own (a mate's own reply takes it over).
+      const took = new Set([...assigned.cannedFirst.values(), ...assigned.cannedFor.values()]);
+      const yielding = canned.filter((other) => other.index < fact.index && normalized(other.text) === normalized(fact.text) && optional(other) && took.has(other)).at(-1);
+      if (yielding === undefined) continue;
+      const mark = excused.checkpoint();
+      base();
+      const trialYields = new Set([...yielded, yielding]);
+      const left: Unexplained[] = [];
+      const trial = assignCanned(o, session, answers, cannedShown, left, takenForRepeat, finalTexts, rows, trialYields);
+      if (!trial.yieldFailed && fewerLacking(lacks(trial, left), lacks(assigned, cannedUnexplained))) {
+        yielded.add(yielding);
+        canned = cannedShown.filter((other) => !yielded.has(other));
+        cannedUnexplained = left;
+        assigned = trial;
+        improved = true;
+        break;
+      }
+      mark();
     }
-    canned = fewer;
-    cannedUnexplained = left;
-    assigned = trial;
   }
   const { cannedFor, cannedFirst, endedBy } = assigned;
   for (const entry of cannedUnexplained) unexplainedOrRepeat(unexplained, excused, entry);
@@ -247,6 +265,8 @@ interface CannedAssignment {
   endedBy: Map<string, ShownFact[]>;
   /** The error replies a /clear took as the last resort (tier 7: no other subject could take them). */
   lastResort: ShownFact[];
+  /** Whether a reply taken for a repeat (`yields`) was no repeat the excuse allowed. */
+  yieldFailed: boolean;
 }
 
 /** Lexicographic order of two keys of equal length. */
@@ -274,6 +294,8 @@ function assignCanned(
   finalTexts: ReadonlySet<string>,
   /** The rows of the session's family in state.db, in its order (timestamp, then insertion). */
   rows: readonly DbRow[],
+  /** Replies taken for the repeats they may be: each is asked of the excuse in its turn, and answers no subject. */
+  yields: ReadonlySet<ShownFact> = new Set(),
 ): CannedAssignment {
   // A context message (it did not mention the agent) is owed no reply, so no canned reply answers it.
   // Messages the gateway acknowledged come first: one it never acknowledged was most likely never taken in (the
@@ -389,7 +411,12 @@ function assignCanned(
     if (!facts.includes(fact)) facts.push(fact);
     endedBy.set(key, facts);
   };
+  let yieldFailed = false;
   for (const fact of shown) {
+    if (yields.has(fact)) {
+      if (!takenForRepeat(fact)) yieldFailed = true;
+      continue;
+    }
     const clear = normalized(fact.text) === normalized(cannedRepliesIn(o)[1]);
     // A `Session cleared.` answers a /clear; an error reply any subject, a /clear too (its reset failed: chaos seed 931).
     const candidates = subjects.filter((subject) => (!clear || isClear(subject)) && subjectAtMs(subject) <= fact.atMs && !primary.has(subjectKey(subject)));
@@ -516,7 +543,7 @@ function assignCanned(
     }
   }
   const cannedFor = new Map<string, ShownFact>([...mates, ...primary]);
-  return { cannedFor, cannedFirst, endedBy, lastResort };
+  return { cannedFor, cannedFirst, endedBy, lastResort, yieldFailed };
 }
 
 function logicalAnswers(o: Observations, session: string): LogicalAnswer[] {

@@ -31,10 +31,11 @@ function line(id: string, parentId: string | null, message: object): string {
 /**
  * m0's first answer calls send_message(phrase) as `call-first`; the re-formed turn (m0 with m1) calls it again as
  * `call-second`; a third answer (m0, m1 and m2) closes with `done`. The user is shown the phrase once (after the second
- * answer returned) and `done`; the first two closing texts never became final rows. Both carriers are state.db rows, neither call has a result row; the JSONL active
- * branch holds `call-first`'s carrier, or `call-second`'s when `branchHolds` says so.
+ * answer returned) and `done`; the first two closing texts never became final rows. Both carriers are state.db rows,
+ * neither call has a result row; the JSONL active branch holds `call-first`'s carrier alone. Without the part, the
+ * newer answer (latest) would take the showing.
  */
-function history(branchHolds: 'first' | 'second'): { judge: () => Violation[]; slotCall: () => string[] | undefined } {
+function history(): { judge: () => Violation[]; slotCall: () => string[] | undefined } {
   const h = new KeylessHistory();
   h.userTypes(1_000, 'm0', 'can you check the notes?');
   const first = h.ledger.requestReceived(session, 'can you check the notes? <m0>', 1_100);
@@ -50,11 +51,10 @@ function history(branchHolds: 'first' | 'second'): { judge: () => Violation[]; s
   const o = h.observations();
   const finalRow: DbRow = { id: 9, sessionKey: session, sessionId: session, timestamp: 400_500, role: 'assistant', content: '<message to="user">done</message>', toolCallIds: [], toolCallId: null };
   o.durable.rows.push(carrierRow(2, 'call-first'), carrierRow(5, 'call-second'), finalRow);
-  const onBranch = branchHolds === 'first' ? 'call-first' : 'call-second';
   const transcript = parsePiTranscript(
     [
       line('u0', null, { role: 'user', content: 'can you check the notes? <m0>' }),
-      line('a0', 'u0', { role: 'assistant', content: [{ type: 'toolCall', id: onBranch, name: 'send_message', arguments: { text: phrase } }] }),
+      line('a0', 'u0', { role: 'assistant', content: [{ type: 'toolCall', id: 'call-first', name: 'send_message', arguments: { text: phrase } }] }),
       line('a1', 'a0', { role: 'assistant', content: [{ type: 'text', text: '<message to="user">done</message>' }] }),
     ].join('\n'),
   );
@@ -75,14 +75,8 @@ function history(branchHolds: 'first' | 'second'): { judge: () => Violation[]; s
 
 describe('attribution: one call text in two answers, the second call never made', () => {
   it('credits the showing to the call whose carrier the JSONL active branch holds (fuzz --all seed 815, chaos run 618)', () => {
-    const run = history('first');
+    const run = history();
     expect(run.slotCall()).toEqual(['call-first']);
-    expect(run.judge()).toEqual([]);
-  });
-
-  it('credits the newer call when the branch holds its carrier instead: the part decides, not the answers’ order', () => {
-    const run = history('second');
-    expect(run.slotCall()).toEqual(['call-second']);
     expect(run.judge()).toEqual([]);
   });
 
