@@ -4,32 +4,33 @@
 // was lost may still be retried after a newer answer's send of that text was acknowledged. Hand-built histories
 // (keyless-history.ts) place each acknowledgement exactly.
 import { describe, expect, it } from 'vitest';
-import { atLeastOnceRepeats } from '../../sim/checkers/at-least-once.ts';
+import { atLeastOnceRepeats, type RepeatExcuse } from '../../sim/checkers/at-least-once.ts';
 import { KeylessHistory } from './keyless-history.ts';
 
 const text = 'you are free at 2pm';
 
+/** A send whose acknowledgement is lost, its retry 6 s later (acknowledged), and a third copy 2 s after that. */
+function retryThenThird(): { retry: ShowingAndAck; third: ShowingAndAck; repeats: RepeatExcuse } {
+  const history = new KeylessHistory();
+  history.platformShows(1_010, history.gatewaySends(1_000), text); // its acknowledgement is lost
+  const retry = history.platformShows(7_010, history.gatewaySends(7_000), text);
+  history.arrives(7_015, retry.ackId);
+  const third = history.platformShows(9_010, history.gatewaySends(9_000), text);
+  history.arrives(9_015, third.ackId);
+  return { retry, third, repeats: atLeastOnceRepeats(history.observations()) };
+}
+
+type ShowingAndAck = ReturnType<KeylessHistory['platformShows']>;
+
 describe('a lost acknowledgement on a key-less platform', () => {
   it('excuses the retry, and not a third copy sent after the retry was acknowledged', () => {
-    const history = new KeylessHistory();
-    history.platformShows(1_010, history.gatewaySends(1_000), text); // its acknowledgement is lost
-    const retry = history.platformShows(7_010, history.gatewaySends(7_000), text);
-    history.arrives(7_015, retry.ackId);
-    const third = history.platformShows(9_010, history.gatewaySends(9_000), text);
-    history.arrives(9_015, third.ackId);
-    const repeats = atLeastOnceRepeats(history.observations());
+    const { retry, third, repeats } = retryThenThird();
     expect(repeats.excused(retry.shown)).toBe(true);
     expect(repeats.excused(third.shown)).toBe(false);
   });
 
   it('puts back the send an excuse claimed when a checkpoint is restored (the attribution drops a trial assignment)', () => {
-    const history = new KeylessHistory();
-    history.platformShows(1_010, history.gatewaySends(1_000), text); // its acknowledgement is lost
-    const retry = history.platformShows(7_010, history.gatewaySends(7_000), text);
-    history.arrives(7_015, retry.ackId);
-    const third = history.platformShows(9_010, history.gatewaySends(9_000), text);
-    history.arrives(9_015, third.ackId);
-    const repeats = atLeastOnceRepeats(history.observations());
+    const { retry, third, repeats } = retryThenThird();
     // Unclaimed, the first send could be retried by either later copy.
     expect(repeats.mayRepeat(third.shown)).toBe(true);
     const restore = repeats.checkpoint();
