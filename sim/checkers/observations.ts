@@ -30,6 +30,10 @@ export interface KernelFact {
   cause?: 'fault' | 'supervisor' | 'power-loss';
   /** For a start: whether an earlier incarnation of the process ran before it. */
   restarted?: boolean;
+  /** For a start: when the incarnation is ready (its start-up over). */
+  readyAtMs?: number;
+  /** For a start: whether the world made it slow (a `startup-slow` fault). */
+  slow?: boolean;
 }
 
 /**
@@ -69,12 +73,14 @@ export function kernelFacts(events: readonly TraceEvent[]): KernelFact[] {
   // the same instant.
   let supervisorKill: { timeMs: number; target: string } | undefined;
   let powerLossAtMs = -1;
+  let slowStart: { timeMs: number; name: string } | undefined;
   events.forEach((event, step) => {
     const base = { process: String(event.fields.name), incarnation: Number(event.fields.incarnation), timeMs: event.timeMs, step };
     switch (event.kind) {
       case 'fault':
         if (event.fields.kind === 'supervisor-kill') supervisorKill = { timeMs: event.timeMs, target: String(event.fields.target) };
         else if (event.fields.kind === 'power-loss') powerLossAtMs = event.timeMs;
+        else if (event.fields.kind === 'startup-slow') slowStart = { timeMs: event.timeMs, name: String(event.fields.name) };
         break;
       case 'proc.kill': {
         const bySupervisor = supervisorKill !== undefined && supervisorKill.timeMs === event.timeMs && supervisorKill.target === base.process;
@@ -86,9 +92,12 @@ export function kernelFacts(events: readonly TraceEvent[]): KernelFact[] {
         out.push({ kind: 'crash', ...base });
         break;
       case 'proc.spawn':
-      case 'proc.restart':
-        out.push({ kind: 'start', ...base, restarted: event.kind === 'proc.restart' });
+      case 'proc.restart': {
+        const slow = slowStart !== undefined && slowStart.timeMs === event.timeMs && slowStart.name === base.process;
+        if (slow) slowStart = undefined;
+        out.push({ kind: 'start', ...base, restarted: event.kind === 'proc.restart', readyAtMs: event.timeMs + Number(event.fields.startupMs ?? 0), slow });
         break;
+      }
       default:
         break;
     }

@@ -7,7 +7,8 @@
 //   the end (every-inbound-answered holds). The frozen plan of chaos seed 903, run 717 (a turn's fifth back-off began
 //   2 s after the faults stopped, and eleven turns were queued behind it) passes; so does that of chaos seed 921, run
 //   1501, where a command waited 30 min behind other turns during the faults (the 30 min count from when the LLM was
-//   first asked about it).
+//   first asked about it); so does that of chaos seed 985, run 40169, where a poison message was given up 33.5 min
+//   after its first request, 17 min of them with the world holding a process of the system down (not counted).
 // - supervision: a rogue supervisor (a simulated process holding the supervisor port the gateway has) kills the
 //   runner once, then kills its successor a chosen time after that one started: 10 s fails (no record of the new
 //   incarnation can be stale yet), 61 s passes. With the LLM API hanging on the second message, the gateway's sweep
@@ -15,7 +16,8 @@
 //   bound; a rogue supervisor that kills and restarts the idle node host 6 times with nothing happening fails.
 import { describe, expect, it } from 'vitest';
 import { runnerName } from '../../src/index.ts';
-import { answerDeadlineMs, progressBounds } from '../../sim/checkers/liveness.ts';
+import { answerDeadlineMs, progressBounds, worldDowntime } from '../../sim/checkers/liveness.ts';
+import { type KernelFact, kernelFacts } from '../../sim/checkers/observations.ts';
 import { loadSqlJs } from '../../sim/kernel/sqlite.ts';
 import { modelDescription } from '../../sim/run/harness.ts';
 import type { Plan } from '../../sim/run/plan.ts';
@@ -102,9 +104,52 @@ describe('answered-in-time', () => {
       expect(result.violations).toEqual([]);
     });
   });
+  it('during the faults: time the world kept a process of the system down does not count (chaos seed 985, run 40169)', async () => {
+    // A poison message hangs every LLM request carrying it; the sweep kills the runner after each, and the turn gives
+    // up with the error reply after nanoclaw's 5 tries. Between the tries the world took the system down for about
+    // 17 minutes (three power losses, slow start-ups, a kill), so the error reply came 33 min 33 s after the first
+    // request: 30 min of the system's own time had not passed.
+    await withFrozenPlan(sql, 'poison-message-through-power-losses', (result) => {
+      const faultPhaseMs = result.spec.plan.faultPhaseMs;
+      const message = result.ledger.userMessages[0]!;
+      const askedAtMs = result.ledger.requests.find((request) => request.sessionKey === message.sessionKey)!.atMs;
+      const arrivedAtMs = message.acknowledgedAtMs!;
+      const reply = result.ledger.shown.find((fact) => fact.text === modelDescription.errorReply);
+      expect(reply).toBeDefined();
+      const answeredAtMs = reply!.atMs;
+      expect(answeredAtMs).toBeLessThan(faultPhaseMs);
+      // Counting every minute, the answer is late; not counting the world's downtime, it is in time.
+      expect(answeredAtMs).toBeGreaterThan(answerDeadlineMs(arrivedAtMs, askedAtMs, faultPhaseMs, modelDescription.retryWaitMaxMs));
+      const down = worldDowntime({ kernel: kernelFacts(result.sim.trace.events), endMs: result.sim.clock.nowMs() });
+      expect(answeredAtMs).toBeLessThan(answerDeadlineMs(arrivedAtMs, askedAtMs, faultPhaseMs, modelDescription.retryWaitMaxMs, down));
+      expect(result.violations).toEqual([]);
+    });
+  });
+  it('the downtime: kills by a fault or a power loss until the next incarnation is ready, slow start-ups; not a supervisor\'s kill', () => {
+    const fact = (kind: KernelFact['kind'], process: string, timeMs: number, more: Partial<KernelFact> = {}): KernelFact => ({ kind, process, incarnation: 0, timeMs, step: timeMs, ...more });
+    const kernel: KernelFact[] = [
+      fact('kill', 'runner', 1_000, { cause: 'supervisor' }),
+      fact('start', 'runner', 3_000, { restarted: true, readyAtMs: 5_000 }),
+      fact('kill', 'runner', 10_000, { cause: 'fault' }),
+      fact('kill', 'gateway', 11_000, { cause: 'power-loss' }),
+      fact('start', 'runner', 12_000, { restarted: true, readyAtMs: 13_000 }),
+      fact('start', 'gateway', 12_500, { restarted: true, readyAtMs: 14_000 }),
+      fact('kill', 'runner', 20_000, { cause: 'supervisor' }),
+      fact('start', 'runner', 22_000, { restarted: true, readyAtMs: 25_000, slow: true }),
+      fact('kill', 'node-host', 30_000, { cause: 'fault' }),
+    ];
+    const down = worldDowntime({ kernel, endMs: 40_000 });
+    expect(down).toEqual([
+      { fromMs: 10_000, toMs: 14_000 },
+      { fromMs: 22_000, toMs: 25_000 },
+      { fromMs: 30_000, toMs: 40_000 },
+    ]);
+    // 30 min from 0 s, with 17 s of it down before 30 min have passed, and none after.
+    expect(answerDeadlineMs(0, 0, 3_600_000, 80_000, down)).toBe(progressBounds.answerWithinMs + 17_000);
+    // The bound after the faults is not moved.
+    expect(answerDeadlineMs(0, 0, 600_000, 80_000, down)).toBe(600_000 + 80_000 + progressBounds.afterHealMs);
+  });
 });
-
-
 
 describe('supervision', () => {
   const killsOf = (result: Parameters<typeof shown>[0]): number[] =>
