@@ -135,8 +135,8 @@ function checkAnsweredInTime(o: Observations, attributions: Map<string, Attribut
     const askedAtMs =
       o.ledger.requests.find((request) => request.sessionKey === time.session && request.atMs >= time.arrivedAtMs && request.atMs <= answeredAtMs && carries(request.prompt, time.subject))?.atMs ?? time.arrivedAtMs;
     const deadline = answerDeadlineMs(time.arrivedAtMs, askedAtMs, o.faultPhaseMs, systemOf(o).retryWaitMaxMs, down);
-    const excusedMs = downWithin(Math.max(time.arrivedAtMs, askedAtMs), deadline, down);
     if (answeredAtMs <= deadline) continue;
+    const excusedMs = downWithin(Math.max(time.arrivedAtMs, askedAtMs), deadline, down);
     const what = 'marker' in time.subject ? `message ${time.subject.marker}` : `command ${time.subject.runId}`;
     out.push({
       invariant: 'answered-in-time',
