@@ -6,6 +6,7 @@ import type { CompactionKnobs } from './compaction.ts';
 import type { HeartbeatRunKnobs } from './heartbeat-run.ts';
 import type { LockReclaimMode } from './session-write-lock.ts';
 import type { ToolDeadlineMode } from './tool-deadline.ts';
+import type { AbandonedCallMode } from './tool-fence.ts';
 
 /** The seed bugs and the seeds' own fixes as proposed that can be switched on (all off by default). */
 export const bugIds = ['exec-replay', 'send-dup', 'send-flag', 'send-stale', 'orphan-leaf', 'flush-cursor', 'exec-dedupe-memory', 'sent-payloads-pr2531', 'orphan-rewrite-inplace', 'cursor-realign-gateway'] as const;
@@ -203,6 +204,8 @@ export interface ModelKnobs {
   lockReclaim: LockReclaimMode;
   /** Deadlines of the calls that act on the world: `propagated` (fixed, tool-deadline.ts) or `none` (before the fix, tests only). */
   toolDeadlines: ToolDeadlineMode;
+  /** Calls without a deadline: `fenced` (fixed: a call the runner gave up on never acts, tool-fence.ts) or `unfenced` (tests only). */
+  abandonedCalls: AbandonedCallMode;
   gatewayAppend: GatewayAppendMode;
   /** nanoclaw's processing (batches, full-run retries) or Hermes' (one message per run, ends at its first failure). */
   processing: ProcessingMode;
@@ -230,6 +233,7 @@ export const defaultKnobs: ModelKnobs = {
   deliveryMirror: 'off',
   lockReclaim: 'claimed',
   toolDeadlines: 'propagated',
+  abandonedCalls: 'fenced',
   gatewayAppend: 'off',
   processing: 'nanoclaw',
   agentRetriesMax: 3,

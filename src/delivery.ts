@@ -37,7 +37,7 @@ export class DeliveryPollers {
     /** Client connections (chat-send.ts): a client session's replies are published on its event stream instead. */
     private readonly chat?: ChatConnections,
   ) {
-    this.acks = new ReplyWaiter(ctx.timers, sendAckTimeoutMs);
+    this.acks = new ReplyWaiter(ctx.timers, sendAckTimeoutMs, false);
   }
 
   onAck(key: string): void {

@@ -34,6 +34,7 @@ export { type HeartbeatRunKnobs, type HeartbeatRunMode, heartbeatRunModes } from
 export { type CompactionCut, compactionCuts, type CompactionKnobs } from './compaction.ts';
 export { type LockReclaimMode, lockReclaimModes } from './session-write-lock.ts';
 export { type ToolDeadlineMode, toolDeadlineModes } from './tool-deadline.ts';
+export { type AbandonedCallMode, abandonedCallModes } from './tool-fence.ts';
 export { compactionInstruction, isCompactionPrompt } from './protocol.ts';
 export { webchatName } from './protocol.ts';
 export { execEventPrompt, execEventText, gatewayName, heartbeatPrompt, platformName } from './gateway.ts';

@@ -17,7 +17,7 @@ import { SessionDbs, turnSendInvokedKey, turnSentPayloadsKey, turnSentPayloadsKe
 import { ignoreBusy, isBusy, retryBusy } from './busy.ts';
 import { toolServerName } from './protocol.ts';
 import { ReplyWaiter } from './reply-waiter.ts';
-import { isToolResult, type ToolRpc } from './tool-rpc.ts';
+import { isToolResult, type ToolOutcome, type ToolRpc, toolOutcome } from './tool-rpc.ts';
 import { runTurn, TurnAborted, type TurnDeps } from './turn.ts';
 import { SessionWriteLockError } from './session-write-lock.ts';
 import { GatewayTranscriptAppend } from './gateway-append.ts';
@@ -215,23 +215,23 @@ async function clearSharedPayloads(deps: TurnDeps, sessionKey: string): Promise<
 
 
 class RpcClient implements ToolRpc {
-  private readonly replies: ReplyWaiter;
+  private readonly replies: ReplyWaiter<ToolOutcome>;
 
   constructor(
     private readonly ctx: ProcessContext,
     timeoutMs: number,
   ) {
-    this.replies = new ReplyWaiter(ctx.timers, timeoutMs);
+    this.replies = new ReplyWaiter<ToolOutcome>(ctx.timers, timeoutMs, 'failed');
   }
 
   async receiveLoop(): Promise<void> {
     for (;;) {
       const delivery = await this.ctx.net.receive();
-      if (isToolResult(delivery.payload)) this.replies.settle(delivery.payload.callId, delivery.payload.ok);
+      if (isToolResult(delivery.payload)) this.replies.settle(delivery.payload.callId, toolOutcome(delivery.payload));
     }
   }
 
-  call(message: Parameters<ToolRpc['call']>[0]): Promise<boolean> {
+  call(message: Parameters<ToolRpc['call']>[0]): Promise<ToolOutcome> {
     return this.replies.wait(message.callId, () => this.ctx.net.send(toolServerName, message));
   }
 }

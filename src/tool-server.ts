@@ -11,13 +11,15 @@
 // reaches the service. nanoclaw's MCP tools draw a fresh id per execution instead (docs/MODEL.md), which acts twice.
 // The call carries its deadline (tool-deadline.ts): a call that reaches the tool server past it, a stale one queued
 // while the server was starting or a late replay, is refused (ok false) and asks the service nothing, so nothing the
-// runner has stopped waiting for can act after the turn gave up.
+// runner has stopped waiting for can act after the turn gave up. A call that writes an outbound row is refused when its
+// runner recorded that it gave up on it (tool-fence.ts), checked in the transaction that would write the row.
 import { assert } from './assert.ts';
 import { isBusy } from './busy.ts';
 import type { BugId } from './config.ts';
 import type { ProcessContext, ToolName } from './ports.ts';
 import { ReplyWaiter } from './reply-waiter.ts';
 import { eventCreateTimeoutMs, withinDeadline } from './tool-deadline.ts';
+import { isAbandonedIn } from './tool-fence.ts';
 import {
   parseTurnSentPayloads,
   SessionDbs,
@@ -45,12 +47,17 @@ export interface ToolCallMessage {
   deadlineMs?: number;
 }
 
-/** The tool server's answer to a call: ok false means the runner retries it. */
+/** The tool server's answer to a call: ok false means the runner retries it, unless the call is `fenced`. */
 export interface ToolResultMessage {
   type: 'tool.result';
   callId: string;
   ok: boolean;
+  /** The call was refused because its runner gave up on it (tool-fence.ts): no retry can carry it out. */
+  fenced?: boolean;
 }
+
+/** What became of a call: carried out, failed (a retry may succeed), or fenced off for good. */
+export type ToolOutcome = 'done' | 'failed' | 'fenced';
 
 export { eventCreateTimeoutMs } from './tool-deadline.ts';
 
@@ -67,7 +74,7 @@ export function isToolCall(payload: unknown): payload is ToolCallMessage {
 /** The built-in tool server's process main (wrap it, or replace it through buildModel's components). */
 export async function toolServerMain(ctx: ProcessContext, bugs: ReadonlySet<BugId>): Promise<void> {
   const dbs = new SessionDbs(ctx.sqlite);
-  const events = new ReplyWaiter(ctx.timers, eventCreateTimeoutMs);
+  const events = new ReplyWaiter(ctx.timers, eventCreateTimeoutMs, false);
   /** Event requests on their way to the service, by call id: a repeat of the call waits for the same answer. */
   const inProgress = new Map<string, Promise<boolean>>();
   for (;;) {
@@ -80,8 +87,10 @@ export async function toolServerMain(ctx: ProcessContext, bugs: ReadonlySet<BugI
     if (!isToolCall(delivery.payload)) continue;
     const call = delivery.payload;
     ctx.spawnTask(`tool:${call.callId}`, async () => {
-      const ok = call.name === 'create_event' ? await createEvent(ctx, events, inProgress, call) : await handleToolCall(ctx, dbs, bugs, call);
-      ctx.net.send(delivery.from, { type: 'tool.result', callId: call.callId, ok } satisfies ToolResultMessage);
+      const outcome = call.name === 'create_event' ? ((await createEvent(ctx, events, inProgress, call)) ? 'done' : 'failed') : await handleToolCall(ctx, dbs, bugs, call);
+      const result: ToolResultMessage = { type: 'tool.result', callId: call.callId, ok: outcome === 'done' };
+      if (outcome === 'fenced') result.fenced = true;
+      ctx.net.send(delivery.from, result);
     });
   }
 }
@@ -116,13 +125,15 @@ async function handleToolCall(
   dbs: SessionDbs,
   bugs: ReadonlySet<BugId>,
   call: ToolCallMessage,
-): Promise<boolean> {
+): Promise<ToolOutcome> {
   const db = await dbs.outboundDb(call.sessionKey);
   const nowMs = ctx.clock.nowMs();
   const kind = call.name === 'add_reaction' ? 'reaction' : call.name === 'send_file' ? 'file' : 'chat';
   assert(call.name === 'send_message' || call.name === 'send_file' || call.name === 'add_reaction', `the tool server offers no tool ${String(call.name)}`);
   try {
     const inserted = await db.transaction((tx) => {
+      // The runner gave up on the call (tool-fence.ts): it acts on nothing now.
+      if (isAbandonedIn(tx, call.callId)) return -1;
       const seq = Number(tx.query('SELECT COALESCE(MAX(seq), 0) + 1 AS next FROM messages_out')[0]?.next ?? 1);
       const result = tx.run(
         'INSERT OR IGNORE INTO messages_out(id, seq, in_reply_to, kind, content, source, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
@@ -151,13 +162,17 @@ async function handleToolCall(
       ]);
       return result.changes;
     });
+    if (inserted === -1) {
+      ctx.note('tool-fenced', { session: call.sessionKey, turn: call.turnId, call: call.callId });
+      return 'fenced';
+    }
     assert(inserted === 0 || inserted === 1, `tool call ${call.callId} is one messages_out row, not ${inserted}`);
     ctx.note('tool-sent', { session: call.sessionKey, turn: call.turnId, call: call.callId, tool: call.name, text: call.text, inserted });
-    return true;
+    return 'done';
   } catch (error) {
     if (isBusy(error)) {
       ctx.note('tool-busy', { call: call.callId });
-      return false;
+      return 'failed';
     }
     throw error;
   }

@@ -26,6 +26,7 @@ import { contentHash, isVerbatimDuplicate, normalizeWhitespace, parseMessageBloc
 import type { ToolRpc } from './tool-rpc.ts';
 import type { ToolCallMessage } from './tool-server.ts';
 import { callDeadlineMs, deadlinedTools, effectsSettleAtMs, withinDeadline } from './tool-deadline.ts';
+import { abandonCall } from './tool-fence.ts';
 
 export interface TurnDeps {
   ctx: ProcessContext;
@@ -579,6 +580,7 @@ async function toolSend(state: TurnState, answer: LlmAnswer, index: number): Pro
   // The call id is the one the LLM API issued; state.db keeps the call in Hermes' (OpenAI) tool_calls shape.
   const callId = call.id;
   const toolCalls = hermesToolCalls([call]);
+  const carrierWasDurable = state.own.some((row) => row.toolCalls === toolCalls);
   const carrier: AgentMessage = {
     role: 'assistant',
     content: '',
@@ -586,7 +588,7 @@ async function toolSend(state: TurnState, answer: LlmAnswer, index: number): Pro
     toolCalls,
     toolName: null,
     turnId: state.turnId,
-    persisted: state.own.some((row) => row.toolCalls === toolCalls),
+    persisted: carrierWasDurable,
   };
   state.agent.messages.push(carrier);
   const flushedAtMs = await flush(state);
@@ -600,7 +602,16 @@ async function toolSend(state: TurnState, answer: LlmAnswer, index: number): Pro
     const carrierAtMs = state.own.find((row) => row.toolCalls === toolCalls)?.timestampMs ?? flushedAtMs;
     message.deadlineMs = callDeadlineMs(carrierAtMs, state.deps.config.timers.toolCallDeadlineMs);
   }
-  const ok = await callUntilAnswered(state, message);
+  // A call without a deadline is fenced off when the runner gives up on it (tool-fence.ts). A resumed turn does not
+  // call again a call whose durable result row says an earlier attempt or incarnation gave up on it (a successor
+  // killed before that row was flushed calls again, and the tool server answers that the call is fenced).
+  const fenced = !deadlinedTools.includes(call.name) && state.deps.config.knobs.abandonedCalls === 'fenced';
+  const gaveUp = fenced && carrierWasDurable && state.own.some((row) => row.role === 'tool' && row.toolCallId === callId && row.content.startsWith('error'));
+  const ok = !gaveUp && (await callUntilAnswered(state, message));
+  if (!ok && fenced && !gaveUp) {
+    await abandonCall(state.outbound, callId, state.turnId, ctx.clock.nowMs());
+    ctx.note('tool-call-abandoned', { session: state.sessionKey, turn: state.turnId, call: callId });
+  }
   state.agent.messages.push({
     role: 'tool',
     content: ok ? 'sent' : 'error: tool server did not answer',
@@ -626,9 +637,11 @@ async function callUntilAnswered(state: TurnState, message: ToolCallMessage): Pr
       state.deps.ctx.note('tool-call-expired', { session: state.sessionKey, turn: state.turnId, call: message.callId, attempt });
       return false;
     }
-    const ok = await state.deps.rpc.call(message);
+    const outcome = await state.deps.rpc.call(message);
     await state.deps.heartbeat.touch(state.sessionKey);
-    if (ok) return true;
+    if (outcome === 'done') return true;
+    // Fenced off: the call was given up on earlier and can never act; retrying cannot change that.
+    if (outcome === 'fenced') return false;
     state.deps.ctx.note('tool-call-retry', { session: state.sessionKey, turn: state.turnId, call: message.callId, attempt });
   }
   return false;

@@ -1,7 +1,7 @@
 // A plan: everything one run of the model needs besides the seed. Workload (what users and commands do), faults
 // with their timing, and knobs. Scenarios generate plans with fast-check, so a failing plan shrinks; the seed
 // string encodes a plan exactly.
-import type { BugId, CompactionCut, DeliveryMirrorMode, GatewayAppendMode, HeartbeatRunKnobs, LockReclaimMode, ProcessingMode, PromptEnvelopeMode, QueueMode, RecurrenceMode, ToolDeadlineMode } from '../../src/index.ts';
+import type { BugId, CompactionCut, DeliveryMirrorMode, GatewayAppendMode, HeartbeatRunKnobs, LockReclaimMode, ProcessingMode, PromptEnvelopeMode, QueueMode, RecurrenceMode, ToolDeadlineMode, AbandonedCallMode } from '../../src/index.ts';
 
 export { type QueueMode, queueModes } from '../../src/index.ts';
 
@@ -170,6 +170,11 @@ export interface Plan {
    * (the model before the fix: a stale call acts whenever it reaches the tool server) is for tests only.
    */
   toolDeadlines?: ToolDeadlineMode;
+  /**
+   * Whether a call without a deadline that its runner gave up on is fenced off (src/tool-fence.ts); absent: the fixed
+   * `fenced`; `unfenced` (the model before the fix: the tool server carries it out whenever it reads it) is for tests only.
+   */
+  abandonedCalls?: AbandonedCallMode;
   /** The chat platform ignores client idempotency keys (drawn per run by chaos only; absent: it honours them). */
   keylessPlatform?: boolean;
   /** How long a restarted process takes to start (issue 24 item 6); absent: a restart runs at once, as before. */

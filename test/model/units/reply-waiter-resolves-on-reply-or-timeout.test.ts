@@ -24,7 +24,7 @@ function settleAt(ctx: ProcessContext, waiter: ReplyWaiter, atMs: number, key: s
 describe('ReplyWaiter', () => {
   it('resolves with the verdict of the reply, when the reply arrives', async () => {
     const { value } = await inProcess(sql, 'verdict', async (ctx) => {
-      const waiter = new ReplyWaiter(ctx.timers, timeoutMs);
+      const waiter = new ReplyWaiter(ctx.timers, timeoutMs, false);
       settleAt(ctx, waiter, 30, 'yes', true);
       settleAt(ctx, waiter, 40, 'no', false);
       return Promise.all([timed(ctx, waiter.wait('yes', () => {})), timed(ctx, waiter.wait('no', () => {}))]);
@@ -38,14 +38,14 @@ describe('ReplyWaiter', () => {
   it('resolves false when no reply arrives within the timeout', async () => {
     const { value } = await inProcess(sql, 'timeout', async (ctx) => {
       await ctx.timers.sleep(5);
-      return timed(ctx, new ReplyWaiter(ctx.timers, timeoutMs).wait('silent', () => {}));
+      return timed(ctx, new ReplyWaiter(ctx.timers, timeoutMs, false).wait('silent', () => {}));
     });
     expect(value).toEqual([false, 5 + timeoutMs]);
   });
 
   it('runs send once, synchronously, after registering: a reply settled inside send counts', async () => {
     const { value } = await inProcess(sql, 'send', async (ctx) => {
-      const waiter = new ReplyWaiter(ctx.timers, timeoutMs);
+      const waiter = new ReplyWaiter(ctx.timers, timeoutMs, false);
       let sends = 0;
       const result = await timed(
         ctx,
@@ -61,7 +61,7 @@ describe('ReplyWaiter', () => {
 
   it('ignores a reply that arrives after the timeout', async () => {
     const { value } = await inProcess(sql, 'late', async (ctx) => {
-      const waiter = new ReplyWaiter(ctx.timers, timeoutMs);
+      const waiter = new ReplyWaiter(ctx.timers, timeoutMs, false);
       settleAt(ctx, waiter, timeoutMs + 1, 'slow', true);
       const result = await timed(ctx, waiter.wait('slow', () => {}));
       await ctx.timers.sleep(50);
@@ -72,7 +72,7 @@ describe('ReplyWaiter', () => {
 
   it('ignores a duplicate reply and a reply for an unknown key', async () => {
     const { value } = await inProcess(sql, 'duplicate', async (ctx) => {
-      const waiter = new ReplyWaiter(ctx.timers, timeoutMs);
+      const waiter = new ReplyWaiter(ctx.timers, timeoutMs, false);
       waiter.settle('never-asked', true);
       settleAt(ctx, waiter, 10, 'other', true);
       settleAt(ctx, waiter, 20, 'k', false);
@@ -84,7 +84,7 @@ describe('ReplyWaiter', () => {
 
   it('a settled wait leaves a later wait on the same key alone (its timeout was cancelled)', async () => {
     const { value } = await inProcess(sql, 'reuse', async (ctx) => {
-      const waiter = new ReplyWaiter(ctx.timers, timeoutMs);
+      const waiter = new ReplyWaiter(ctx.timers, timeoutMs, false);
       settleAt(ctx, waiter, 10, 'k', true);
       const first = await timed(ctx, waiter.wait('k', () => {}));
       await ctx.timers.sleep(10);
@@ -101,7 +101,7 @@ describe('ReplyWaiter', () => {
 
   it('a timed-out wait leaves a later wait on the same key alone', async () => {
     const { value } = await inProcess(sql, 'retry-after-timeout', async (ctx) => {
-      const waiter = new ReplyWaiter(ctx.timers, timeoutMs);
+      const waiter = new ReplyWaiter(ctx.timers, timeoutMs, false);
       const first = await timed(ctx, waiter.wait('k', () => {}));
       settleAt(ctx, waiter, 150, 'k', true);
       const second = await timed(ctx, waiter.wait('k', () => {}));
@@ -115,7 +115,7 @@ describe('ReplyWaiter', () => {
 
   it('keeps waits on different keys independent', async () => {
     const { value } = await inProcess(sql, 'independent', async (ctx) => {
-      const waiter = new ReplyWaiter(ctx.timers, timeoutMs);
+      const waiter = new ReplyWaiter(ctx.timers, timeoutMs, false);
       settleAt(ctx, waiter, 50, 'b', true);
       return Promise.all(['a', 'b', 'c'].map((key) => timed(ctx, waiter.wait(key, () => {}))));
     });
