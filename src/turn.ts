@@ -580,7 +580,6 @@ async function toolSend(state: TurnState, answer: LlmAnswer, index: number): Pro
   // The call id is the one the LLM API issued; state.db keeps the call in Hermes' (OpenAI) tool_calls shape.
   const callId = call.id;
   const toolCalls = hermesToolCalls([call]);
-  const carrierWasDurable = state.own.some((row) => row.toolCalls === toolCalls);
   const carrier: AgentMessage = {
     role: 'assistant',
     content: '',
@@ -588,7 +587,7 @@ async function toolSend(state: TurnState, answer: LlmAnswer, index: number): Pro
     toolCalls,
     toolName: null,
     turnId: state.turnId,
-    persisted: carrierWasDurable,
+    persisted: state.own.some((row) => row.toolCalls === toolCalls),
   };
   state.agent.messages.push(carrier);
   const flushedAtMs = await flush(state);
@@ -606,7 +605,7 @@ async function toolSend(state: TurnState, answer: LlmAnswer, index: number): Pro
   // call again a call whose durable result row says an earlier attempt or incarnation gave up on it (a successor
   // killed before that row was flushed calls again, and the tool server answers that the call is fenced).
   const fenced = !deadlinedTools.includes(call.name) && state.deps.config.knobs.abandonedCalls === 'fenced';
-  const gaveUp = fenced && carrierWasDurable && state.own.some((row) => row.role === 'tool' && row.toolCallId === callId && row.content.startsWith('error'));
+  const gaveUp = fenced && state.own.some((row) => row.role === 'tool' && row.toolCallId === callId && row.content !== 'sent');
   const ok = !gaveUp && (await callUntilAnswered(state, message));
   if (!ok && fenced && !gaveUp) {
     await abandonCall(state.outbound, callId, state.turnId, ctx.clock.nowMs());
