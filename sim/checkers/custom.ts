@@ -28,6 +28,9 @@ export interface CustomInvariant {
 
 const registered: CustomInvariant[] = [];
 
+/** The message prefix of a UserInvariantError (how the command line knows one that crossed from a worker thread). */
+export const userInvariantErrorPrefix = 'your invariant "';
+
 /**
  * Register an invariant that every run checks after the built-in ones. Registering the same object again is a
  * no-op; another invariant under a taken name is refused.
@@ -51,12 +54,27 @@ export function customInvariants(): readonly CustomInvariant[] {
   return registered;
 }
 
+/**
+ * A registered invariant's check threw: a bug in the caller's code, not in gatesim and not a violation. The message
+ * names the invariant, and the stack is that of what the check threw (the frames of the caller's code), so that a
+ * report shows it; both survive a worker thread's structured clone, where the class does not.
+ */
+export class UserInvariantError extends Error {
+  override name = 'UserInvariantError';
+
+  constructor(invariantName: string, thrown: unknown) {
+    super(`${userInvariantErrorPrefix}${invariantName}" (registered with registerInvariant) threw: ${thrown instanceof Error ? thrown.message : String(thrown)}`, { cause: thrown });
+    const frames = thrown instanceof Error ? (thrown.stack ?? '').split('\n').filter((line) => /^\s+at /.test(line)) : [];
+    this.stack = [`${this.name}: ${this.message}`, ...frames].join('\n');
+  }
+}
+
 /** A check that throws is a bug in the check, not a violation: it is reported under the invariant's name. */
 function runCheck(invariant: CustomInvariant, o: Observations): readonly CustomViolation[] {
   try {
     return invariant.check(o) ?? [];
   } catch (error) {
-    throw new Error(`invariant "${invariant.name}" threw: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+    throw new UserInvariantError(invariant.name, error);
   }
 }
 

@@ -7,7 +7,7 @@ import { type BugId, bugDescriptions, bugIds, parseBugList, UnknownBugError } fr
 import { findScenario, type Scenario, scenarioNames, scenarios } from '../../scenarios/index.ts';
 import { invariantNames } from '../checkers/index.ts';
 import { builtinInvariantNames, classOf } from '../checkers/violation.ts';
-import { customDescription } from '../checkers/custom.ts';
+import { customDescription, userInvariantErrorPrefix } from '../checkers/custom.ts';
 import { invariantMeanings } from '../checkers/meanings.ts';
 import { generateSpec } from '../run/generate.ts';
 import { runSpec } from '../run/harness.ts';
@@ -18,11 +18,13 @@ import { exitCodeFor, exitCodes } from './exit-codes.ts';
 import { fuzzCommand, type FuzzOptions, UsageError, workersMax } from './fuzz-command.ts';
 import { checkPathText, claimArtifactDir, freshSeed, isDirectory, isReexec, nodeVersionOf, prepareArtifactDir, recordArtifacts, reexecUnder, removeIfEmpty, runningNodeVersion, workspaceNodeBinary } from './real.ts';
 import { formatMs, runJson, runText, writeArtifacts } from './report.ts';
-import { clip, decodeSeedString, encodeSeedString, parseSeedNumber, type RunTags, runOptionsOf, SeedStringError, tagsOf, verifySeedString } from './seed-string.ts';
+import { cliInvocation, clip, decodeSeedString, encodeSeedString, loadOptions, parseSeedNumber, type RunTags, runOptionsOf, SeedStringError, tagsOf, verifySeedString } from './seed-string.ts';
 import { type OpenclawChoice, OpenclawChoiceError, openclawBarePartsOf, openclawGatewayParts, openclawPartsOf, parseOpenclawChoice } from '../real/openclaw/choice.ts';
 import { openclawInstalled, openclawReleases } from '../real/openclaw/releases.ts';
 import { nodeNeedOf, nodeSatisfies, nodeVariable, workspaceNodeVersion } from '../real/openclaw/node-version.ts';
-import { LoadError, loadModules, loadSpecifier, splitLoadOptions } from './load.ts';
+import { LoadError, loadModules, splitLoadOptions } from './load.ts';
+import { noteLoadedModules } from './real-code.ts';
+import { resolve } from 'node:path';
 
 const errorLineLengthMax = 300;
 
@@ -36,6 +38,8 @@ function parseSeed(value: string): number {
 
 function parseBugs(value: string): BugId[] {
   if (value.trim() === 'none') return [];
+  // An empty list (`--bugs "$BUGS"` with the variable unset) must not quietly run a bug hunt with every bug off.
+  if (value.split(',').every((part) => part.trim() === '')) throw new InvalidArgumentError(`needs bug ids, got an empty list (say --bugs none to run with every bug off; known: ${bugIds.join(', ')})`);
   try {
     return parseBugList(value);
   } catch (error) {
@@ -105,10 +109,14 @@ function list(options: { json?: boolean }): number {
     );
     return 0;
   }
+  // One width per table, from its longest name, so a long id (a registered scenario's, say) never breaks a column.
+  const column = (names: readonly string[]): number => Math.max(14, ...names.map((name) => name.length + 1));
+  const scenarioWidth = column(scenarios.map((scenario) => scenario.name));
   print(pc.bold('scenarios'));
-  for (const scenario of scenarios) print(`  ${scenario.name.padEnd(14)} ${scenario.description}`);
+  for (const scenario of scenarios) print(`  ${scenario.name.padEnd(scenarioWidth)} ${scenario.description}`);
   print(pc.bold('bugs (all off by default; switch on with --bugs)'));
-  for (const id of bugIds) print(`  ${id.padEnd(14)} ${bugDescriptions[id]}`);
+  const bugWidth = column(bugIds);
+  for (const id of bugIds) print(`  ${id.padEnd(bugWidth)} ${bugDescriptions[id]}`);
   print(pc.bold('invariants'));
   const invariants = invariantList();
   const width = Math.max(...invariants.map((invariant) => invariant.name.length)) + 2;
@@ -117,7 +125,7 @@ function list(options: { json?: boolean }): number {
   for (const release of openclawReleases) {
     const bare = openclawBarePartsOf(release);
     const optIn = openclawPartsOf(release).filter((part) => !bare.includes(part));
-    print(`  ${release.padEnd(14)} parts: ${bare.join(', ')}${optIn.length > 0 ? `; only when named: ${optIn.join(', ')}` : ''}${openclawInstalled(release) ? '' : ' (not installed: npm ci --prefix openclaw)'}`);
+    print(`  ${release.padEnd(column(openclawReleases))} parts: ${bare.join(', ')}${optIn.length > 0 ? `; only when named: ${optIn.join(', ')}` : ''}${openclawInstalled(release) ? '' : ' (not installed: npm ci --prefix openclaw)'}`);
   }
   return 0;
 }
@@ -187,11 +195,12 @@ function checkReplayable(decoded: ReturnType<typeof decodeSeedString>): void {
       `seed string was made with a component of your own in place of the ${processes} (passed as \`components\` to runScenario or fuzz); the command line cannot replay it: call reproduce(seed, { components: { ${decoded.custom.map((process) => `'${process}': <your component>`).join(', ')} } }) from your code`,
     );
   }
-  const cwd = process.cwd();
-  const given = new Set(loadedModules.map((module) => loadSpecifier(module, cwd)));
-  const missing = (decoded.loads ?? []).filter((module) => !given.has(loadSpecifier(module, cwd)));
+  // Compared by name (load.ts, loadName): a file by its path from its project root, whatever folder and spelling.
+  const named = decoded.loads ?? [];
+  const given = new Set(tagsOf({ loads: loadedModules }).loads);
+  const missing = named.filter((name) => !given.has(name));
   if (missing.length > 0) {
-    throw new UsageError(`seed string was made with ${missing.map((module) => `--load ${clip(module, 120)}`).join(' ')}; replay it with: gatesim ${(decoded.loads ?? []).map((module) => `--load ${clip(module, 120)} `).join('')}repro <seed-string>`);
+    throw new UsageError(`seed string was made with ${loadOptions(missing)}; replay it with: ${cliInvocation()} ${loadOptions(named)} repro <seed-string>`);
   }
 }
 
@@ -236,13 +245,15 @@ async function reproCommand(text: string, options: Omit<RunOptions, 'seed'>): Pr
 }
 
 async function report(seedString: string, result: Awaited<ReturnType<typeof runSpec>>, options: { json?: boolean; artifacts?: string }): Promise<number> {
-  if (options.json === true) print(JSON.stringify(runJson(seedString, result)));
-  else print(runText(seedString, result));
+  // The artifacts first, so that the JSON can say where they went (and a write that fails leaves no report claiming them).
   const dir = options.artifacts;
-  if (dir !== undefined) {
-    const written = writeArtifacts(dir, seedString, result);
-    recordArtifacts(dir, written.map((path) => path.slice(dir.length + 1).split('/')[0] ?? ''));
-    if (options.json !== true) print(`artifacts: ${written.length} files under ${dir}`);
+  const written = dir === undefined ? [] : writeArtifacts(dir, seedString, result);
+  if (dir !== undefined) recordArtifacts(dir, written.map((path) => path.slice(dir.length + 1).split('/')[0] ?? ''));
+  const artifacts = dir === undefined ? undefined : { dir: resolve(dir), files: written.map((path) => path.slice(dir.length + 1)) };
+  if (options.json === true) print(JSON.stringify({ ...runJson(seedString, result), ...(artifacts === undefined ? {} : { artifacts }) }));
+  else {
+    print(runText(seedString, result));
+    if (artifacts !== undefined) print(`artifacts: ${written.length} files under ${artifacts.dir} (open trace.html in a browser)`);
   }
   result.sim.dispose();
   return exitCodeFor(result.violations.map((violation) => violation.class));
@@ -335,6 +346,7 @@ export async function main(argvWithLoads: readonly string[]): Promise<number> {
     const { modules, rest } = splitLoadOptions(argvWithLoads);
     await loadModules(modules, process.cwd());
     loadedModules = modules;
+    noteLoadedModules(modules);
     argv = rest;
   } catch (error) {
     if (!(error instanceof LoadError)) throw error;
@@ -356,6 +368,11 @@ export async function main(argvWithLoads: readonly string[]): Promise<number> {
       return usageLine(firstLine.replace(/^error: /, ''));
     }
     if (error instanceof UsageError || error instanceof SeedStringError) return usageLine(error.message);
+    // The caller's own invariant threw: their code, not gatesim's; its stack is shown, and the status is bad input.
+    if (error instanceof Error && error.message.startsWith(userInvariantErrorPrefix)) {
+      process.stderr.write(`gatesim: ${clip(error.message, errorLineLengthMax)}\n${(error.stack ?? '').split('\n').slice(1).join('\n')}\n`);
+      return exitCodes.usage;
+    }
     // A bug in gatesim itself: one line, the stack only on request, and an exit status of its own.
     const message = clip(error instanceof Error ? error.message : String(error), errorLineLengthMax);
     process.stderr.write(`gatesim: internal error: ${message}${process.env.GATESIM_DEBUG === undefined ? ' (set GATESIM_DEBUG=1 for the stack)' : `\n${error instanceof Error ? (error.stack ?? '') : ''}`}\n`);

@@ -12,6 +12,7 @@ import { pc } from './colors.ts';
 import { formatMs } from './format.ts';
 import { planText } from './plan-text.ts';
 import { writeArtifact } from './real.ts';
+import { codeUnderTest, type FindingMatch, findingText, matchFinding, ranRealCode } from './real-code.ts';
 import { traceViewerHtml } from './viewer.ts';
 
 export { formatMs } from './format.ts';
@@ -27,12 +28,21 @@ export function eventCount(result: RunResult): number {
 }
 
 export function runJson(seed: string, result: RunResult): Record<string, unknown> {
+  const code = codeUnderTest(result.realCode);
+  const real = ranRealCode(code);
   return {
     seed,
     scenario: result.spec.scenario,
     bugs: result.spec.bugs,
+    realCode: code,
     verdict: result.verdict,
-    violations: result.violations.map((violation) => ({ invariant: violation.invariant, class: violation.class, message: violation.message, step: violation.step })),
+    violations: result.violations.map((violation) => ({
+      invariant: violation.invariant,
+      class: violation.class,
+      message: violation.message,
+      step: violation.step,
+      ...(real ? { finding: matchFinding(violation, code, result.sim.trace.events) } : {}),
+    })),
     steps: eventCount(result),
     simTimeMs: result.simTimeMs,
     traceHash: result.traceHash,
@@ -43,14 +53,25 @@ export function runText(seed: string, result: RunResult): string {
   const lines = [`${pc.bold('seed')} ${pc.cyan(seed)}`];
   const verdict = result.verdict === 'pass' ? pc.green('PASS') : pc.red('FAIL');
   lines.push(`${verdict}  ${result.spec.scenario}  bugs: ${result.spec.bugs.join(', ') || 'none'}  ${eventCount(result)} steps (trace events #0-#${eventCount(result) - 1}), ${formatMs(result.simTimeMs)} simulated, traceHash ${result.traceHash}`);
+  const code = codeUnderTest(result.realCode);
+  const real = ranRealCode(code);
+  lines.push(`code under test: ${real ? pc.bold(code.text) : code.text}`);
   const first = result.violations[0];
   if (first !== undefined) {
     for (const violation of result.violations.slice(0, 5)) lines.push(`${pc.red(violation.invariant)} (${violation.class}, step #${violation.step}): ${oneLine(violation.message)}`);
     if (result.violations.length > 5) lines.push(`... and ${result.violations.length - 5} more violations`);
+    if (real) lines.push(...findingLines(result.violations.map((violation) => matchFinding(violation, code, result.sim.trace.events))));
     lines.push('', pc.bold('plan'), ...planText(result.spec.plan));
     lines.push('', pc.bold(`timeline (${decisiveMark} marks step #${first.step}, where ${first.invariant} shows)`), ...timeline(result.sim.trace.events, first));
   }
   return lines.join('\n');
+}
+
+/** The violations of a run with real code, grouped by the documented finding each matches (or none: new). */
+function findingLines(matches: readonly FindingMatch[]): string[] {
+  const groups = new Map<string, number>();
+  for (const match of matches) groups.set(findingText(match), (groups.get(findingText(match)) ?? 0) + 1);
+  return [...groups].map(([text, count]) => `${count === matches.length ? 'every violation' : `${count} of ${matches.length} violations`}: ${text.startsWith('new') ? pc.yellow(text) : text}`);
 }
 
 /**

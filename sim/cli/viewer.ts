@@ -11,6 +11,7 @@ import { assert } from '../kernel/assert.ts';
 import { contentSecurityPolicy, viewerCss, viewerScript } from './viewer-assets.ts';
 import { clip, escapeHtml, ledgerHtml, sessionsHtml, stepLink } from './viewer-durable.ts';
 import { describeEvent, FaultLabeller, fieldsText, formatTimeMs, isNoise, type LaneId, laneOf, lanes, type TimeAxis, timeAxis } from './viewer-events.ts';
+import { codeUnderTest, findingText, matchFinding, ranRealCode } from './real-code.ts';
 
 export interface ViewerOptions {
   /** The seed string that replays the run, shown in the header. */
@@ -76,7 +77,8 @@ function headerHtml(result: RunResult, options: ViewerOptions, eventCount: numbe
   return `<header>
 <h1>gatesim trace: ${escapeHtml(result.spec.scenario)} <span class="verdict ${result.verdict}">${result.verdict.toUpperCase()}</span></h1>
 ${seed}
-<div class="meta">bugs: ${escapeHtml(bugs)} · ${eventCount} trace events · ${result.steps} scheduler steps · ${formatTimeMs(result.simTimeMs)} simulated · traceHash <code>${escapeHtml(result.traceHash)}</code> · ${result.spec.plan.sessions} session(s), ${result.spec.plan.faults.length} planned faults, faults stop at ${formatTimeMs(result.spec.plan.faultPhaseMs)}</div>
+<div class="meta code-under-test">code under test: ${escapeHtml(codeUnderTest(result.realCode).text)}</div>
+<div class="meta">bugs: ${escapeHtml(bugs)} · ${eventCount} steps (trace events #0-#${eventCount - 1}) · ${formatTimeMs(result.simTimeMs)} simulated · traceHash <code>${escapeHtml(result.traceHash)}</code> · ${result.spec.plan.sessions} session(s), ${result.spec.plan.faults.length} planned faults, faults stop at ${formatTimeMs(result.spec.plan.faultPhaseMs)}</div>
 </header>`;
 }
 
@@ -90,15 +92,18 @@ function violationsHtml(result: RunResult, events: readonly TraceEvent[]): strin
     if (event === undefined) return `end of run (${formatTimeMs(violation.timeMs)})${found}`;
     return `step ${stepLink(violation.step)} at ${formatTimeMs(event.timeMs)}: <code>${clip(describeEvent(event), 300)}</code>${found}`;
   };
+  const code = codeUnderTest(result.realCode);
+  // With real code in the run, each violation says whether docs/MODEL.md documents it as a finding about that code.
+  const finding = (violation: Violation): string => (ranRealCode(code) ? `<div class="meta finding">${escapeHtml(findingText(matchFinding(violation, code, events)))}</div>\n` : '');
   const show = (violation: Violation): string => `<button class="show-step" data-step="${violation.step}">show on the timeline</button>`;
   const card = `<div class="violation" data-invariant="${escapeHtml(first.invariant)}" data-step="${first.step}">
 <div><span class="name">${escapeHtml(first.invariant)}</span> <span class="tag">${escapeHtml(first.class)}</span> ${show(first)}</div>
 <div class="message">${clip(first.message)}</div>
 <div class="meta">shows at ${at(first)}</div>
-${ledgerHtml(result, first)}
+${finding(first)}${ledgerHtml(result, first)}
 </div>`;
   const rows = others.map(
-    (violation) => `<tr class="violation-more" data-invariant="${escapeHtml(violation.invariant)}" data-step="${violation.step}"><td class="name">${escapeHtml(violation.invariant)}</td><td><span class="tag">${escapeHtml(violation.class)}</span></td><td>${clip(violation.message, 400)}<div class="meta">shows at ${at(violation)}</div></td><td>${show(violation)}</td></tr>`,
+    (violation) => `<tr class="violation-more" data-invariant="${escapeHtml(violation.invariant)}" data-step="${violation.step}"><td class="name">${escapeHtml(violation.invariant)}</td><td><span class="tag">${escapeHtml(violation.class)}</span></td><td>${clip(violation.message, 400)}<div class="meta">shows at ${at(violation)}</div>${finding(violation)}</td><td>${show(violation)}</td></tr>`,
   );
   const more = rows.length === 0 ? '' : `<details class="more-violations"><summary>${rows.length} more violation(s)</summary><table>${rows.join('\n')}</table></details>`;
   return `<h2>Violated invariants (${result.violations.length})</h2>\n${card}\n${more}`;

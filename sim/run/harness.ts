@@ -82,6 +82,18 @@ export interface RunResult {
   world: World;
   /** The ground truth the checkers judged by. */
   ledger: Ledger;
+  /** The code that ran besides gatesim's own model (reports name it: a failure of real code is not the model's). */
+  realCode: RealCode;
+}
+
+/**
+ * What ran in place of parts of gatesim's model: a pinned OpenClaw release's parts, the real pi SessionManager, and
+ * the processes that ran a component of the caller's own (passed to the run or declared by its scenario).
+ */
+export interface RealCode {
+  openclaw?: OpenclawChoice;
+  sessionManager: 'model' | 'pi';
+  custom: readonly string[];
 }
 
 /** How to run a RunSpec: the SQL engine (loadSqlJs()), and optional hooks and component replacements. */
@@ -185,6 +197,11 @@ export async function runSpec(spec: RunSpec, options: RunOptions): Promise<RunRe
     model,
     world,
     ledger: world.ledger,
+    realCode: {
+      ...(options.openclaw === undefined ? {} : { openclaw: options.openclaw }),
+      sessionManager: options.sessionManager === 'pi' ? 'pi' : 'model',
+      custom: Object.keys(components).filter((name) => components[name as keyof typeof components] !== undefined).sort(),
+    },
   };
 }
 

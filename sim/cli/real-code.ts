@@ -1,0 +1,104 @@
+// Whose code a report is about. A run may put real code in place of parts of gatesim's model (a pinned OpenClaw
+// release's parts, the real pi SessionManager, a caller's own component) or load a user's module that registers
+// scenarios and invariants; every report (text, JSON, trace.html) names it in words, so that a failure of OpenClaw's
+// code never reads as a failure of gatesim's fixed model. A violation in a run with real code is matched against the
+// findings docs/MODEL.md documents about that code (each entry names its section; a test checks the headings exist):
+// a match says which one, and a violation that matches none is marked new, for a reader to study and record.
+import type { Violation } from '../checkers/index.ts';
+import type { TraceEvent } from '../kernel/trace.ts';
+import type { RealCode } from '../run/harness.ts';
+
+/** What a report says of a run's code: the real code that ran, and what stayed gatesim's. */
+export interface CodeUnderTest {
+  /** OpenClaw's release and the parts that ran from it, or null. */
+  openclaw: { release: string; parts: string[] } | null;
+  /** The runner's SessionManager: gatesim's model or the real pi one. */
+  sessionManager: 'model' | 'pi';
+  /** Processes that ran a component of the caller's own. */
+  customComponents: string[];
+  /** Modules the command line loaded first (--load), as the seed string names them. */
+  loadedModules: string[];
+  /** The same, in one sentence. */
+  text: string;
+}
+
+/** The modules this process loaded with --load (the command line notes them; a worker loads the same). */
+let processLoads: readonly string[] = [];
+
+export function noteLoadedModules(modules: readonly string[]): void {
+  processLoads = [...modules];
+}
+
+export function codeUnderTest(realCode: RealCode, loadedModules: readonly string[] = processLoads): CodeUnderTest {
+  const openclaw = realCode.openclaw === undefined ? null : { release: realCode.openclaw.release, parts: [...realCode.openclaw.parts] };
+  const pieces = [
+    ...(openclaw === null ? [] : [`OpenClaw ${openclaw.release}'s ${openclaw.parts.join(', ')}`]),
+    ...(realCode.sessionManager === 'pi' ? ["pi's SessionManager (@mariozechner/pi-coding-agent)"] : []),
+    ...(realCode.custom.length === 0 ? [] : [`your own component for the ${realCode.custom.join(', ')}`]),
+  ];
+  const real = pieces.length === 0 ? "gatesim's model only, no real code" : `real code: ${pieces.join('; ')}, in place of gatesim's model; the rest is gatesim's model`;
+  const loads = loadedModules.length === 0 ? '' : `; loaded modules: ${loadedModules.join(', ')}`;
+  return { openclaw, sessionManager: realCode.sessionManager, customComponents: [...realCode.custom], loadedModules: [...loadedModules], text: `${real}${loads}` };
+}
+
+/** Whether anything but gatesim's own model ran (then each violation is matched against the documented findings). */
+export function ranRealCode(code: CodeUnderTest): boolean {
+  return code.openclaw !== null || code.sessionManager === 'pi' || code.customComponents.length > 0;
+}
+
+/** A finding about real code that docs/MODEL.md documents, with the section that states it. */
+export interface DocumentedFinding {
+  /** The heading of its section in docs/MODEL.md, as written there (without the #s). */
+  section: string;
+  /** The finding in a few words. */
+  summary: string;
+  /** Whose code it is about: an OpenClaw part in any of these releases, or the pi SessionManager. */
+  code: { openclawPart: string; releases: readonly string[] } | { sessionManager: 'pi' };
+  invariants: readonly string[];
+  /** What else the violation or the run must show (a fault, a subject) for the finding to be this one. */
+  shows?: { message?: RegExp; fault?: string };
+}
+
+export const documentedFindings: readonly DocumentedFinding[] = [
+  {
+    section: 'Node exec events, real',
+    summary: "a command's event taken twice: a replayed exec.started after the drain (both releases), or exec.finished resent after a gateway restart (2026.4.24)",
+    code: { openclawPart: 'node-events', releases: ['2026.4.24', '2026.7.1'] },
+    invariants: ['no-double-ingestion'],
+    shows: { message: /command run-/ },
+  },
+  {
+    section: 'The session-file repair, real (`fr`, both releases)',
+    summary: "a power loss just after the release's repair empties the transcript (its writes are never synced)",
+    code: { openclawPart: 'session-file-repair', releases: ['2026.4.24', '2026.7.1'] },
+    invariants: ['transcript-consistent', 'one-assistant-row-per-visible-reply', 'no-lost-user-message'],
+    shows: { fault: 'power-loss' },
+  },
+  {
+    section: "The model's SessionManager and the real one",
+    summary: 'pi never fsyncs its transcript, so a power loss drops entries of a reply the user saw',
+    code: { sessionManager: 'pi' },
+    invariants: ['one-assistant-row-per-visible-reply', 'no-lost-user-message', 'transcript-consistent'],
+    shows: { fault: 'power-loss' },
+  },
+];
+
+/** How a violation of a run with real code stands against docs/MODEL.md: a documented finding, or new. */
+export type FindingMatch = { status: 'documented'; section: string; summary: string } | { status: 'new' };
+
+export function matchFinding(violation: Violation, code: CodeUnderTest, events: readonly TraceEvent[]): FindingMatch {
+  const faults = new Set(events.filter((event) => event.kind === 'fault').map((event) => String(event.fields.kind)));
+  const found = documentedFindings.find((finding) => {
+    if (!finding.invariants.includes(violation.invariant)) return false;
+    const ran = 'sessionManager' in finding.code ? code.sessionManager === 'pi' : code.openclaw !== null && finding.code.releases.includes(code.openclaw.release) && code.openclaw.parts.includes(finding.code.openclawPart);
+    if (!ran) return false;
+    if (finding.shows?.message !== undefined && !finding.shows.message.test(violation.message)) return false;
+    return finding.shows?.fault === undefined || faults.has(finding.shows.fault);
+  });
+  return found === undefined ? { status: 'new' } : { status: 'documented', section: found.section, summary: found.summary };
+}
+
+/** A match in words, for the text report and trace.html. */
+export function findingText(match: FindingMatch): string {
+  return match.status === 'documented' ? `documented finding about the real code: docs/MODEL.md "${match.section}" (${match.summary})` : 'new: matches no finding docs/MODEL.md documents about the real code that ran';
+}

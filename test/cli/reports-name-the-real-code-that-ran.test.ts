@@ -1,0 +1,78 @@
+// Every report names the code under test: gatesim's model alone, or the real code that ran in place of its parts; a
+// violation of a run with real code says whether docs/MODEL.md documents it as a finding about that code, and which
+// section, or that it is new. The matching table's sections are headings of docs/MODEL.md.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import type { Violation } from '../../sim/checkers/index.ts';
+import type { TraceEvent } from '../../sim/kernel/trace.ts';
+import { codeUnderTest, documentedFindings, matchFinding } from '../../sim/cli/real-code.ts';
+import { openclawMissing } from '../real/openclaw-support.ts';
+import { cli, scratchDir } from './support.ts';
+
+const violation = (invariant: string, message: string): Violation => ({ invariant, message, step: 3, timeMs: 10, class: 'correctness' });
+const powerLoss: TraceEvent[] = [{ index: 0, timeMs: 5, kind: 'fault', fields: { kind: 'power-loss' } } as unknown as TraceEvent];
+
+describe('the documented findings about real code', () => {
+  it('name sections that docs/MODEL.md has', () => {
+    const headings = readFileSync(new URL('../../docs/MODEL.md', import.meta.url), 'utf8')
+      .split('\n')
+      .filter((line) => line.startsWith('#'))
+      .map((line) => line.replace(/^#+\s*/, ''));
+    for (const finding of documentedFindings) expect(headings).toContain(finding.section);
+  });
+
+  it('match a violation only with the release, part, invariant and evidence the finding names', () => {
+    const withNodeEvents = codeUnderTest({ openclaw: { release: '2026.4.24', parts: ['system-events', 'heartbeat-wake', 'node-events'] }, sessionManager: 'model', custom: [] }, []);
+    const doubled = violation('no-double-ingestion', 'agent:main:chat:0: the start of command run-3 is in 2 user rows of state.db');
+    expect(matchFinding(doubled, withNodeEvents, [])).toMatchObject({ status: 'documented', section: 'Node exec events, real' });
+    // A chat message ingested twice is not the exec-event finding, nor is the same doubling without the release's part.
+    expect(matchFinding(violation('no-double-ingestion', 'agent:main:chat:0: message [m1] is in 2 user rows of state.db'), withNodeEvents, [])).toEqual({ status: 'new' });
+    const queueOnly = codeUnderTest({ openclaw: { release: '2026.4.24', parts: ['system-events', 'heartbeat-wake'] }, sessionManager: 'model', custom: [] }, []);
+    expect(matchFinding(doubled, queueOnly, [])).toEqual({ status: 'new' });
+    const pi = codeUnderTest({ sessionManager: 'pi', custom: [] }, []);
+    const lost = violation('no-lost-user-message', 'agent:main:chat:0: [m0] never reached the JSONL');
+    expect(matchFinding(lost, pi, powerLoss)).toMatchObject({ status: 'documented', section: "The model's SessionManager and the real one" });
+    expect(matchFinding(lost, pi, [])).toEqual({ status: 'new' });
+  });
+
+  it('say in words what ran, and that nothing real ran in a model run', () => {
+    expect(codeUnderTest({ sessionManager: 'model', custom: [] }, []).text).toBe("gatesim's model only, no real code");
+    const text = codeUnderTest({ openclaw: { release: '2026.7.1', parts: ['node-events'] }, sessionManager: 'pi', custom: ['runner'] }, ['./my-setup.ts']).text;
+    expect(text).toContain("OpenClaw 2026.7.1's node-events");
+    expect(text).toContain("pi's SessionManager");
+    expect(text).toContain('your own component for the runner');
+    expect(text).toContain('loaded modules: ./my-setup.ts');
+  });
+});
+
+describe('a report of a model run', () => {
+  it('says only the model ran, in text and JSON, and marks no finding', () => {
+    const text = cli(['run', 'send-mid-turn', '--seed', '1', '--bugs', 'send-flag'], { NO_COLOR: '1' });
+    expect(text.stdout).toContain("code under test: gatesim's model only, no real code");
+    const json = cli(['run', 'send-mid-turn', '--seed', '1', '--bugs', 'send-flag', '--json']);
+    const parsed = JSON.parse(json.stdout) as { realCode: { openclaw: unknown; sessionManager: string }; violations: Record<string, unknown>[] };
+    expect(parsed.realCode).toMatchObject({ openclaw: null, sessionManager: 'model', customComponents: [], loadedModules: [] });
+    expect(parsed.violations.length).toBeGreaterThan(0);
+    for (const found of parsed.violations) expect(found).not.toHaveProperty('finding');
+  });
+});
+
+describe.skipIf(openclawMissing('report of a real OpenClaw run'))('a report of a run with OpenClaw 2026.4.24', () => {
+  it('names the release and its parts in the JSON, report.json and trace.html, and the documented finding', () => {
+    const dir = join(scratchDir(), 'artifacts');
+    const seed = 'gs2.exec-replay@oc-2026_4_24~se+hw+ne.none.11.r.0_1_0-9263af.e3b72d85';
+    const result = cli(['repro', seed, '--json', '--artifacts', dir], {}, 300_000);
+    expect(result.status).toBe(1);
+    const parsed = JSON.parse(result.stdout) as { realCode: { openclaw: { release: string; parts: string[] } }; violations: { finding: { status: string; section?: string } }[]; artifacts: { dir: string; files: string[] } };
+    expect(parsed.realCode.openclaw).toEqual({ release: '2026.4.24', parts: ['system-events', 'heartbeat-wake', 'node-events'] });
+    expect(parsed.violations.map((found) => found.finding)).toContainEqual({ status: 'documented', section: 'Node exec events, real', summary: expect.any(String) });
+    expect(parsed.artifacts.dir).toBe(dir);
+    expect(parsed.artifacts.files).toContain('trace.html');
+    const report = JSON.parse(readFileSync(join(dir, 'report.json'), 'utf8')) as { realCode: { text: string } };
+    expect(report.realCode.text).toContain("OpenClaw 2026.4.24's system-events, heartbeat-wake, node-events");
+    const html = readFileSync(join(dir, 'trace.html'), 'utf8');
+    expect(html).toContain('code under test: real code: OpenClaw 2026.4.24&#39;s system-events, heartbeat-wake, node-events');
+    expect(html).toContain('docs/MODEL.md &#34;Node exec events, real&#34;');
+  });
+});
