@@ -2,7 +2,7 @@
 // reporting how long a campaign took, never for simulation), real files (artifacts, JUnit) and the process's entropy
 // for choosing a fresh seed when the user gives none. Nothing in a simulation run may import this file; the lint rule
 // and the tidy test exempt it alone.
-import { accessSync, constants, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmdirSync, rmSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
+import { accessSync, constants, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, realpathSync, renameSync, rmdirSync, rmSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { basename, dirname, parse, resolve, sep } from 'node:path';
 import { createHash, randomInt } from 'node:crypto';
 import { spawnSync } from 'node:child_process';
@@ -19,10 +19,41 @@ export function freshSeed(): number {
   return randomInt(0, 2 ** 31);
 }
 
-/** Write a file whole or not at all: a temporary sibling renamed into place, so a reader never sees half of it. */
+/**
+ * Write the bytes INTO the file the user named, never in place of it. A regular file (or a new one) is written whole
+ * or not at all: a temporary sibling renamed into place, so a reader never sees half of it. A symbolic link is
+ * followed, so the link stays a link and the file it points to gets the bytes. Anything else (/dev/null, a terminal,
+ * a named pipe a reader waits on) is opened and written through: renaming over it would replace the device or pipe
+ * with a plain file, which is what issue 42 found `--junit /dev/null` did to a machine run as root.
+ */
 export function writeArtifact(path: string, data: string | Uint8Array): void {
   const code = makeDirs(dirname(path));
   if (code !== undefined) throw new Error(`cannot create ${dirname(path)} (${code})`);
+  const target = followLinks(path);
+  const descriptor = ownDescriptor(target);
+  if (descriptor !== undefined) writeFileSync(descriptor, data);
+  else if (isRegularOrAbsent(target)) writeWhole(target, data);
+  else writeFileSync(target, data);
+}
+
+/**
+ * The descriptor `path` names when it is one of this process's own (/dev/stdout ends at /proc/self/fd/1). Writing to
+ * the descriptor itself keeps the bytes in order with what the process prints there; opening the path anew would
+ * truncate a file stdout is redirected to and write over it from its start.
+ */
+function ownDescriptor(path: string): number | undefined {
+  if (!/^\d+$/.test(basename(path)) || lstatSync(path, { throwIfNoEntry: false })?.isSymbolicLink() !== true) return undefined;
+  return realpathSync(dirname(path)) === `/proc/${process.pid}/fd` ? Number(basename(path)) : undefined;
+}
+
+/** Whether `path` is a regular file or nothing at all (a symbolic link is neither: lstat does not follow it). */
+function isRegularOrAbsent(path: string): boolean {
+  const entry = lstatSync(path, { throwIfNoEntry: false });
+  return entry === undefined || entry.isFile();
+}
+
+/** Write `path` whole: a temporary sibling in its own folder (one file system, so the rename is atomic) renamed over it. */
+function writeWhole(path: string, data: string | Uint8Array): void {
   const temporary = `${path}.partial-${process.pid}`;
   try {
     writeFileSync(temporary, data);
@@ -35,6 +66,28 @@ export function writeArtifact(path: string, data: string | Uint8Array): void {
     }
     throw error;
   }
+}
+
+/** Linux gives up after this many links on one path (ELOOP); so does followLinks. */
+const linkHopsMax = 40;
+
+/**
+ * The path a chain of symbolic links from `path` ends at, existing or not. realpathSync would do for a link to an
+ * existing file, but it throws for a dangling one; following each link by hand gives the name the chain ends at,
+ * which is created there, in the link target's own folder, as the shell's `>` would (that folder must exist: no
+ * folders are made where a link merely points). A link under /proc (/dev/stdout is /proc/self/fd/1) is not a path
+ * but an open file, its text "pipe:[...]" or a deleted name; only the kernel can follow it, so the chain stops there
+ * and the bytes are written through it.
+ */
+export function followLinks(path: string): string {
+  let current = resolve(path);
+  for (let hop = 0; hop < linkHopsMax; hop++) {
+    if (lstatSync(current, { throwIfNoEntry: false })?.isSymbolicLink() !== true) return current;
+    const home = realpathSync(dirname(current));
+    if (home === '/proc' || home.startsWith('/proc/')) return current;
+    current = resolve(home, readlinkSync(current));
+  }
+  throw Object.assign(new Error(`too many symbolic links from ${path} (ELOOP)`), { code: 'ELOOP' });
 }
 
 /**
@@ -87,22 +140,38 @@ export function prepareArtifactDir(dir: string): string | undefined {
   }
 }
 
-/** Check that a file can be created at `path` later (its directory exists and is writable); nothing is created. */
+/**
+ * Check that `path` can be written later, creating nothing, by the rule writeArtifact follows: a regular file or a
+ * new one (also one a dangling link names) is renamed into place, so its folder must exist and be writable; a device
+ * or a pipe is written through, so it must itself be writable (/dev/null is, though /dev is not for most users).
+ */
 export function checkWritableFile(path: string, what: string): string | undefined {
-  const parent = dirname(resolve(path));
   if (isDirectory(path)) return `cannot write ${what} to ${path} (it is a directory)`;
-  if (!isDirectory(parent)) return `cannot write ${what} to ${path} (no directory ${dirname(path)})`;
   try {
-    accessSync(parent, constants.W_OK);
+    const target = followLinks(path);
+    if (!isRegularOrAbsent(target)) return writableOrWhy(target, `cannot write ${what} to ${path}`);
+    if (!isDirectory(dirname(target))) return `cannot write ${what} to ${path} (no directory ${dirname(target === resolve(path) ? path : target)})`;
+    return writableOrWhy(dirname(target), `cannot write ${what} to ${path}`);
+  } catch (error) {
+    return `cannot write ${what} to ${path} (${(error as { code?: string }).code ?? 'unreadable link'})`;
+  }
+}
+
+/** Undefined when `path` is writable, else `refusal` with the reason. */
+function writableOrWhy(path: string, refusal: string): string | undefined {
+  try {
+    accessSync(path, constants.W_OK);
     return undefined;
   } catch (error) {
-    return `cannot write ${what} to ${path} (${(error as { code?: string }).code ?? 'not writable'})`;
+    return `${refusal} (${(error as { code?: string }).code ?? 'not writable'})`;
   }
 }
 
 /**
  * Fill a folder whole or not at all: `fill` writes into a temporary sibling, which is then renamed to `dir`. If
- * `dir` exists already it is filled in place (a rename cannot replace a non-empty folder).
+ * `dir` exists already, also as a symbolic link to a folder, it is filled in place: a rename cannot replace a
+ * non-empty folder, and over a link it would put a folder where the user's link was. Over anything else (a file, a
+ * dangling link) the rename of a folder fails (ENOTDIR), so nothing of the user's is replaced.
  */
 export function writeFolderWhole(dir: string, fill: (into: string) => void): void {
   if (isDirectory(dir)) {
