@@ -9,14 +9,15 @@ import { type Shard, shardRunCount, wholeCampaign } from './campaign.ts';
 import { pc } from './colors.ts';
 import { exitCodeFor } from './exit-codes.ts';
 import { type FuzzFailure, fuzzScenario, type ScenarioOutcome } from './fuzz.ts';
-import { shrinkRunsMax } from './fuzz-task.ts';
+import { type OnShrinkProgress, shrinkRunsMax } from './fuzz-task.ts';
 import { junitXml } from './junit.ts';
 import { loadSpecifier } from './load.ts';
 import type { OpenclawChoice } from '../real/openclaw/choice.ts';
 import { openclawInstalled, OpenclawWorkspaceMissingError } from '../real/openclaw/releases.ts';
 import { type Executor, inlineExecutor, poolExecutor } from './pool.ts';
-import { startProgress } from './progress.ts';
+import { releaseLoadingLine, startProgress } from './progress.ts';
 import { artifactFolderName, checkPathText, checkWritableFile, claimArtifactDir, freshSeed, isDirectory, prepareArtifactDir, recordArtifacts, removeIfEmpty, samePath, wallNowMs, writeArtifact, writeFolderWhole } from './real.ts';
+import { codeUnderTest, matchFinding, ranRealCode } from './real-code.ts';
 import { coverageText, formatMs, runText, writeArtifacts } from './report.ts';
 import { cliInvocation, reproduceHint } from './seed-string.ts';
 
@@ -61,6 +62,7 @@ function chooseScenarios(options: FuzzOptions): Scenario[] {
 function checkOptions(options: FuzzOptions, runs: number | undefined): boolean {
   if (options.runs !== undefined && options.seconds !== undefined) throw new UsageError('give --runs or --seconds, not both');
   const shard = options.shard;
+  if (shard !== undefined && options.seconds !== undefined) throw new UsageError('--shard needs --runs, not --seconds: a campaign bounded by time has no fixed set of runs to split into shards');
   if (shard !== undefined && options.seed === undefined) throw new UsageError('--shard needs --seed: the shards of one campaign must share its seed');
   if (shard !== undefined && runs !== undefined && shardRunCount(runs, shard) === 0) {
     throw new UsageError(`shard ${shard.index + 1}/${shard.count} has no runs to do: --runs ${runs} gives fewer runs per scenario than ${shard.index + 1}`);
@@ -104,15 +106,22 @@ export async function fuzzCommand(options: FuzzOptions): Promise<number> {
   const progress = startProgress({ scenarios: chosen.length, runsPerScenario: perShard, seconds: options.seconds }, process.stderr.isTTY === true, (line) => process.stderr.write(`${line}\n`));
   const say = (line: string): void => (options.json === true ? undefined : progress.print(line));
   say(`fuzz campaign seed ${campaignSeed}, bugs: ${bugs.join(', ') || 'none'}, ${runs === undefined ? `${options.seconds}s` : `${runs} runs`} per scenario${shard.count > 1 ? `, shard ${shard.index + 1}/${shard.count} (${perShard} runs per scenario)` : ''}, ${workers} worker(s)`);
+  // A real OpenClaw release loads inside the first run (sim/run/harness.ts), up to about 20 s with nothing printed: say so first.
+  if (options.openclaw !== undefined) progress.note(`fuzz: ${releaseLoadingLine(options.openclaw)}`);
   const outcomes: ScenarioOutcome[] = [];
   try {
     for (const [position, scenario] of chosen.entries()) {
       const scenarioStarted = wallNowMs();
       const deadline = options.seconds === undefined ? undefined : () => wallNowMs() - scenarioStarted > (options.seconds as number) * 1_000;
       const limits = { ...(runs === undefined ? {} : { runs }), ...(deadline === undefined ? {} : { deadline }), ...(options.invariant === undefined ? {} : { invariant: options.invariant }), ...(options.sessionManager === 'pi' ? { sessionManager: 'pi' as const } : {}), ...(options.openclaw === undefined ? {} : { openclaw: options.openclaw }), loads, shard };
+      let shrinkProgress: OnShrinkProgress | undefined;
       const outcome = await fuzzScenario(scenario, scenarios.indexOf(scenario), bugs, campaignSeed, limits, sql, (done) => progress.update(scenario.name, position, done), {
         executor,
-        onShrinkStarted: (run) => progress.note(`fuzz: ${scenario.name} failed at run ${run}; shrinking it (at most ${shrinkRunsMax} runs)`),
+        onShrinkStarted: (run) => {
+          progress.note(`fuzz: ${scenario.name} failed at run ${run}; shrinking it (at most ${shrinkRunsMax} runs)`);
+          shrinkProgress = progress.shrinking(scenario.name, shrinkRunsMax);
+        },
+        onShrinkProgress: (shrunk) => shrinkProgress?.(shrunk),
       });
       outcomes.push(outcome);
       const failure = outcome.failure;
@@ -168,8 +177,9 @@ function finish(options: FuzzOptions, campaign: { bugs: BugId[]; campaignSeed: n
   return writeFailed && code === 0 ? 3 : code;
 }
 
-function failureJson(failure: FuzzFailure): Record<string, unknown> {
+export function failureJson(failure: FuzzFailure): Record<string, unknown> {
   const first = failure.violations.find((violation) => violation.invariant === failure.invariant);
+  const code = codeUnderTest(failure.result.realCode);
   return {
     scenario: failure.scenario,
     seed: failure.seed,
@@ -179,6 +189,12 @@ function failureJson(failure: FuzzFailure): Record<string, unknown> {
     steps: failure.steps,
     run: failure.run,
     shrinkRuns: failure.shrinkRuns,
+    // Whether the shrink finished; false: it stopped at its budget of shrinkRunsMax runs, and the plan may not be minimal.
+    shrinkComplete: failure.shrinkComplete,
+    shrinkRunsMax: failure.shrinkRunsMax,
+    // Whose code failed: the real code that ran, and (with real code) whether docs/MODEL.md documents the finding.
+    realCode: code,
+    ...(first !== undefined && ranRealCode(code) ? { finding: matchFinding(first, code, failure.result.sim.trace.events) } : {}),
   };
 }
 
@@ -215,9 +231,14 @@ function outcomeLines(outcome: ScenarioOutcome, artifacts: string | undefined): 
   if (failure === undefined) return [`${pc.green('PASS')} ${outcome.scenario}: ${outcome.runs} runs`];
   return [
     runText(failure.seed, failure.result),
-    `${pc.red('FAIL')} ${outcome.scenario}: found at run ${failure.run} (${failure.invariant}, ${failure.class}), shrunk in ${failure.shrinkRuns} runs`,
+    `${pc.red('FAIL')} ${outcome.scenario}: found at run ${failure.run} (${failure.invariant}, ${failure.class}), ${shrinkText(failure)}`,
     `  reproduce: ${reproduceHint(failure.seed)}`,
     ...(artifacts === undefined ? [] : [`  artifacts: ${artifacts}/${artifactFolderName(failure.seed)}/`]),
     '',
   ];
+}
+
+/** How the shrink of a failure went, for its FAIL line: finished, or stopped at its budget with a plan that may not be minimal. */
+export function shrinkText(failure: Pick<FuzzFailure, 'shrinkRuns' | 'shrinkComplete'>): string {
+  return failure.shrinkComplete ? `shrunk in ${failure.shrinkRuns} runs` : `shrink stopped at ${failure.shrinkRuns} runs; not minimal`;
 }

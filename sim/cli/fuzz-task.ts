@@ -2,7 +2,8 @@
 // as well as this thread: `run` executes one run of a campaign (the first plan of its fast-check seed) and says
 // whether it fails; `shrink` re-runs a failing run under fast-check and shrinks it to a small plan with a
 // deterministic budget (a count of runs, never a clock), so the shrunk plan and its seed string are the same on
-// every machine and with any number of workers.
+// every machine and with any number of workers. A shrink that spends its budget while fast-check still has
+// candidates to try says so (`shrinkComplete: false`): its plan is smaller than the failing run's but may not be minimal.
 import fc from 'fast-check';
 import type { SqlJsStatic } from 'sql.js';
 import type { BugId } from '../../src/index.ts';
@@ -29,6 +30,8 @@ export interface FuzzTask {
    * own (which only an in-process executor has), the modules the command line loaded (a worker thread loads them too).
    */
   tags?: RunTags;
+  /** A shrink's budget of runs beyond the failing run itself: shrinkRunsMax unless given (tests give a small one). */
+  shrinkRunsMax?: number;
 }
 
 export interface RunReport {
@@ -38,8 +41,34 @@ export interface RunReport {
 
 export interface ShrinkReport {
   seedString: string;
+  /** Runs the shrink did beyond the failing run itself. */
   shrinkRuns: number;
+  /**
+   * Whether fast-check finished shrinking: false when it offered a candidate after the budget was spent (counted as
+   * passing, unrun), so the plan may not be minimal. A shrink that ends exactly at the budget is complete.
+   */
+  shrinkComplete: boolean;
+  /** The budget the shrink had. */
+  shrinkRunsMax: number;
 }
+
+/** How big a plan is, as a shrink's progress shows it: its workload steps and its faults. */
+export interface PlanSize {
+  workload: number;
+  faults: number;
+}
+
+export function planSize(plan: Plan): PlanSize {
+  return { workload: plan.workload.length, faults: plan.faults.length };
+}
+
+/** A shrink's progress after each of its runs: runs so far, and the size of the plan it is at (its last failing plan). */
+export interface ShrinkProgress {
+  runs: number;
+  plan: PlanSize;
+}
+
+export type OnShrinkProgress = (progress: ShrinkProgress) => void;
 
 export function failsFor(invariant: string | undefined): (result: RunResult) => boolean {
   return (result) => (invariant === undefined ? result.verdict === 'fail' : result.violations.some((violation) => violation.invariant === invariant));
@@ -73,29 +102,40 @@ export async function runTask(task: FuzzTask, sql: SqlJsStatic, runOptions: Task
   return { fails: failsFor(task.invariant)(result), coverage: result.coverage };
 }
 
-export async function shrinkTask(task: FuzzTask, sql: SqlJsStatic, runOptions: TaskRunOptions = {}): Promise<ShrinkReport> {
+export async function shrinkTask(task: FuzzTask, sql: SqlJsStatic, runOptions: TaskRunOptions = {}, onProgress: OnShrinkProgress = () => {}): Promise<ShrinkReport> {
   assert(task.kind === 'shrink', 'shrinkTask is given a shrink task');
   checkComponents(task, runOptions);
   const scenario = scenarioOf(task);
   const fails = failsFor(task.invariant);
+  const budget = task.shrinkRunsMax ?? shrinkRunsMax;
+  assert(Number.isInteger(budget) && budget >= 0, `a shrink's budget must be a non-negative integer, got ${budget}`);
   let shrinkRuns = -1;
+  let cutOff = false;
+  let current: PlanSize | undefined;
   const property = fc.asyncProperty(runArbitrary(scenario), async (value: [Plan, number]) => {
     // The first call is the failing run itself; then a fixed budget of shrink runs, after which every further
-    // candidate counts as passing.
-    if (shrinkRuns >= shrinkRunsMax) return true;
+    // candidate counts as passing, unrun: fast-check still had one to try, so the shrink did not finish.
+    if (shrinkRuns >= budget) {
+      cutOff = true;
+      return true;
+    }
     shrinkRuns++;
     const result = await runSpec(toSpec(scenario, task.bugs, value), { ...runOptions, ...realPartsOf(task), sql });
     result.sim.dispose();
-    return !fails(result);
+    const failed = fails(result);
+    // fast-check goes on from each failing candidate: the last one is the plan the shrink is at.
+    if (failed || current === undefined) current = planSize(value[0]);
+    onProgress({ runs: shrinkRuns, plan: current });
+    return !failed;
   });
   const outcome = await fc.check(property, { seed: task.seed, numRuns: 1 });
   assert(outcome.failed, `run of ${task.scenario} with seed ${task.seed} passes when shrinking starts: runs are not deterministic`);
   const value = outcome.counterexample?.[0] as [Plan, number];
   const path = outcome.counterexamplePath ?? undefined;
   const seedString = encodeSeedString({ scenario: scenario.name, ...task.tags, bugs: task.bugs, seed: task.seed, path }, toSpec(scenario, task.bugs, value));
-  return { seedString, shrinkRuns: Math.max(0, shrinkRuns) };
+  return { seedString, shrinkRuns: Math.max(0, shrinkRuns), shrinkComplete: !cutOff, shrinkRunsMax: budget };
 }
 
-export function doTask(task: FuzzTask, sql: SqlJsStatic, runOptions: TaskRunOptions = {}): Promise<RunReport | ShrinkReport> {
-  return task.kind === 'run' ? runTask(task, sql, runOptions) : shrinkTask(task, sql, runOptions);
+export function doTask(task: FuzzTask, sql: SqlJsStatic, runOptions: TaskRunOptions = {}, onShrinkProgress?: OnShrinkProgress): Promise<RunReport | ShrinkReport> {
+  return task.kind === 'run' ? runTask(task, sql, runOptions) : shrinkTask(task, sql, runOptions, onShrinkProgress);
 }

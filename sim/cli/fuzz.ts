@@ -13,7 +13,7 @@ import { addCoverage, emptyCoverage, type FaultCoverage } from '../run/coverage.
 import { generateSpec } from '../run/generate.ts';
 import { type RunResult, runSpec } from '../run/harness.ts';
 import { runSeed, type Shard, shardRuns } from './campaign.ts';
-import { failsFor, type RunReport, type TaskRunOptions } from './fuzz-task.ts';
+import { failsFor, type OnShrinkProgress, type RunReport, type TaskRunOptions } from './fuzz-task.ts';
 import { type Executor, inlineExecutor } from './pool.ts';
 import type { OpenclawChoice } from '../real/openclaw/choice.ts';
 import { decodeSeedString, runOptionsOf, type RunTags, tagsOf, verifySeedString } from './seed-string.ts';
@@ -34,6 +34,8 @@ export interface FuzzLimits {
   runs?: number;
   /** Or: stop starting new runs once this returns true (checked against the caller's clock). */
   deadline?: () => boolean;
+  /** The shrink's budget of runs (fuzz-task.ts shrinkRunsMax unless given; tests give a small one). */
+  shrinkRunsMax?: number;
   shard: Shard;
 }
 
@@ -49,6 +51,9 @@ export interface FuzzFailure {
   /** 1-based index of the failing run within this scenario's whole campaign (the same in every shard). */
   run: number;
   shrinkRuns: number;
+  /** Whether the shrink finished (false: it stopped at its budget of shrinkRunsMax runs, and the plan may not be minimal). */
+  shrinkComplete: boolean;
+  shrinkRunsMax: number;
   result: RunResult;
 }
 
@@ -70,6 +75,8 @@ export interface FuzzExtras {
   onRunStarted?: (run: { scenario: string; run: number; seed: number }) => void;
   /** When the first failure of the scenario is found and shrinking starts (1-based run index). */
   onShrinkStarted?: (run: number) => void;
+  /** After each run of the shrink: runs so far and the size of the plan it is at (its last failing plan). */
+  onShrinkProgress?: OnShrinkProgress;
 }
 
 interface Pending {
@@ -126,7 +133,7 @@ export async function fuzzScenario(
       await Promise.allSettled(pending.map((later) => later.answer));
       limits.onFirstFailure?.();
       extras.onShrinkStarted?.(head.run + 1);
-      const failure = await shrinkFailure(scenario, bugs, head, limits, executor, sql, extras.runOptions ?? {});
+      const failure = await shrinkFailure(scenario, bugs, head, limits, executor, sql, extras);
       return { scenario: scenario.name, runs, coverage, failure };
     }
   }
@@ -150,9 +157,11 @@ async function shrinkFailure(
   limits: FuzzLimits,
   executor: Executor,
   sql: SqlJsStatic,
-  runOptions: TaskRunOptions,
+  extras: FuzzExtras,
 ): Promise<FuzzFailure> {
-  const shrunk = await executor.shrink({ kind: 'shrink', scenario: scenario.name, bugs, seed: head.seed, ...invariantOf(limits), tags: campaignTags(limits, runOptions) });
+  const runOptions = extras.runOptions ?? {};
+  const budget = limits.shrinkRunsMax === undefined ? {} : { shrinkRunsMax: limits.shrinkRunsMax };
+  const shrunk = await executor.shrink({ kind: 'shrink', scenario: scenario.name, bugs, seed: head.seed, ...invariantOf(limits), tags: campaignTags(limits, runOptions), ...budget }, extras.onShrinkProgress);
   const result = await replay(scenario, shrunk.seedString, sql, runOptions);
   assert(failsFor(limits.invariant)(result), `the shrunk counterexample of ${scenario.name} passes when replayed: shrinking is not deterministic`);
   const first = result.violations.find((violation) => limits.invariant === undefined || violation.invariant === limits.invariant);
@@ -166,6 +175,8 @@ async function shrinkFailure(
     violations: result.violations,
     run: head.run + 1,
     shrinkRuns: shrunk.shrinkRuns,
+    shrinkComplete: shrunk.shrinkComplete,
+    shrinkRunsMax: shrunk.shrinkRunsMax,
     result,
   };
 }

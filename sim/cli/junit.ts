@@ -4,6 +4,7 @@
 import junit, { type Builder } from 'junit-report-builder';
 import type { BugId } from '../../src/index.ts';
 import type { ScenarioOutcome } from './fuzz.ts';
+import { codeUnderTest } from './real-code.ts';
 import { oneLine } from './report.ts';
 import { reproduceHint } from './seed-string.ts';
 
@@ -34,6 +35,7 @@ export function junitXml(campaign: JunitCampaign): string {
       [
         `seed string: ${failure.seed}`,
         `reproduce: ${reproduceHint(failure.seed)}`,
+        `code under test: ${codeUnderTest(failure.result.realCode).text}`,
         ...failure.violations.slice(0, 5).map((violation) => `${violation.invariant} (${violation.class}, step #${violation.step}): ${oneLine(violation.message)}`),
       ].join('\n'),
     );

@@ -24,6 +24,7 @@ import { openclawInstalled, openclawReleases } from '../real/openclaw/releases.t
 import { nodeNeedOf, nodeSatisfies, nodeVariable, workspaceNodeVersion } from '../real/openclaw/node-version.ts';
 import { LoadError, loadModules, splitLoadOptions } from './load.ts';
 import { noteLoadedModules } from './real-code.ts';
+import { releaseLoadingLine } from './progress.ts';
 import { resolve } from 'node:path';
 
 const errorLineLengthMax = 300;
@@ -206,6 +207,8 @@ function checkReplayable(decoded: ReturnType<typeof decodeSeedString>): void {
 
 /** Run a spec with the model's or the real pi SessionManager; a missing real/ package is bad usage (exit 2). */
 async function runWith(spec: Parameters<typeof runSpec>[0], tags: RunTags): Promise<Awaited<ReturnType<typeof runSpec>>> {
+  // A release loads inside the run, for many seconds: say so on stderr first, so the command does not look hung.
+  if (tags.openclaw !== undefined) process.stderr.write(`gatesim: ${releaseLoadingLine(tags.openclaw)}\n`);
   try {
     return await runSpec(spec, { sql: await loadSqlJs(), ...runOptionsOf(tags) });
   } catch (error) {

@@ -1,22 +1,31 @@
 // Where fuzz tasks are done: in this thread (one worker), or in a pool of worker threads (piscina) when the user
 // asks for more. Both give the same answers, because a task is a pure function of its data (fuzz-task.ts); the
-// driver consumes answers in run order, so the number of workers changes only how long a campaign takes.
+// driver consumes answers in run order, so the number of workers changes only how long a campaign takes. A shrink's
+// progress (for the progress lines only, never for its answer) comes back from a worker thread over a message port.
+import { MessageChannel, type MessagePort } from 'node:worker_threads';
 import { Piscina } from 'piscina';
 import type { SqlJsStatic } from 'sql.js';
-import { doTask, type FuzzTask, type RunReport, type ShrinkReport, type TaskRunOptions } from './fuzz-task.ts';
+import { doTask, type FuzzTask, type OnShrinkProgress, type RunReport, type ShrinkProgress, type ShrinkReport, type TaskRunOptions } from './fuzz-task.ts';
 
 export interface Executor {
   readonly workers: number;
   run(task: FuzzTask & { kind: 'run' }): Promise<RunReport>;
-  shrink(task: FuzzTask & { kind: 'shrink' }): Promise<ShrinkReport>;
+  /** `onProgress` hears after each run of the shrink how far it got (on a worker thread, a little late). */
+  shrink(task: FuzzTask & { kind: 'shrink' }, onProgress?: OnShrinkProgress): Promise<ShrinkReport>;
   close(): Promise<void>;
+}
+
+/** What a worker thread is handed: a task, and for a shrink, a port to tell its progress on. */
+export interface WorkerMessage {
+  task: FuzzTask;
+  progress?: MessagePort;
 }
 
 export function inlineExecutor(sql: SqlJsStatic, runOptions: TaskRunOptions = {}): Executor {
   return {
     workers: 1,
     run: async (task) => (await doTask(task, sql, runOptions)) as RunReport,
-    shrink: async (task) => (await doTask(task, sql, runOptions)) as ShrinkReport,
+    shrink: async (task, onProgress) => (await doTask(task, sql, runOptions, onProgress)) as ShrinkReport,
     close: async () => {},
   };
 }
@@ -44,8 +53,22 @@ export function poolExecutor(workers: number, setup: WorkerSetup = { loads: [], 
   });
   return {
     workers,
-    run: (task) => pool.run(task) as Promise<RunReport>,
-    shrink: (task) => pool.run(task) as Promise<ShrinkReport>,
+    run: (task) => pool.run({ task } satisfies WorkerMessage) as Promise<RunReport>,
+    shrink: async (task, onProgress) => {
+      if (onProgress === undefined) return (await pool.run({ task } satisfies WorkerMessage)) as ShrinkReport;
+      const { port1, port2 } = new MessageChannel();
+      // The worker ends its progress with null on the same port, so every run's progress is heard before the answer.
+      const heard = new Promise<void>((resolve) => {
+        port1.on('message', (progress: ShrinkProgress | null) => (progress === null ? resolve() : onProgress(progress)));
+      });
+      try {
+        const report = (await pool.run({ task, progress: port2 } satisfies WorkerMessage, { transferList: [port2] })) as ShrinkReport;
+        await heard;
+        return report;
+      } finally {
+        port1.close();
+      }
+    },
     close: () => pool.destroy(),
   };
 }

@@ -1,8 +1,11 @@
 // Progress of a fuzz campaign on stderr (stdout keeps the report or the JSON): one overall bar over every scenario
 // when stderr is a terminal; otherwise (a CI log, a pipe) a plain line at most every few seconds, so a log shows the
-// campaign is alive without a line per run.
+// campaign is alive without a line per run. A shrink shows its progress the same way (runs tried, and how big the
+// plan it is at is), and a run of a real OpenClaw release is announced before its long first load.
 import { SingleBar } from 'cli-progress';
+import type { OpenclawChoice } from '../real/openclaw/choice.ts';
 import { formatMs } from './format.ts';
+import type { OnShrinkProgress, PlanSize } from './fuzz-task.ts';
 import { wallNowMs } from './real.ts';
 
 export const plainLineEveryMs = 5_000;
@@ -19,6 +22,11 @@ export interface Progress {
   update(scenario: string, position: number, runsDone: number): void;
   /** A line about the campaign's state: on stderr off a terminal, in the bar's label on a terminal. */
   note(line: string): void;
+  /**
+   * The shrink of a scenario's failure starts (at most `runsMax` runs): the returned callback hears each of its runs,
+   * and like `update` shows them on the bar or in a plain line at most every few seconds.
+   */
+  shrinking(scenario: string, runsMax: number): OnShrinkProgress;
   /** Print a line of the report without tearing the bar. */
   print(line: string): void;
   stop(): void;
@@ -55,6 +63,20 @@ export function startProgress(plan: ProgressPlan, terminal: boolean, write: (lin
         write(`fuzz: ${runs}${of} runs, now ${scenario} (${position + 1}/${plan.scenarios}), ${formatMs(Math.round(lastLineMs - started))} elapsed`);
       }
     },
+    shrinking(scenario, runsMax) {
+      const shrinkStarted = nowMs();
+      let lastShrinkLineMs = shrinkStarted;
+      return ({ runs: tried, plan: size }) => {
+        const line = `fuzz: shrinking ${scenario}: ${tried}/${runsMax} runs tried, plan now ${planSizeText(size)}`;
+        if (bar !== undefined) {
+          bar.update({ runs, scenario: line.replace(/^fuzz: /, '') });
+          return;
+        }
+        if (nowMs() - lastShrinkLineMs < plainLineEveryMs) return;
+        lastShrinkLineMs = nowMs();
+        write(`${line}, ${formatMs(Math.round(lastShrinkLineMs - shrinkStarted))} elapsed`);
+      };
+    },
     note(line) {
       if (bar === undefined) write(line);
       else bar.update({ runs, scenario: line.replace(/^fuzz: /, '') });
@@ -72,4 +94,22 @@ export function startProgress(plan: ProgressPlan, terminal: boolean, write: (lin
       bar?.stop();
     },
   };
+}
+
+function counted(count: number, noun: string): string {
+  return `${count} ${noun}${count === 1 ? '' : 's'}`;
+}
+
+/** A plan's size as a shrink's progress shows it: `4 workload steps + 1 fault`. */
+export function planSizeText(size: PlanSize): string {
+  return `${counted(size.workload, 'workload step')} + ${counted(size.faults, 'fault')}`;
+}
+
+/**
+ * The line to print (on stderr) before the first run of a real OpenClaw release: loading the release's chunks takes
+ * about 20 s once per process (per worker thread), inside that run, which would otherwise look hung. The fuzz command
+ * prints it; `run` and `repro` can print it before their run.
+ */
+export function releaseLoadingLine(choice: OpenclawChoice): string {
+  return `loading OpenClaw ${choice.release} (${choice.parts.join(', ')}) before the first run: up to about 20 s`;
 }

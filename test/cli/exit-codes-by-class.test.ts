@@ -21,7 +21,7 @@ describe('exit codes by failure class', () => {
   it('fuzz --json gives the class of each failure and exits by it', () => {
     const result = cli(['fuzz', '--scenario', 'send-mid-turn', '--bugs', 'send-flag', '--runs', '10', '--seed', '3', '--json']);
     const json = JSON.parse(result.stdout) as FuzzJson;
-    expect(json.failures[0]).toEqual({ scenario: 'send-mid-turn', seed: expect.any(String), invariant: 'no-lost-reply', class: 'correctness', steps: expect.any(Number), message: expect.any(String), run: expect.any(Number), shrinkRuns: expect.any(Number) });
+    expect(json.failures[0]).toEqual({ scenario: 'send-mid-turn', seed: expect.any(String), invariant: 'no-lost-reply', class: 'correctness', steps: expect.any(Number), message: expect.any(String), run: expect.any(Number), shrinkRuns: expect.any(Number), shrinkComplete: expect.any(Boolean), shrinkRunsMax: expect.any(Number), realCode: expect.objectContaining({ openclaw: null, sessionManager: 'model' }) });
     expect(result.status).toBe(1);
   }, 120_000);
 

@@ -25,6 +25,7 @@ describe('fuzz --junit and --artifacts', () => {
     expect(cases.sort()).toEqual([...scenarioNames].sort().map((scenario) => `${scenario} [bugs: send-flag]`));
     expect([...xml.matchAll(/<failure /g)]).toHaveLength(json.failures.length);
     for (const failure of json.failures) expect(xml).toContain(failure.seed);
+    expect(xml).toContain("code under test: gatesim's model only, no real code");
     expect(readdirSync(artifacts).filter((name) => !name.startsWith('.')).sort()).toEqual(json.failures.map((failure) => failure.seed).sort());
     const detailed = json.failures as (FuzzJson['failures'][number] & { message: string; run: number; shrinkRuns: number })[];
     for (const failure of detailed) {

@@ -6,6 +6,8 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { Violation } from '../../sim/checkers/index.ts';
 import type { TraceEvent } from '../../sim/kernel/trace.ts';
+import { reproduce } from '../../lib/index.ts';
+import { failureJson } from '../../sim/cli/fuzz-command.ts';
 import { codeUnderTest, documentedFindings, matchFinding } from '../../sim/cli/real-code.ts';
 import { openclawMissing } from '../real/openclaw-support.ts';
 import { cli, scratchDir } from './support.ts';
@@ -58,12 +60,15 @@ describe('a report of a model run', () => {
   });
 });
 
+// docs/MODEL.md "Node exec events, real": seed 000's finish doubled across a gateway restart, and a start doubled.
+const documentedSeed = 'gs2.exec-replay@oc-2026_4_24~se+hw+ne.none.11.r.0_1_0-9263af.e3b72d85';
+
 describe.skipIf(openclawMissing('report of a real OpenClaw run'))('a report of a run with OpenClaw 2026.4.24', () => {
   it('names the release and its parts in the JSON, report.json and trace.html, and the documented finding', () => {
     const dir = join(scratchDir(), 'artifacts');
-    const seed = 'gs2.exec-replay@oc-2026_4_24~se+hw+ne.none.11.r.0_1_0-9263af.e3b72d85';
-    const result = cli(['repro', seed, '--json', '--artifacts', dir], {}, 300_000);
+    const result = cli(['repro', documentedSeed, '--json', '--artifacts', dir], {}, 300_000);
     expect(result.status).toBe(1);
+    expect(result.stderr).toContain('gatesim: loading OpenClaw 2026.4.24 (system-events, heartbeat-wake, node-events)');
     const parsed = JSON.parse(result.stdout) as { realCode: { openclaw: { release: string; parts: string[] } }; violations: { finding: { status: string; section?: string } }[]; artifacts: { dir: string; files: string[] } };
     expect(parsed.realCode.openclaw).toEqual({ release: '2026.4.24', parts: ['system-events', 'heartbeat-wake', 'node-events'] });
     expect(parsed.violations.map((found) => found.finding)).toContainEqual({ status: 'documented', section: 'Node exec events, real', summary: expect.any(String) });
@@ -74,5 +79,13 @@ describe.skipIf(openclawMissing('report of a real OpenClaw run'))('a report of a
     const html = readFileSync(join(dir, 'trace.html'), 'utf8');
     expect(html).toContain('code under test: real code: OpenClaw 2026.4.24&#39;s system-events, heartbeat-wake, node-events');
     expect(html).toContain('docs/MODEL.md &#34;Node exec events, real&#34;');
-  });
+  }, 300_000);
+
+  it("names them in a fuzz failure's JSON too, with the finding of the failing invariant", async () => {
+    const { result, seed } = await reproduce(documentedSeed);
+    const json = failureJson({ scenario: 'exec-replay', seed, invariant: 'no-double-ingestion', class: 'correctness', steps: 0, violations: result.violations, run: 1, shrinkRuns: 0, shrinkComplete: true, shrinkRunsMax: 300, result });
+    result.sim.dispose();
+    expect(json.realCode).toMatchObject({ openclaw: { release: '2026.4.24', parts: ['system-events', 'heartbeat-wake', 'node-events'] } });
+    expect(json.finding).toMatchObject({ status: 'documented', section: 'Node exec events, real' });
+  }, 300_000);
 });
