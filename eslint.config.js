@@ -1,8 +1,9 @@
 // Lint: typescript-eslint's recommended rules plus the determinism ban of DESIGN.md section 2. The ban covers
 // src/, sim/, scenarios/ and lib/, except sim/cli/real.ts, the one file through which the CLI and the benchmarks touch
-// the real world, and sim/real/hooks.mjs and sim/real/openclaw-hooks.mjs, the module hooks that must name the fs,
-// crypto, uuid, Date and timer APIs they route into the simulation for a real module. test/determinism-ban.test.ts
-// scans for the same tokens, so the ban holds whatever the linter does.
+// the real world, and sim/real/hooks.mjs and sim/real/openclaw-hooks.mjs (with those of its parts under
+// sim/real/openclaw-hooks/ that need it), the module hooks that must name the fs, crypto, uuid, Date and timer APIs they
+// route into the simulation for a real module. test/determinism-ban.test.ts scans for the same tokens, so the ban
+// holds whatever the linter does.
 import tseslint from 'typescript-eslint';
 
 const bannedProperties = [
@@ -29,7 +30,19 @@ export default tseslint.config(
   {
     files: ['src/**/*.ts', 'sim/**/*.ts', 'sim/**/*.mjs', 'scenarios/**/*.ts', 'lib/**/*.ts'],
     // The adapters to the real world: the CLI's wall clock and files; the hooks that replace a real module's globals.
-    ignores: ['sim/cli/real.ts', 'sim/real/hooks.mjs', 'sim/real/openclaw-hooks.mjs'],
+    ignores: [
+      'sim/cli/real.ts',
+      'sim/real/hooks.mjs',
+      'sim/real/openclaw-hooks.mjs',
+      // The parts of the OpenClaw hooks that name what they replace (the same list as test/determinism-ban.test.ts).
+      'sim/real/openclaw-hooks/builtins.mjs',
+      'sim/real/openclaw-hooks/fs.mjs',
+      'sim/real/openclaw-hooks/globals.mjs',
+      'sim/real/openclaw-hooks/package-loader.mjs',
+      'sim/real/openclaw-hooks/timers.mjs',
+      'sim/real/openclaw-hooks/workspace.mjs',
+      'sim/real/openclaw-hooks/world.mjs',
+    ],
     rules: {
       'no-restricted-properties': ['error', ...bannedProperties],
       'no-restricted-globals': ['error', ...bannedGlobals],

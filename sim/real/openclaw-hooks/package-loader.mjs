@@ -1,0 +1,291 @@
+// The package loader: the release's npm dependencies (bare packages), found in the workspace's node_modules by Node's
+// rules (nearest node_modules first, then up to the workspace root and never above it, so gatesim's own dependencies
+// are never used; package.json `exports` with the conditions node, import or require, default; else `main` and
+// index.js) and compiled once per process (sim/real/openclaw/packages.ts runs them per instance). A CommonJS file is
+// compiled as the body of
+// `with (scope) { return function (exports, require, module, __filename, __dirname, __gatesimImportMeta) {...} }`;
+// an ES module file is first rewritten to CommonJS by esbuild (a pure source transform, deterministic for one esbuild
+// version: `import()` becomes require, `import.meta` the loader's object; top-level await cannot be, and fails
+// loudly). Inside the simulated world package files appear under /gatesim/workspace/. Exempt from the determinism ban
+// (eslint.config.js, test/determinism-ban.test.ts): resolving and reading package files is why it imports node:fs.
+import { lstatSync, readFileSync } from 'node:fs';
+import * as realFs from 'node:fs';
+import * as realPath from 'node:path';
+import { createRequire } from 'node:module';
+import { compileFunction } from 'node:vm';
+import { openclawWorkspaceDir } from './workspace.mjs';
+
+export const workspaceVirtualRoot = '/gatesim/workspace';
+
+export const workspaceRootDir = openclawWorkspaceDir.replace(/\/$/, '');
+
+/** The virtual path of a workspace file (a package file as a loaded package's __filename says it). */
+export function workspaceVirtualPath(hostPath) {
+  if (hostPath !== workspaceRootDir && !hostPath.startsWith(`${workspaceRootDir}/`)) throw new Error(`gatesim: ${hostPath} is outside the openclaw/ workspace`);
+  return `${workspaceVirtualRoot}${hostPath.slice(workspaceRootDir.length)}`;
+}
+
+/** The host path of a virtual workspace path, or undefined when the path is not under /gatesim/workspace/. */
+export function workspaceHostPath(virtualPath) {
+  if (virtualPath !== workspaceVirtualRoot && !virtualPath.startsWith(`${workspaceVirtualRoot}/`)) return undefined;
+  return `${workspaceRootDir}${virtualPath.slice(workspaceVirtualRoot.length)}`;
+}
+
+const kindCache = new Map();
+function hostKind(path) {
+  let kind = kindCache.get(path);
+  if (kind === undefined) {
+    let stat;
+    try {
+      stat = lstatSync(path);
+      if (stat.isSymbolicLink()) stat = realFs.statSync(path);
+    } catch {
+      stat = undefined;
+    }
+    kind = stat === undefined ? 'missing' : stat.isDirectory() ? 'directory' : stat.isFile() ? 'file' : 'other';
+    kindCache.set(path, kind);
+  }
+  return kind;
+}
+
+const jsonCache = new Map();
+function readJson(path) {
+  let value = jsonCache.get(path);
+  if (value === undefined) {
+    value = JSON.parse(readFileSync(path, 'utf8'));
+    jsonCache.set(path, value);
+  }
+  return value;
+}
+
+function notFound(specifier, from) {
+  return Object.assign(new Error(`Cannot find module '${specifier}' (from ${from})`), { code: 'MODULE_NOT_FOUND' });
+}
+
+/** A file as CommonJS probes it: exact, then .js, .json, .cjs, .mjs, then a directory's main or index. */
+function probeFile(path) {
+  if (hostKind(path) === 'file') return path;
+  for (const extension of ['.js', '.json', '.cjs', '.mjs']) if (hostKind(`${path}${extension}`) === 'file') return `${path}${extension}`;
+  if (hostKind(path) !== 'directory') return undefined;
+  if (hostKind(`${path}/package.json`) === 'file') {
+    const main = readJson(`${path}/package.json`).main;
+    if (typeof main === 'string') {
+      const found = probeFile(realPath.join(path, main));
+      if (found !== undefined) return found;
+    }
+  }
+  for (const index of ['index.js', 'index.json', 'index.cjs']) if (hostKind(`${path}/${index}`) === 'file') return `${path}/${index}`;
+  return undefined;
+}
+
+/** A conditional `exports` target (string, array or conditions object) for the given conditions. */
+function exportsTarget(target, conditions) {
+  if (typeof target === 'string') return target;
+  if (Array.isArray(target)) {
+    for (const candidate of target) {
+      const found = exportsTarget(candidate, conditions);
+      if (found !== undefined) return found;
+    }
+    return undefined;
+  }
+  if (target === null || typeof target !== 'object') return undefined;
+  for (const [condition, value] of Object.entries(target)) {
+    if (!conditions.includes(condition)) continue;
+    const found = exportsTarget(value, conditions);
+    if (found !== undefined) return found;
+  }
+  return undefined;
+}
+
+/** The subpath (`.` or `./x`) of a package's `exports` map, with `*` patterns. */
+function exportsSubpath(exports, subpath, conditions) {
+  const isMap = exports !== null && typeof exports === 'object' && !Array.isArray(exports) && Object.keys(exports).some((key) => key.startsWith('.') || key.startsWith('#'));
+  if (!isMap) return subpath === '.' ? exportsTarget(exports, conditions) : undefined;
+  if (subpath in exports) return exportsTarget(exports[subpath], conditions);
+  let best;
+  for (const key of Object.keys(exports)) {
+    const star = key.indexOf('*');
+    if (star < 0) continue;
+    const prefix = key.slice(0, star);
+    const suffix = key.slice(star + 1);
+    if (!subpath.startsWith(prefix) || !subpath.endsWith(suffix) || subpath.length < key.length - 1) continue;
+    if (best === undefined || prefix.length > best.prefix.length) best = { key, prefix, match: subpath.slice(prefix.length, subpath.length - suffix.length) };
+  }
+  if (best === undefined) return undefined;
+  const target = exportsTarget(exports[best.key], conditions);
+  return target?.replaceAll('*', best.match);
+}
+
+/**
+ * The host file a bare specifier names from a file in `fromHostDir`, for an `import` or a `require`; throws a
+ * MODULE_NOT_FOUND error when the workspace has no such package or the package does not export the subpath.
+ */
+export function resolvePackage(fromHostDir, specifier, kind) {
+  if (specifier.startsWith('#')) return resolvePackageImports(fromHostDir, specifier, kind);
+  const parts = specifier.split('/');
+  const nameLength = specifier.startsWith('@') ? 2 : 1;
+  const name = parts.slice(0, nameLength).join('/');
+  const subpath = parts.length > nameLength ? `./${parts.slice(nameLength).join('/')}` : '.';
+  const conditions = ['node', kind, 'default'];
+  assertInWorkspace(fromHostDir);
+  for (let dir = fromHostDir; ; dir = realPath.dirname(dir)) {
+    const candidate = `${dir}/node_modules/${name}`;
+    if (hostKind(`${candidate}/package.json`) === 'file') {
+      const manifest = readJson(`${candidate}/package.json`);
+      if (manifest.exports !== undefined) {
+        const target = exportsSubpath(manifest.exports, subpath, conditions);
+        if (target === undefined) throw Object.assign(new Error(`Package subpath '${subpath}' of ${name} is not exported for ${kind}`), { code: 'ERR_PACKAGE_PATH_NOT_EXPORTED' });
+        const file = realPath.join(candidate, target);
+        if (hostKind(file) !== 'file') throw notFound(specifier, fromHostDir);
+        return file;
+      }
+      const file = probeFile(subpath === '.' ? realPath.join(candidate, typeof manifest.main === 'string' ? manifest.main : 'index.js') : realPath.join(candidate, subpath));
+      if (file === undefined && subpath === '.') {
+        const index = probeFile(`${candidate}/index`);
+        if (index !== undefined) return index;
+      }
+      if (file === undefined) throw notFound(specifier, fromHostDir);
+      return file;
+    }
+    if (dir === workspaceRootDir || dir === '/') break;
+  }
+  throw notFound(specifier, fromHostDir);
+}
+
+/** A subpath import (`#name`) through the `imports` map of the nearest package.json. */
+function resolvePackageImports(fromHostDir, specifier, kind) {
+  for (let dir = fromHostDir; dir.startsWith(workspaceRootDir); dir = realPath.dirname(dir)) {
+    if (hostKind(`${dir}/package.json`) !== 'file') continue;
+    const imports = readJson(`${dir}/package.json`).imports;
+    const target = imports === undefined ? undefined : exportsSubpath(imports, specifier, ['node', kind, 'default']);
+    if (target === undefined) break;
+    if (!target.startsWith('./')) return resolvePackage(dir, target, kind);
+    const file = realPath.join(dir, target);
+    if (hostKind(file) !== 'file') break;
+    return file;
+  }
+  throw notFound(specifier, fromHostDir);
+}
+
+/** The host file a relative or absolute require names from `fromHostFile` (CommonJS probing), or throws. */
+export function resolvePackageFile(fromHostFile, specifier) {
+  const path = specifier.startsWith('/') ? specifier : realPath.join(realPath.dirname(fromHostFile), specifier);
+  const file = probeFile(path);
+  if (file === undefined) throw notFound(specifier, fromHostFile);
+  assertInWorkspace(file);
+  return file;
+}
+
+function assertInWorkspace(path) {
+  if (path !== workspaceRootDir && !path.startsWith(`${workspaceRootDir}/`)) throw new Error(`gatesim: ${path} is outside the openclaw/ workspace`);
+}
+
+/** Whether a package file is an ES module: .mjs, or .js under a package.json of type module. */
+function isModuleFile(hostPath) {
+  if (hostPath.endsWith('.mjs')) return true;
+  if (hostPath.endsWith('.cjs') || !hostPath.endsWith('.js')) return false;
+  for (let dir = realPath.dirname(hostPath); dir.startsWith(workspaceRootDir); dir = realPath.dirname(dir)) {
+    if (hostKind(`${dir}/package.json`) === 'file') return readJson(`${dir}/package.json`).type === 'module';
+  }
+  return false;
+}
+
+/**
+ * Packages shared by every instance, run by the host's own loader once per process: pure and stateless ones only,
+ * whose every export is a function of its arguments and never reaches the host. json5: a synchronous parser and
+ * stringifier (its module-level cursor is reset at each call and a call never yields, so instances cannot see one
+ * another), which the releases run over every bundled plugin manifest (107 files, 750 KB in 2026.4.24) when a config
+ * loads; under the hooks' scope it cost about 2 s per process incarnation.
+ */
+const sharedPackages = ['json5'];
+
+const sharedExports = new Map();
+
+/** The host's exports of a shared pure package's file, or undefined when the file is not one of theirs. */
+export function sharedPackageExports(hostPath) {
+  const shared = sharedPackages.some((name) => hostPath.startsWith(`${workspaceRootDir}/node_modules/${name}/`));
+  if (!shared || isModuleFile(hostPath)) return undefined;
+  let exports = sharedExports.get(hostPath);
+  if (exports === undefined) {
+    exports = createRequire(hostPath)(hostPath);
+    if (hostPath === `${workspaceRootDir}/node_modules/json5/lib/index.js`) exports = memoizedJson5(exports);
+    sharedExports.set(hostPath, exports);
+  }
+  return exports;
+}
+
+const json5TextCharsMax = 65_536;
+const json5TextsMax = 1_000;
+
+/**
+ * json5 with its parse remembered by text: a parse without a reviver is a function of the text, so the same text gets
+ * a structured clone of the first result (a fresh object graph, as a parse makes; JSON5 values are plain data). Every
+ * incarnation of a release parses the same 107 plugin manifests; a clone costs a fraction of the character-by-character
+ * parse. At most 1,000 texts of up to 64 KiB are kept (the oldest go first): bounded by the release's own files.
+ */
+function memoizedJson5(json5) {
+  const remembered = new Map();
+  const parse = (text, reviver) => {
+    if (reviver !== undefined || typeof text !== 'string' || text.length > json5TextCharsMax) return json5.parse(text, reviver);
+    if (!remembered.has(text)) {
+      remembered.set(text, json5.parse(text));
+      if (remembered.size > json5TextsMax) remembered.delete(remembered.keys().next().value);
+    }
+    return structuredClone(remembered.get(text));
+  };
+  return { ...json5, parse };
+}
+
+export const hostRequire = createRequire(import.meta.url);
+
+let esbuild;
+/** esbuild, the ES module to CommonJS rewriter (pinned in gatesim's devDependencies, the version tsx also brings: the rewrite is deterministic for one version). */
+function esbuildOf() {
+  esbuild ??= hostRequire('esbuild');
+  return esbuild;
+}
+
+const packageFiles = new Map();
+
+/**
+ * A package file compiled once per process: `{ format: 'json', json }` or `{ format: 'commonjs' | 'module', outer }`
+ * where outer(scope) returns the module function (exports, require, module, __filename, __dirname, importMeta).
+ * A file that cannot be compiled (top-level await, a syntax error) throws each time it is asked for.
+ */
+export function compilePackageFile(hostPath) {
+  let compiled = packageFiles.get(hostPath);
+  if (compiled === undefined) {
+    try {
+      assertInWorkspace(hostPath);
+      const source = readFileSync(hostPath, 'utf8');
+      if (hostPath.endsWith('.json')) compiled = { format: 'json', json: source };
+      else {
+        const format = isModuleFile(hostPath) ? 'module' : 'commonjs';
+        let body = source.startsWith('#!') ? `//${source.slice(2)}` : source;
+        if (format === 'module') {
+          body = `"use strict";${
+            esbuildOf().transformSync(body, {
+              format: 'cjs',
+              platform: 'node',
+              target: 'node20',
+              sourcefile: workspaceVirtualPath(hostPath),
+              supported: { 'dynamic-import': false },
+              define: { 'import.meta': '__gatesimImportMeta' },
+              logLevel: 'silent',
+            }).code
+          }`;
+        }
+        // An ES module has no __filename or __dirname of its own (pi-coding-agent's dist/config.js declares them as
+        // constants): its wrapper's parameters take names it cannot clash with.
+        const names = format === 'module' ? '__gatesimFilename, __gatesimDirname' : '__filename, __dirname';
+        const code = `with (__gatesimScope) { return function (exports, require, module, ${names}, __gatesimImportMeta) { ${body}\n}; }`;
+        compiled = { format, outer: compileFunction(code, ['__gatesimScope'], { filename: workspaceVirtualPath(hostPath) }) };
+      }
+    } catch (error) {
+      compiled = { format: 'error', error };
+    }
+    packageFiles.set(hostPath, compiled);
+  }
+  if (compiled.format === 'error') throw compiled.error;
+  return compiled;
+}
