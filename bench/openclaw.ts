@@ -1,6 +1,8 @@
-// The cost of real OpenClaw parts (`--openclaw`): CPU per chaos run with every part a release runs (its system-event
-// queue and heartbeat wakes, and 2026.4.24's handleNodeEvent) against the model's own, on the same plans. The sides alternate run by run in this one process, so both see
-// the same load; the ratio is of medians. A release that is not installed is reported as such, not measured.
+// The cost of real OpenClaw parts (`--openclaw`): CPU per chaos run with the parts a bare `--openclaw <release>` runs
+// (today every part of a release: its system-event queue, heartbeat wakes, node exec events, orphan merge, session-file
+// repair, session write lock and mirror append; sim/real/openclaw/choice.ts) against the model's own, on the same plans.
+// The sides alternate run by run in this one process, so both see the same load; the ratio is of medians. A release
+// that is not installed is reported as such, not measured.
 import type { SqlJsStatic } from 'sql.js';
 import { findScenario } from '../scenarios/index.ts';
 import { type OpenclawChoice, openclawBarePartsOf, openclawGatewayParts } from '../sim/real/openclaw/choice.ts';
