@@ -1,15 +1,24 @@
 // Seed strings: one copyable token that reproduces a run exactly, in a fresh process or on another machine.
 //
-//   gs2.<scenario>[@pi][@oc-<release>~<parts>][@custom-<process>...][@load-<module>...].<bugs>.<seed>.<path>.<build>.<check>
+//   gs2.<scenario>[@pi][@oc-<release>~<parts>][@custom-<process>...][@file-<module>|@pkg-<module>...].<bugs>.<seed>.<path>.<build>.<check>
 //
 // Tags after the scenario name what else changed the run: `@pi`, the runner used the real pi SessionManager
 // (--session-manager pi); `@oc-2026_4_24~se+hw`, parts of a pinned OpenClaw release ran in place of the model's
 // (--openclaw; sim/real/openclaw/choice.ts); `@custom-<process>`, a component of the caller's own ran in place of that process (a
-// function, which no token can carry: a replay must be handed it again); `@load-<module>`, the command line loaded
-// that module first (--load; base64url of the path as given), so a replay without it is refused, naming it.
+// function, which no token can carry: a replay must be handed it again); `@file-<module>` and `@pkg-<module>`, the
+// command line loaded that module first (--load), so a replay without it is refused, naming it. A file is named by
+// its path from its project root (load.ts, loadName), so the name holds in every folder of the project, written with
+// `/` as `~` and `.` as `_` (any other character but letters, digits and `-` as `+` and two hex digits of each UTF-8
+// byte): `./test/gatesim.setup.ts` is `@file-test~gatesim_setup_ts`, `../x.ts` `@file-__~x_ts`; a package
+// specifier likewise, `@my/setup` is `@pkg-+40my~setup`. Strings made before issue 42 have `@load-<module>`, the
+// base64url of the module as given on the command line: still read.
 // `gs2` is the format version; <bugs> is `none` or bug ids joined by `+`; <seed> is the fast-check seed the plan
-// was generated from; <path> is where shrinking went (fast-check's counterexample path, `r` for the first plan of
-// the seed, its steps joined by `-` so the token is also a portable file name); <build> names the build that made it: the package version (dots written as `_`) and a short hash of
+// was generated from; <path> is where shrinking went: `r` for the first plan of the seed, else fast-check's
+// counterexample path (steps 0:24:1:1:...) in a compact form, one character a step: 0-9 then a-z for 0 to 35,
+// `_<decimal>_` for a larger step, and an upper-case letter after a step for how many times in all it occurs in a
+// row, C (3) to Z (26); so `0:24:1:1:1:1:4:...:4` (ten 4s) is `0o1D4J`. A path whose compact form would be all
+// digits, which the form before issue 42 reads differently (`12` was the one step 12), is written in that form, the
+// steps joined by `-` (`0-1-2`), which stays valid. <build> names the build that made it: the package version (dots written as `_`) and a short hash of
 // the definition of the scenario it names (the plans that scenario generates for fixed seeds), e.g. `0_1_0-3fa2c1`, so
 // changing or registering another scenario leaves its strings valid; <check> is 8 hex digits
 // of a hash over the header and the plan it regenerates to, so a truncated, edited or foreign string is refused
@@ -22,6 +31,7 @@ import { builtinScenarioCount, findScenario, type Scenario, scenarioNames, scena
 import { generateSpec } from '../run/generate.ts';
 import { type OpenclawChoice, openclawChoiceOfTag, openclawTag } from '../real/openclaw/choice.ts';
 import type { RunSpec } from '../run/plan.ts';
+import { loadArgument, loadName } from './load.ts';
 
 export const seedFormatVersion = 'gs2';
 export const seedStringLengthMax = 4_096;
@@ -45,7 +55,11 @@ export interface SeedHeader {
   openclaw?: OpenclawChoice;
   /** Processes that ran a component of the caller's own (a function: a replay must be given it again). */
   custom?: readonly ReplaceableProcess[];
-  /** Modules the command line loaded first (--load), as given. */
+  /**
+   * Modules the command line loaded first (--load), by their names (load.ts, loadName): a file by its path from its
+   * project root, `./test/setup.ts`, a package by its specifier. Given an absolute path or a file: URL, tagsOf and
+   * encodeSeedString name it so.
+   */
   loads?: readonly string[];
   bugs: BugId[];
   seed: number;
@@ -60,13 +74,16 @@ export function runOptionsOf(tags: RunTags): { sessionManager?: 'pi'; openclaw?:
   return { ...(tags.sessionManager === 'pi' ? { sessionManager: 'pi' as const } : {}), ...(tags.openclaw === undefined ? {} : { openclaw: tags.openclaw }) };
 }
 
-/** The tags of a header, without undefined or empty entries (so equal runs give equal objects). */
+/**
+ * The tags of a header, without undefined or empty entries (so equal runs give equal objects); the loaded modules by
+ * their names (a file given twice, by two spellings, named once).
+ */
 export function tagsOf(header: RunTags): RunTags {
   return {
     ...(header.sessionManager === 'pi' ? { sessionManager: 'pi' as const } : {}),
     ...(header.openclaw === undefined ? {} : { openclaw: { release: header.openclaw.release, parts: [...header.openclaw.parts] } }),
     ...(header.custom !== undefined && header.custom.length > 0 ? { custom: [...header.custom].sort() } : {}),
-    ...(header.loads !== undefined && header.loads.length > 0 ? { loads: [...header.loads] } : {}),
+    ...(header.loads !== undefined && header.loads.length > 0 ? { loads: [...new Set(header.loads.map((module) => loadName(module, process.cwd())))] } : {}),
   };
 }
 
@@ -129,7 +146,7 @@ export function canonicalSpec(spec: RunSpec): string {
 export function encodeSeedString(header: SeedHeader, spec: RunSpec): string {
   const bugs = header.bugs.length === 0 ? 'none' : header.bugs.join('+');
   const scenarioField = [header.scenario, ...scenarioTags(header)].join('@');
-  const body = `${seedFormatVersion}.${scenarioField}.${bugs}.${header.seed}.${header.path === undefined ? 'r' : header.path.replace(/:/g, '-')}.${buildToken(buildFor(header.scenario))}`;
+  const body = `${seedFormatVersion}.${scenarioField}.${bugs}.${header.seed}.${pathField(header.path)}.${buildToken(buildFor(header.scenario))}`;
   return `${body}.${contentHash(`${body}|${canonicalSpec(spec)}`)}`;
 }
 
@@ -149,10 +166,68 @@ export function decodeSeedString(text: string): SeedHeader & { check: string; bo
   checkBuild(buildText, scenario);
   const bugs = decodeBugs(bugText);
   const seed = parseSeedNumber(seedText);
-  if (pathText !== 'r' && !/^\d+(-\d+)*$/.test(pathText)) throw new SeedStringError(`malformed shrink path "${clip(pathText)}"`);
+  const path = decodePath(pathText);
   if (!/^[0-9a-f]{8}$/.test(check)) throw new SeedStringError('malformed seed string: the check must be 8 hex digits (truncated?)');
   const body = parts.slice(0, 6).join('.');
-  return { scenario, ...tags, bugs, seed, path: pathText === 'r' ? undefined : pathText.replace(/-/g, ':'), check, body };
+  return { scenario, ...tags, bugs, seed, path, check, body };
+}
+
+const stepDigits = '0123456789abcdefghijklmnopqrstuvwxyz';
+/** The most steps a path may have (a compact path could otherwise ask for millions). */
+const pathStepsMax = seedStringLengthMax;
+
+/** The <path> field of a fast-check counterexample path (steps joined by `:`), or `r` for none. */
+function pathField(path: string | undefined): string {
+  if (path === undefined) return 'r';
+  const steps = path.split(':').map(Number);
+  // Not a path of fast-check's (never made): written as it is, as before.
+  if (!steps.every((step) => Number.isSafeInteger(step) && step >= 0)) return path.replace(/:/g, '-');
+  const compact = compactPath(steps);
+  // `r` alone (the one step 27) would read as no path.
+  return /^\d+$/.test(compact) || compact === 'r' ? steps.join('-') : compact;
+}
+
+/** Steps as the compact form writes them: a character a step, and a run of one step as the step and its count. */
+function compactPath(steps: readonly number[]): string {
+  let text = '';
+  for (let at = 0; at < steps.length; ) {
+    const step = steps[at] as number;
+    let end = at;
+    while (end < steps.length && steps[end] === step) end++;
+    const one = step < stepDigits.length ? (stepDigits[step] as string) : `_${step}_`;
+    for (let left = end - at; left > 0; ) {
+      const run = Math.min(left, 26);
+      text += run >= 3 ? `${one}${String.fromCharCode(64 + run)}` : one.repeat(run);
+      left -= run;
+    }
+    at = end;
+  }
+  return text;
+}
+
+/** The fast-check path of a <path> field (steps joined by `:`), undefined for `r`; either form, compact only as written by compactPath. */
+function decodePath(text: string): string | undefined {
+  if (text === 'r') return undefined;
+  if (text.length === 0) throw new SeedStringError('malformed seed string: the shrink path is empty (truncated?)');
+  if (/^\d+(-\d+)*$/.test(text)) return text.replace(/-/g, ':');
+  const malformed = (): SeedStringError => new SeedStringError(`malformed shrink path "${clip(text)}"`);
+  const steps: number[] = [];
+  for (let at = 0; at < text.length; ) {
+    const char = text[at] as string;
+    const bigStep = /^_(\d{1,9})_/.exec(text.slice(at, at + 12));
+    if (stepDigits.includes(char)) steps.push(stepDigits.indexOf(char));
+    else if (bigStep !== null) {
+      steps.push(Number(bigStep[1]));
+      at += bigStep[0].length;
+      continue;
+    } else if (/^[C-Z]$/.test(char) && steps.length > 0) steps.push(...Array<number>(char.charCodeAt(0) - 65).fill(steps.at(-1) as number));
+    else throw malformed();
+    if (steps.length > pathStepsMax) throw new SeedStringError(`malformed shrink path "${clip(text)}": more than ${pathStepsMax} steps`);
+    at++;
+  }
+  // One spelling a path: another (a run split differently, a step written long) is an edited string.
+  if (compactPath(steps) !== text) throw malformed();
+  return steps.join(':');
 }
 
 function scenarioTags(header: RunTags): string[] {
@@ -161,8 +236,48 @@ function scenarioTags(header: RunTags): string[] {
     ...(tags.sessionManager === 'pi' ? ['pi'] : []),
     ...(tags.openclaw === undefined ? [] : [openclawTag(tags.openclaw)]),
     ...(tags.custom ?? []).map((process) => `custom-${process}`),
-    ...(tags.loads ?? []).map((module) => `load-${Buffer.from(module, 'utf8').toString('base64url')}`),
+    ...(tags.loads ?? []).map(loadTag),
   ];
+}
+
+/** The tag of a loaded module's name: `file-<path from the project root>` or `pkg-<specifier>`, written file-name safe. */
+function loadTag(name: string): string {
+  return name.startsWith('./') ? `file-${tagText(name.slice(2))}` : name.startsWith('../') ? `file-${tagText(name)}` : `pkg-${tagText(name)}`;
+}
+
+/** The module name of a `file-` or `pkg-` tag's text, or undefined when the text is not one loadTag writes. */
+function nameOfLoadTag(kind: 'file' | 'pkg', text: string): string | undefined {
+  const decoded = untagText(text);
+  if (decoded === undefined || decoded.length === 0) return undefined;
+  const name = kind === 'pkg' ? decoded : decoded.startsWith('../') ? decoded : `./${decoded}`;
+  if (kind === 'pkg' && (name.startsWith('.') || name.startsWith('/'))) return undefined;
+  return loadTag(loadName(name, process.cwd())) === `${kind}-${text}` ? name : undefined;
+}
+
+/** Text in a tag: `/` as `~`, `.` as `_`, letters, digits and `-` as they are, any other byte as `+` and two hex digits. */
+function tagText(text: string): string {
+  let out = '';
+  for (const byte of Buffer.from(text, 'utf8')) {
+    const char = String.fromCharCode(byte);
+    out += char === '/' ? '~' : char === '.' ? '_' : /[A-Za-z0-9-]/.test(char) ? char : `+${byte.toString(16).padStart(2, '0')}`;
+  }
+  return out;
+}
+
+function untagText(text: string): string | undefined {
+  const bytes: number[] = [];
+  for (let at = 0; at < text.length; at++) {
+    const char = text[at] as string;
+    if (char === '+') {
+      const hex = text.slice(at + 1, at + 3);
+      if (!/^[0-9a-f]{2}$/.test(hex)) return undefined;
+      bytes.push(Number.parseInt(hex, 16));
+      at += 2;
+    } else if (char === '~' || char === '_' || /[A-Za-z0-9-]/.test(char)) bytes.push((char === '~' ? '/' : char === '_' ? '.' : char).charCodeAt(0));
+    else return undefined;
+  }
+  const decoded = Buffer.from(bytes).toString('utf8');
+  return Buffer.from(decoded, 'utf8').equals(Buffer.from(bytes)) ? decoded : undefined;
 }
 
 function parseTags(texts: readonly string[], field: string): RunTags {
@@ -171,7 +286,7 @@ function parseTags(texts: readonly string[], field: string): RunTags {
   let sessionManager: 'pi' | undefined;
   let openclaw: OpenclawChoice | undefined;
   const malformed = (): SeedStringError =>
-    new SeedStringError(`malformed scenario field "${clip(field)}" (a scenario, then optionally @pi, @oc-<release>~<parts>, @custom-<process> (${replaceableProcesses.join(', ')}) and @load-<module>)`);
+    new SeedStringError(`malformed scenario field "${clip(field)}" (a scenario, then optionally @pi, @oc-<release>~<parts>, @custom-<process> (${replaceableProcesses.join(', ')}) and @file-<module> or @pkg-<module>)`);
   for (const text of texts) {
     if (text === 'pi' && sessionManager === undefined && openclaw === undefined && custom.length === 0 && loads.length === 0) sessionManager = 'pi';
     else if (text.startsWith('oc-') && openclaw === undefined && custom.length === 0 && loads.length === 0) {
@@ -184,9 +299,15 @@ function parseTags(texts: readonly string[], field: string): RunTags {
       if (custom.length > 0 && (custom.at(-1) as string) > process) throw malformed();
       custom.push(process as ReplaceableProcess);
     } else if (/^load-[A-Za-z0-9_-]+$/.test(text)) {
+      // Before issue 42: the module as given, in base64url.
       const module = Buffer.from(text.slice('load-'.length), 'base64url').toString('utf8');
       if (module.length === 0 || Buffer.from(module, 'utf8').toString('base64url') !== text.slice('load-'.length)) throw malformed();
       loads.push(module);
+    } else if (text.startsWith('file-') || text.startsWith('pkg-')) {
+      const kind = text.startsWith('file-') ? 'file' : 'pkg';
+      const name = nameOfLoadTag(kind, text.slice(kind.length + 1));
+      if (name === undefined) throw malformed();
+      loads.push(name);
     } else throw malformed();
   }
   return tagsOf({ ...(sessionManager === undefined ? {} : { sessionManager }), ...(openclaw === undefined ? {} : { openclaw }), custom, loads });
@@ -194,7 +315,7 @@ function parseTags(texts: readonly string[], field: string): RunTags {
 
 function unknownScenarioMessage(scenario: string, loads: readonly string[] | undefined): string {
   if (loads !== undefined) {
-    return `unknown scenario "${clip(scenario)}": the seed string was made with --load ${loads.map((module) => clip(module, 120)).join(' --load ')}, which registers it; replay it with: gatesim ${loads.map((module) => `--load ${clip(module, 120)}`).join(' ')} repro <seed-string>`;
+    return `unknown scenario "${clip(scenario)}": the seed string was made with ${loadOptions(loads)}, which registers it; replay it with: ${cliInvocation()} ${loadOptions(loads)} repro <seed-string>`;
   }
   return `unknown scenario "${clip(scenario)}" (known: ${scenarioNames.join(', ')}): a scenario that is not built in must be registered before the replay (--load the module that registers it, or registerScenario in your code)`;
 }
@@ -251,8 +372,21 @@ export function reproduceHint(seedString: string): string {
     const given = tags.custom.map((process) => `'${process}': <your component>`).join(', ');
     return `reproduce('${seedString}', { components: { ${given} } }) from your code (a component of your own ran)`;
   }
-  const loads = (tags.loads ?? []).map((module) => `--load ${/^[\w./@-]+$/.test(module) ? module : JSON.stringify(module)} `).join('');
+  const loads = tags.loads === undefined ? '' : `${loadOptions(tags.loads)} `;
   return `${cliInvocation()} ${loads}repro ${seedString}`;
+}
+
+/**
+ * The `--load` options that load these modules (by their names) from the current folder, e.g. `--load ../setup.ts`
+ * in a subfolder of the project; an argument the shell would split or expand is quoted.
+ */
+export function loadOptions(names: readonly string[]): string {
+  return names
+    .map((name) => {
+      const argument = clip(loadArgument(name, process.cwd()), 120);
+      return `--load ${/^[\w./@-]+$/.test(argument) ? argument : JSON.stringify(argument)}`;
+    })
+    .join(' ');
 }
 
 /** How a user runs the command line here: `npm run sim --` in gatesim's own repository, `npx gatesim` where it is installed. */

@@ -46,10 +46,12 @@ describe('seed strings of runs with --load', () => {
     const fuzzed = cli(['--load', setup, 'fuzz', '--scenario', 'chaos', '--runs', '40', '--seed', '2', '--invariant', 'never-two-sessions', '--json'], {}, 300_000);
     expect(fuzzed.status, fuzzed.stderr).toBe(1);
     const seed = (JSON.parse(fuzzed.stdout) as { failures: { seed: string }[] }).failures[0]?.seed ?? '';
-    expect(decodeSeedString(seed).loads).toEqual([setup]);
+    // Named from its project root (the folder of its package.json), not as given.
+    expect(seed).toMatch(/^gs2\.chaos@file-gatesim_setup_ts\./);
+    expect(decodeSeedString(seed).loads).toEqual(['./gatesim.setup.ts']);
     const bare = cli(['repro', seed]);
     expect(bare.status).toBe(2);
-    expect(bare.stderr).toContain(`--load ${setup}`);
+    expect(bare.stderr).toContain('seed string was made with --load ./gatesim.setup.ts');
     const loaded = cli(['--load', setup, 'repro', seed, '--json']);
     expect(loaded.status, loaded.stderr).toBe(1);
     expect((JSON.parse(loaded.stdout) as { violations: { invariant: string }[] }).violations.map((violation) => violation.invariant)).toContain('never-two-sessions');
@@ -100,15 +102,32 @@ describe('the scenario field of a seed string', () => {
   it('round-trips every tag, and encodes none for a plain run (old strings stay valid)', () => {
     const plain = encodeSeedString({ scenario: 'send-mid-turn', bugs: [], seed: 9, path: undefined }, spec);
     expect(plain.split('.')[1]).toBe('send-mid-turn');
-    const tagged = encodeSeedString({ scenario: 'send-mid-turn', sessionManager: 'pi', custom: ['tool-server', 'gateway'], loads: ['./a b.ts', 'pkg/setup'], bugs: [], seed: 9, path: undefined }, spec);
+    const loads = ['./a b.ts', 'pkg/setup', '../up/x_y.ts', '@scope/pkg', './déjà~+.mjs'];
+    const tagged = encodeSeedString({ scenario: 'send-mid-turn', sessionManager: 'pi', custom: ['tool-server', 'gateway'], loads, bugs: [], seed: 9, path: undefined }, spec);
     const decoded = decodeSeedString(tagged);
-    expect(decoded).toMatchObject({ scenario: 'send-mid-turn', sessionManager: 'pi', custom: ['gateway', 'tool-server'], loads: ['./a b.ts', 'pkg/setup'] });
+    expect(decoded).toMatchObject({ scenario: 'send-mid-turn', sessionManager: 'pi', custom: ['gateway', 'tool-server'], loads });
     expect(tagged).not.toMatch(/\s/);
+    expect(tagged.split('.')[1]).toBe('send-mid-turn@pi@custom-gateway@custom-tool-server@file-a+20b_ts@pkg-pkg~setup@file-__~up~x+5fy_ts@pkg-+40scope~pkg@file-d+c3+a9j+c3+a0+7e+2b_mjs');
+  });
+
+  it('names a loaded module once, and by its name: a module given as an absolute path is named from its project root', () => {
+    const here = new URL('../../package.json', import.meta.url).pathname.replace(/package\.json$/, '');
+    const tagged = encodeSeedString({ scenario: 'send-mid-turn', loads: [`${here}test/cli/support.ts`, './test/cli/support.ts', './test/cli/../cli/support.ts'], bugs: [], seed: 9, path: undefined }, spec);
+    expect(tagged.split('.')[1]).toBe('send-mid-turn@file-test~cli~support_ts');
+  });
+
+  it('reads a tag written before (the module as given, base64url)', () => {
+    const old = encodeSeedString({ scenario: 'send-mid-turn', bugs: [], seed: 9, path: undefined }, spec).replace('.send-mid-turn.', `.send-mid-turn@load-${Buffer.from('pkg/setup').toString('base64url')}.`);
+    expect(decodeSeedString(old).loads).toEqual(['pkg/setup']);
   });
 
   it('refuses unknown or mis-ordered tags', () => {
     const body = (field: string): string => encodeSeedString({ scenario: 'send-mid-turn', bugs: [], seed: 9, path: undefined }, spec).replace('.send-mid-turn.', `.${field}.`);
-    for (const field of ['send-mid-turn@px', 'send-mid-turn@custom-node-host', 'send-mid-turn@custom-runner@custom-gateway', 'send-mid-turn@pi@pi', 'send-mid-turn@load-']) {
+    const refused = ['send-mid-turn@px', 'send-mid-turn@custom-node-host', 'send-mid-turn@custom-runner@custom-gateway', 'send-mid-turn@pi@pi', 'send-mid-turn@load-'];
+    // Load tags only as written: not empty, no other spelling of the same name, no stray escape, no path as a package.
+    refused.push('send-mid-turn@file-', 'send-mid-turn@pkg-', 'send-mid-turn@file-a+2fb', 'send-mid-turn@file-_~a', 'send-mid-turn@file-a~~b', 'send-mid-turn@file-+zz', 'send-mid-turn@file-a+2', 'send-mid-turn@pkg-_~a', 'send-mid-turn@pkg-~a', 'send-mid-turn@file-a+41', 'send-mid-turn@file-a+ff');
+    refused.push('send-mid-turn@file-a@pi');
+    for (const field of refused) {
       expect(() => decodeSeedString(body(field)), field).toThrow('malformed scenario field');
     }
   });

@@ -42,7 +42,7 @@ describe('--workers 2 runs what one worker runs', () => {
   it('a loaded invariant: the same failures and seed strings, and the seed string names the module', () => {
     const found = sameOnOneAndTwoWorkers(['--load', setup, 'fuzz', '--scenario', 'send-mid-turn', '--runs', '6', '--seed', '5', '--invariant', 'always-fails']);
     expect(found.failures.map((failure) => failure.invariant)).toEqual(['always-fails']);
-    expect(found.failures[0]?.seed).toMatch(/^gs2\.send-mid-turn@load-[A-Za-z0-9_-]+\.none\./);
+    expect(found.failures[0]?.seed).toMatch(/^gs2\.send-mid-turn@file-[A-Za-z0-9_~+-]+\.none\./);
   }, 600_000);
 
   it('a loaded scenario: found, shrunk and named alike', () => {

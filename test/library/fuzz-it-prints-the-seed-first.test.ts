@@ -15,7 +15,7 @@ describe('fuzzIt', () => {
       () => undefined,
       (thrown: unknown) => thrown as Error,
     );
-    expect(error?.message).toMatch(/^seed gs2\.send-mid-turn\.send-flag\.\d+\.(?:[\d-]+|r)\.[0-9a-z_]+-[0-9a-f]{6}\.[0-9a-f]{8}\nno-lost-reply \(correctness\): /);
+    expect(error?.message).toMatch(/^seed gs2\.send-mid-turn\.send-flag\.\d+\.[0-9a-zA-Z_-]+\.[0-9a-z_]+-[0-9a-f]{6}\.[0-9a-f]{8}\nno-lost-reply \(correctness\): /);
     const seed = error?.message.split('\n')[0]?.slice('seed '.length) ?? '';
     // From gatesim's sources the command is `npm run sim --`; the built package (the pack-install test) says `npx gatesim`.
     expect(written[0]).toBe(`gatesim seed ${seed}\n  reproduce: npm run sim -- repro ${seed}\n`);

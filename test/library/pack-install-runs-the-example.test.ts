@@ -7,11 +7,14 @@
 // worker threads too. The pi mode: the tarball ships its module hooks; without pi installed the binary says how to
 // install it (exit 2), and it refuses another version of pi (exit 2); with pi in the project's node_modules (linked
 // from this repository's real/ workspace, where `npm install` of the package would put it; skipped when real/ is not
-// installed) a pi run replays the trace of the sources. The whole file takes about two minutes on two busy cores.
+// installed) a pi run replays the trace of the sources. The installed package holds its LICENSE and every source its
+// source maps name; without the OpenClaw releases, `--openclaw` says first how to install them where its hooks look
+// (the package's dist/openclaw/, which holds the workspace's lockfile). The whole file takes about two minutes on two
+// busy cores.
 import { spawnSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
@@ -140,7 +143,7 @@ describe('gatesim --load in a CommonJS project (npm init -y)', () => {
       expect(fuzzed.status, `--workers ${workers}: ${fuzzed.stderr}`).toBe(1);
       const failures = (JSON.parse(fuzzed.stdout) as { failures: { invariant: string; seed: string }[] }).failures;
       expect(failures.map((failure) => failure.invariant)).toEqual(['always-fails']);
-      expect(failures[0]?.seed).toMatch(/^gs2\.send-mid-turn@load-/);
+      expect(failures[0]?.seed).toMatch(/^gs2\.send-mid-turn@file-always-fails_ts\./);
     }
   });
 });
@@ -180,5 +183,31 @@ describe('the pi mode of the packed gatesim', () => {
     expect(packed).toMatchObject({ seed: fromSources.seed, verdict: fromSources.verdict, traceHash: fromSources.traceHash });
     const fuzzed = gatesim('fuzz', '--scenario', 'send-mid-turn', '--runs', '4', '--seed', '1', '--workers', '2', '--session-manager', 'pi', '--json');
     expect(fuzzed.status, fuzzed.stderr).toBe(0);
+  });
+});
+
+describe('what the installed package ships', () => {
+  const installed = join(project, 'node_modules/gatesim');
+
+  it('its LICENSE, and every source its source maps name, so a mapped stack frame points at a file it ships', () => {
+    expect(readFileSync(join(installed, 'LICENSE'), 'utf8')).toContain('Copyright (c) 2026 the gatesim authors');
+    const maps = readdirSync(join(installed, 'dist'), { recursive: true, encoding: 'utf8' }).filter((file) => file.endsWith('.js.map'));
+    expect(maps.length).toBeGreaterThan(100);
+    const missing = maps.flatMap((map) => {
+      const { sources } = JSON.parse(readFileSync(join(installed, 'dist', map), 'utf8')) as { sources: string[] };
+      return sources.map((source) => join(installed, 'dist', dirname(map), source)).filter((path) => !existsSync(path));
+    });
+    expect(missing).toEqual([]);
+  });
+
+  it('the openclaw/ lockfile where its hooks look for the releases; without them --openclaw says first, in one line, how to install them there (exit 2)', () => {
+    expect(readFileSync(join(installed, 'dist/openclaw/package-lock.json'), 'utf8')).toBe(readFileSync(join(root, 'openclaw/package-lock.json'), 'utf8'));
+    const ran = gatesim('run', 'exec-replay', '--seed', '3', '--openclaw', '2026.4.24:se,hw');
+    expect(ran.status, ran.stdout).toBe(2);
+    // The one error line (a `run` may say first that it is loading the release, a progress line).
+    const lines = ran.stderr.trim().split('\n').filter((line) => !line.startsWith('gatesim: loading OpenClaw'));
+    expect(lines, ran.stderr).toHaveLength(1);
+    expect(lines[0]).toMatch(/^gatesim: openclaw 2026\.4\.24 is not installed: run `npm ci --prefix node_modules\/gatesim\/dist\/openclaw --ignore-scripts` /);
+    expect(lines[0]).toContain('npm install --save-dev esbuild@');
   });
 });
