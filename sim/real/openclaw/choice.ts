@@ -28,7 +28,17 @@ import { isOpenclawRelease, type OpenclawRelease, openclawReleases } from './rel
 export const openclawGatewayParts = ['system-events', 'heartbeat-wake', 'node-events', 'orphan-merge', 'session-file-repair', 'session-write-lock', 'mirror-append'] as const;
 export type OpenclawGatewayPart = (typeof openclawGatewayParts)[number];
 
-const codes: Readonly<Record<OpenclawGatewayPart, string>> = { 'system-events': 'se', 'heartbeat-wake': 'hw', 'node-events': 'ne', 'orphan-merge': 'om', 'session-file-repair': 'fr', 'session-write-lock': 'wl', 'mirror-append': 'ma' };
+/** Each part's short code, as seed-string tags write it; `--openclaw` takes it wherever it takes the part's name. */
+export const openclawPartCodes: Readonly<Record<OpenclawGatewayPart, string>> = { 'system-events': 'se', 'heartbeat-wake': 'hw', 'node-events': 'ne', 'orphan-merge': 'om', 'session-file-repair': 'fr', 'session-write-lock': 'wl', 'mirror-append': 'ma' };
+const codes = openclawPartCodes;
+
+/** The part a name or a short code means (undefined when it is neither). */
+function partNamed(text: string): OpenclawGatewayPart | undefined {
+  return openclawGatewayParts.find((part) => part === text || codes[part] === text);
+}
+
+/** The parts as an error lists them: `system-events (se), heartbeat-wake (hw), ...`. */
+const partsWithCodes = openclawGatewayParts.map((part) => `${part} (${codes[part]})`).join(', ');
 
 /** The parts each release can run in place of the model's. */
 const partsOfRelease: Readonly<Record<OpenclawRelease, readonly OpenclawGatewayPart[]>> = {
@@ -84,15 +94,19 @@ function partsProblem(release: OpenclawRelease, parts: readonly OpenclawGatewayP
   return undefined;
 }
 
-/** Parse `<release>` (every part it can run) or `<release>:<part>,<part>` as the command line takes it. */
+/**
+ * Parse `<release>` (every part it can run) or `<release>:<part>,<part>` as the command line takes it; a part is named
+ * by its name or its short code (`2026.4.24:se,hw` is `2026.4.24:system-events,heartbeat-wake`).
+ */
 export function parseOpenclawChoice(text: string): OpenclawChoice {
   const [release = '', partsText, ...extra] = text.trim().split(':');
-  if (!isOpenclawRelease(release) || extra.length > 0) throw new OpenclawChoiceError(`--openclaw takes a pinned release (${openclawReleases.join(', ')}), optionally followed by :<part>,<part> (${openclawGatewayParts.join(', ')}); got "${text.slice(0, 60)}"`);
+  if (!isOpenclawRelease(release) || extra.length > 0) throw new OpenclawChoiceError(`--openclaw takes a pinned release (${openclawReleases.join(', ')}), optionally followed by :<part>,<part> by name or code (${partsWithCodes}); got "${text.slice(0, 60)}"`);
   if (partsText === undefined) return { release, parts: [...openclawBarePartsOf(release)] };
   const named = partsText.split(',').map((part) => part.trim());
-  const unknown = named.find((part) => !(openclawGatewayParts as readonly string[]).includes(part));
-  if (unknown !== undefined || named.length === 0) throw new OpenclawChoiceError(`unknown OpenClaw part "${(unknown ?? '').slice(0, 40)}" (parts: ${openclawGatewayParts.join(', ')})`);
-  const parts = openclawGatewayParts.filter((part) => named.includes(part));
+  const unknown = named.find((part) => partNamed(part) === undefined);
+  if (unknown !== undefined || named.length === 0) throw new OpenclawChoiceError(`unknown OpenClaw part "${(unknown ?? '').slice(0, 40)}" (parts, by name or code: ${partsWithCodes})`);
+  const wanted = named.map(partNamed);
+  const parts = openclawGatewayParts.filter((part) => wanted.includes(part));
   const problem = partsProblem(release, parts);
   if (problem !== undefined) throw new OpenclawChoiceError(problem);
   return { release, parts };

@@ -1,6 +1,11 @@
 // The pinned OpenClaw releases (DESIGN.md section 8, issue 22) and the errors of the OpenClaw loader. The releases
 // live in the optional openclaw/ workspace (npm aliases `openclaw-<release>`, installed by `npm ci --prefix openclaw`).
-import { releasePackageDir } from '../openclaw-hooks.mjs';
+// In an installed gatesim the hooks look for that workspace in the package's dist/openclaw/ (openclawWorkspaceDir),
+// where the build puts the workspace's package.json and lockfile: a project installs the pinned releases there with
+// `npm ci --prefix node_modules/gatesim/dist/openclaw --ignore-scripts`, and esbuild (the hooks' ES module rewriter,
+// a devDependency of gatesim) beside gatesim.
+import { isAbsolute, relative } from 'node:path';
+import { openclawWorkspaceDir, releasePackageDir } from '../openclaw-hooks.mjs';
 
 /**
  * The JSONL era: 2026.4.24 has seed 000's system-event dedupe (the last text only); 2026.7.1 dedupes against the
@@ -9,13 +14,48 @@ import { releasePackageDir } from '../openclaw-hooks.mjs';
 export const openclawReleases = ['2026.4.24', '2026.7.1'] as const;
 export type OpenclawRelease = (typeof openclawReleases)[number];
 
-export const openclawInstallCommand = 'npm ci --prefix openclaw';
+/** The esbuild the hooks rewrite ES module packages with (gatesim's devDependency, so a clone has it). */
+export const openclawEsbuildVersion = '0.28.2';
+
+/**
+ * Whether the workspace is an installed gatesim's (the hooks run from its dist/, and the workspace is dist/openclaw/)
+ * rather than a clone's openclaw/.
+ */
+export function openclawWorkspaceInPackage(workspaceDir: string = openclawWorkspaceDir): boolean {
+  return /[\\/]dist[\\/]openclaw[\\/]?$/.test(workspaceDir);
+}
+
+/**
+ * The command that installs the pinned releases: in a clone `npm ci --prefix openclaw`; in an installed gatesim
+ * `npm ci` of the workspace under the package's dist/ (named from the working directory when it is under it) with
+ * install scripts off (the clone's openclaw/.npmrc, which npm does not pack, turns them off there).
+ */
+export function openclawInstallCommandFor(workspaceDir: string = openclawWorkspaceDir, cwd: string = process.cwd()): string {
+  if (!openclawWorkspaceInPackage(workspaceDir)) return 'npm ci --prefix openclaw';
+  const dir = workspaceDir.replace(/[\\/]$/, '');
+  const fromCwd = relative(cwd, dir);
+  const shown = fromCwd === '' || fromCwd.startsWith('..') || isAbsolute(fromCwd) ? dir : fromCwd;
+  return `npm ci --prefix ${shown} --ignore-scripts`;
+}
+
+export const openclawInstallCommand = openclawInstallCommandFor();
+
+/** How to install a release, for the one line of an error or a skip: the command, and in a project esbuild too. */
+export function openclawInstallHint(workspaceDir: string = openclawWorkspaceDir, cwd: string = process.cwd()): string {
+  const command = openclawInstallCommandFor(workspaceDir, cwd);
+  if (!openclawWorkspaceInPackage(workspaceDir)) return `run \`${command}\` (the openclaw/ workspace, about 740 MB)`;
+  return `run \`${command}\` (the pinned releases, about 740 MB, where this gatesim looks for them) and \`npm install --save-dev esbuild@${openclawEsbuildVersion}\` in your project`;
+}
 
 /** The openclaw/ workspace (or the release in it) is not installed. */
 export class OpenclawWorkspaceMissingError extends Error {
   override name = 'OpenclawWorkspaceMissingError';
-  constructor(readonly release: string) {
-    super(`openclaw ${release} is not installed: run \`${openclawInstallCommand}\` (the openclaw/ workspace) to use real OpenClaw components`);
+  constructor(
+    readonly release: string,
+    workspaceDir: string = openclawWorkspaceDir,
+    cwd: string = process.cwd(),
+  ) {
+    super(`openclaw ${release} is not installed: ${openclawInstallHint(workspaceDir, cwd)} to use real OpenClaw components`);
   }
 }
 
@@ -52,4 +92,4 @@ export function openclawInstalled(release: OpenclawRelease): boolean {
 }
 
 /** The message a test prints when it skips because the workspace is absent. */
-export const openclawMissingMessage = `the openclaw/ workspace is not installed: run \`${openclawInstallCommand}\` to run real OpenClaw components (releases ${openclawReleases.join(', ')})`;
+export const openclawMissingMessage = `the openclaw/ workspace is not installed: ${openclawInstallHint()} to run real OpenClaw components (releases ${openclawReleases.join(', ')})`;
