@@ -1,20 +1,23 @@
 // `gatesim fuzz`: check the options (all bad input is refused before anything is started or written), run the
 // campaign scenario by scenario on one or more workers, and report: text or JSON on stdout, progress on stderr,
 // optionally a folder of artifacts per failure (named by its seed string) and a JUnit file, written whole at the end.
+// With --check-determinism, a sample of the runs is replayed and their traces compared (determinism-check.ts); a run
+// of one plan that gave two traces fails the campaign with an exit status of its own (exit-codes.ts, nondeterminism).
 import type { BugId } from '../../src/index.ts';
 import { findScenario, type Scenario, scenarioNames, scenarios } from '../../scenarios/index.ts';
 import { loadSqlJs } from '../kernel/sqlite.ts';
 import { addCoverage, coverageRows, emptyCoverage, type FaultCoverage } from '../run/coverage.ts';
 import { type Shard, shardRunCount, wholeCampaign } from './campaign.ts';
 import { pc } from './colors.ts';
-import { exitCodeFor } from './exit-codes.ts';
+import { checkFractionDefault, type DeterminismMismatch, type DeterminismOutcome, mismatchLines } from './determinism-check.ts';
+import { exitCodeFor, exitCodes } from './exit-codes.ts';
 import { type FuzzFailure, fuzzScenario, type ScenarioOutcome } from './fuzz.ts';
 import { type OnShrinkProgress, shrinkRunsMax } from './fuzz-task.ts';
 import { junitXml } from './junit.ts';
 import { loadSpecifier } from './load.ts';
 import type { OpenclawChoice } from '../real/openclaw/choice.ts';
 import { openclawInstalled, OpenclawWorkspaceMissingError } from '../real/openclaw/releases.ts';
-import { type Executor, inlineExecutor, poolExecutor } from './pool.ts';
+import { type Executor, freshThreadExecutor, inlineExecutor, poolExecutor, type WorkerSetup } from './pool.ts';
 import { releaseLoadingLine, startProgress } from './progress.ts';
 import { artifactFolderName, checkPathText, checkWritableFile, claimArtifactDir, freshSeed, isDirectory, prepareArtifactDir, recordArtifacts, removeIfEmpty, samePath, wallNowMs, writeArtifact, writeFolderWhole } from './real.ts';
 import { codeUnderTest, matchFinding, ranRealCode } from './real-code.ts';
@@ -44,6 +47,8 @@ export interface FuzzOptions {
   coverage?: boolean;
   /** The modules the command line loaded (--load): every worker loads them, every seed string names them. */
   loads?: readonly string[];
+  /** Replay this fraction of the runs (true: checkFractionDefault) and compare their traces (determinism-check.ts). */
+  checkDeterminism?: number | true;
 }
 
 function print(text: string): void {
@@ -100,15 +105,20 @@ export async function fuzzCommand(options: FuzzOptions): Promise<number> {
   const sql = await loadSqlJs();
   const workers = options.workers ?? 1;
   const loads = options.loads ?? [];
-  const executor: Executor = workers === 1 ? inlineExecutor(sql) : poolExecutor(workers, { loads: loads.map((module) => loadSpecifier(module, process.cwd())), cwd: process.cwd() });
+  const setup: WorkerSetup = { loads: loads.map((module) => loadSpecifier(module, process.cwd())), cwd: process.cwd() };
+  const executor: Executor = workers === 1 ? inlineExecutor(sql) : poolExecutor(workers, setup);
+  const fraction = checkFractionOf(options);
+  // The thread of its own starts at the first run the check samples.
+  const determinism = fraction === undefined ? undefined : { fraction, fresh: freshThreadExecutor(setup) };
   const started = wallNowMs();
   const perShard = runs === undefined ? undefined : shardRunCount(runs, shard);
   const progress = startProgress({ scenarios: chosen.length, runsPerScenario: perShard, seconds: options.seconds }, process.stderr.isTTY === true, (line) => process.stderr.write(`${line}\n`));
   const say = (line: string): void => (options.json === true ? undefined : progress.print(line));
-  say(`fuzz campaign seed ${campaignSeed}, bugs: ${bugs.join(', ') || 'none'}, ${runs === undefined ? `${options.seconds}s` : `${runs} runs`} per scenario${shard.count > 1 ? `, shard ${shard.index + 1}/${shard.count} (${perShard} runs per scenario)` : ''}, ${workers} worker(s)`);
+  say(`fuzz campaign seed ${campaignSeed}, bugs: ${bugs.join(', ') || 'none'}, ${runs === undefined ? `${options.seconds}s` : `${runs} runs`} per scenario${shard.count > 1 ? `, shard ${shard.index + 1}/${shard.count} (${perShard} runs per scenario)` : ''}, ${workers} worker(s)${fraction === undefined ? '' : `, determinism checked on ${fraction} of the runs`}`);
   // A real OpenClaw release loads inside the first run (sim/run/harness.ts), up to about 20 s with nothing printed: say so first.
   if (options.openclaw !== undefined) progress.note(`fuzz: ${releaseLoadingLine(options.openclaw)}`);
   const outcomes: ScenarioOutcome[] = [];
+  const checks: DeterminismOutcome[] = [];
   try {
     for (const [position, scenario] of chosen.entries()) {
       const scenarioStarted = wallNowMs();
@@ -122,6 +132,7 @@ export async function fuzzCommand(options: FuzzOptions): Promise<number> {
           shrinkProgress = progress.shrinking(scenario.name, shrinkRunsMax);
         },
         onShrinkProgress: (shrunk) => shrinkProgress?.(shrunk),
+        ...(determinism === undefined ? {} : { determinism, onDeterminism: (checked: DeterminismOutcome) => checks.push(checked) }),
       });
       outcomes.push(outcome);
       const failure = outcome.failure;
@@ -130,24 +141,27 @@ export async function fuzzCommand(options: FuzzOptions): Promise<number> {
         writeFolderWhole(`${artifacts}/${artifactFolderName(failure.seed)}`, (into) => writeArtifacts(into, failure.seed, failure.result));
         recordArtifacts(artifacts, outcomes.flatMap((done) => (done.failure === undefined ? [] : [artifactFolderName(done.failure.seed)])));
       }
-      if (options.json !== true) for (const line of outcomeLines(outcome, options.artifacts)) progress.print(line);
+      if (options.json !== true) for (const line of outcomeLines(outcome, checks[position], options.artifacts)) progress.print(line);
     }
   } finally {
     progress.stop();
-    await executor.close();
+    await Promise.all([executor.close(), determinism?.fresh.close()]);
   }
   const wallMs = Math.round(wallNowMs() - started);
-  return finish(options, { bugs, campaignSeed, shard, outcomes, wallMs }, createdArtifacts);
+  return finish(options, { bugs, campaignSeed, shard, outcomes, wallMs }, determinism === undefined ? undefined : checks, createdArtifacts);
 }
 
-function finish(options: FuzzOptions, campaign: { bugs: BugId[]; campaignSeed: number; shard: Shard; outcomes: ScenarioOutcome[]; wallMs: number }, createdArtifacts: boolean): number {
+function finish(options: FuzzOptions, campaign: { bugs: BugId[]; campaignSeed: number; shard: Shard; outcomes: ScenarioOutcome[]; wallMs: number }, checks: readonly DeterminismOutcome[] | undefined, createdArtifacts: boolean): number {
   const { outcomes, wallMs, campaignSeed } = campaign;
   const coverage = emptyCoverage();
   for (const outcome of outcomes) addCoverage(coverage, outcome.coverage);
   const failures = outcomes.flatMap((outcome) => (outcome.failure === undefined ? [] : [outcome.failure]));
   const firstFailureRun = failures.length === 0 ? null : Math.min(...failures.map((failure) => failure.run));
   const totalRuns = outcomes.reduce((sum, outcome) => sum + outcome.runs, 0);
-  const code = exitCodeFor(failures.flatMap((failure) => failure.violations.map((violation) => violation.class)));
+  const checked = checks?.reduce((sum, check) => sum + check.checked, 0);
+  const mismatches = (checks ?? []).flatMap((check) => (check.mismatch === undefined ? [] : [check.mismatch]));
+  // A run of one plan that gave two traces makes every verdict and seed string of the campaign doubtful: it decides.
+  const code = mismatches.length > 0 ? exitCodes.nondeterminism : exitCodeFor(failures.flatMap((failure) => failure.violations.map((violation) => violation.class)));
   // The paths were checked before the campaign; should a write still fail, say so without hiding the verdict.
   let writeFailed = false;
   const write = (what: string, action: () => void): void => {
@@ -163,15 +177,17 @@ function finish(options: FuzzOptions, campaign: { bugs: BugId[]; campaignSeed: n
   if (options.artifacts !== undefined && failures.length === 0) write(`the artifacts list in ${options.artifacts}`, () => (createdArtifacts ? removeIfEmpty(options.artifacts as string) : recordArtifacts(options.artifacts as string, [])));
   if (options.json === true) {
     const scenarioRuns = outcomes.map((outcome) => ({ scenario: outcome.scenario, runs: outcome.runs, firstFailureRun: outcome.failure?.run ?? null }));
-    print(JSON.stringify({ runs: totalRuns, failures: failures.map(failureJson), firstFailureRun, scenarios: scenarioRuns, wallMs, campaignSeed, coverage }));
+    const determinism = checked === undefined ? {} : { determinism: { fraction: checkFractionOf(options), checked, mismatches } };
+    print(JSON.stringify({ runs: totalRuns, failures: failures.map(failureJson), firstFailureRun, scenarios: scenarioRuns, wallMs, campaignSeed, coverage, ...determinism }));
   } else {
     print(`\n${totalRuns} runs in ${formatMs(wallMs)} wall, ${failures.length} failing scenario(s)`);
+    if (checked !== undefined) print(determinismSummary(checked, mismatches));
     if (options.coverage === true) {
       print(pc.bold('fault coverage (faults landed, by the turn phase they landed in)'));
       print(coverageText(coverage));
     } else print(coverageSummary(coverage));
     for (const line of failureList(failures)) print(line);
-    print(nextStep(failures, campaign.bugs));
+    print(mismatches.length > 0 ? nondeterminismStep(mismatches) : nextStep(failures, campaign.bugs));
   }
   for (const failure of failures) failure.result.sim.dispose();
   return writeFailed && code === 0 ? 3 : code;
@@ -196,6 +212,24 @@ export function failureJson(failure: FuzzFailure): Record<string, unknown> {
     realCode: code,
     ...(first !== undefined && ranRealCode(code) ? { finding: matchFinding(first, code, failure.result.sim.trace.events) } : {}),
   };
+}
+
+/** The fraction of the runs --check-determinism replays; undefined without it. */
+function checkFractionOf(options: FuzzOptions): number | undefined {
+  return options.checkDeterminism === true ? checkFractionDefault : options.checkDeterminism;
+}
+
+/** One line on the determinism check: how many runs it replayed, and whether every one gave one trace. */
+function determinismSummary(checked: number, mismatches: readonly DeterminismMismatch[]): string {
+  const head = `determinism: ${checked} run(s) checked, each replayed where the campaign runs and on a fresh worker thread`;
+  if (mismatches.length === 0) return `${head}: every trace the same`;
+  return pc.red(`${head}; ${mismatches.length} scenario(s) gave two traces of one plan: ${mismatches.map((mismatch) => `${mismatch.scenario} run ${mismatch.run}`).join(', ')}`);
+}
+
+/** What to do about a run that gave two traces: find what its divergent event read besides the plan. */
+function nondeterminismStep(mismatches: readonly DeterminismMismatch[]): string {
+  const first = mismatches[0] as DeterminismMismatch;
+  return `next: find what the first divergent event of ${first.scenario} run ${first.run} read besides its plan (module-level state, Math.random, Date.now, a Map or Set filled elsewhere); replay the run with: ${reproduceHint(first.seed)}`;
 }
 
 /** One line on the fault coverage: how many rows (fault types and shapes) were reached, and which never were. */
@@ -226,10 +260,13 @@ function nextStep(failures: readonly FuzzFailure[], bugs: readonly BugId[]): str
   return `next: watch gatesim find a seed bug: ${cliInvocation()} fuzz --scenario send-mid-turn --bugs send-flag --runs 30 --seed 1 (gatesim list names them all)`;
 }
 
-function outcomeLines(outcome: ScenarioOutcome, artifacts: string | undefined): string[] {
+function outcomeLines(outcome: ScenarioOutcome, check: DeterminismOutcome | undefined, artifacts: string | undefined): string[] {
+  const mismatch = check?.mismatch;
+  const nondeterminism = mismatch === undefined ? [] : [`${pc.red('NONDETERMINISM')} ${outcome.scenario}: run ${mismatch.run} gave two traces of one plan`, ...mismatchLines(mismatch), ''];
   const failure = outcome.failure;
-  if (failure === undefined) return [`${pc.green('PASS')} ${outcome.scenario}: ${outcome.runs} runs`];
+  if (failure === undefined) return [...nondeterminism, ...(mismatch === undefined ? [`${pc.green('PASS')} ${outcome.scenario}: ${outcome.runs} runs`] : [])];
   return [
+    ...nondeterminism,
     runText(failure.seed, failure.result),
     `${pc.red('FAIL')} ${outcome.scenario}: found at run ${failure.run} (${failure.invariant}, ${failure.class}), ${shrinkText(failure)}`,
     `  reproduce: ${reproduceHint(failure.seed)}`,

@@ -9,6 +9,7 @@ import type { SqlJsStatic } from 'sql.js';
 import type { BugId } from '../../src/index.ts';
 import { findScenario, type Scenario } from '../../scenarios/index.ts';
 import { assert } from '../kernel/assert.ts';
+import type { TraceEvent } from '../kernel/trace.ts';
 import type { FaultCoverage } from '../run/coverage.ts';
 import { generateSpec, runArbitrary, toSpec } from '../run/generate.ts';
 import { type RunOptions, type RunResult, runSpec } from '../run/harness.ts';
@@ -32,11 +33,21 @@ export interface FuzzTask {
   tags?: RunTags;
   /** A shrink's budget of runs beyond the failing run itself: shrinkRunsMax unless given (tests give a small one). */
   shrinkRunsMax?: number;
+  /** A run: answer with its trace too (the determinism check, determinism-check.ts, compares it with replays). */
+  trace?: boolean;
+}
+
+/** A run's trace: its hash and its events. */
+export interface RunTrace {
+  hash: string;
+  events: TraceEvent[];
 }
 
 export interface RunReport {
   fails: boolean;
   coverage: FaultCoverage;
+  /** Only when the task asked for it. */
+  trace?: RunTrace;
 }
 
 export interface ShrinkReport {
@@ -99,7 +110,8 @@ export async function runTask(task: FuzzTask, sql: SqlJsStatic, runOptions: Task
   checkComponents(task, runOptions);
   const result = await runSpec(generateSpec(scenarioOf(task), task.bugs, task.seed, undefined), { ...runOptions, ...realPartsOf(task), sql });
   result.sim.dispose();
-  return { fails: failsFor(task.invariant)(result), coverage: result.coverage };
+  const trace = task.trace === true ? { trace: { hash: result.traceHash, events: result.sim.trace.events } } : {};
+  return { fails: failsFor(task.invariant)(result), coverage: result.coverage, ...trace };
 }
 
 export async function shrinkTask(task: FuzzTask, sql: SqlJsStatic, runOptions: TaskRunOptions = {}, onProgress: OnShrinkProgress = () => {}): Promise<ShrinkReport> {

@@ -3,7 +3,9 @@
 // pool of worker threads) a few at a time and their answers are consumed in run order, so the first failure of a
 // scenario is the failing run with the lowest index whatever the number of workers. That run is then shrunk to a
 // small plan (fuzz-task.ts) and replayed here from its seed string, so the report describes exactly what the seed
-// string replays.
+// string replays. With a determinism check (determinism-check.ts), a sample of the runs the campaign consumed is
+// replayed where the campaign runs and on a thread of its own, and their trace hashes compared; the check never adds a
+// run of the campaign (only consumed runs are checked) and leaves the shrink alone.
 import type { SqlJsStatic } from 'sql.js';
 import type { BugId } from '../../src/index.ts';
 import type { Scenario } from '../../scenarios/index.ts';
@@ -13,10 +15,11 @@ import { addCoverage, emptyCoverage, type FaultCoverage } from '../run/coverage.
 import { generateSpec } from '../run/generate.ts';
 import { type RunResult, runSpec } from '../run/harness.ts';
 import { runSeed, type Shard, shardRuns } from './campaign.ts';
-import { failsFor, type OnShrinkProgress, type RunReport, type TaskRunOptions } from './fuzz-task.ts';
+import { checksRun, compareTraces, type DeterminismCheck, type DeterminismMismatch, type DeterminismOutcome } from './determinism-check.ts';
+import { failsFor, type FuzzTask, type OnShrinkProgress, type RunReport, type RunTrace, type TaskRunOptions } from './fuzz-task.ts';
 import { type Executor, inlineExecutor } from './pool.ts';
 import type { OpenclawChoice } from '../real/openclaw/choice.ts';
-import { decodeSeedString, runOptionsOf, type RunTags, tagsOf, verifySeedString } from './seed-string.ts';
+import { decodeSeedString, encodeSeedString, runOptionsOf, type RunTags, tagsOf, verifySeedString } from './seed-string.ts';
 
 /** How much of a campaign to run for one scenario, and what counts as a failure. */
 export interface FuzzLimits {
@@ -77,12 +80,25 @@ export interface FuzzExtras {
   onShrinkStarted?: (run: number) => void;
   /** After each run of the shrink: runs so far and the size of the plan it is at (its last failing plan). */
   onShrinkProgress?: OnShrinkProgress;
+  /** Replay a sample of the runs and compare their traces (not with components of one's own: a thread has none). */
+  determinism?: DeterminismCheck;
+  /** When a run's determinism check is started (0-based run index; the sampling test records these). */
+  onRunChecked?: (run: { scenario: string; run: number }) => void;
+  /** With a determinism check, once the scenario's checks are all done (before a failure is shrunk): what they found. */
+  onDeterminism?: (outcome: DeterminismOutcome) => void;
 }
 
 interface Pending {
   run: number;
   seed: number;
   answer: Promise<RunReport>;
+  /** The task again, when the run is one the determinism check replays. */
+  checkTask?: FuzzTask & { kind: 'run' };
+}
+
+interface Checked {
+  run: number;
+  mismatch: DeterminismMismatch | undefined;
 }
 
 /**
@@ -106,6 +122,11 @@ export async function fuzzScenario(
   const order = shardRuns(limits.runs, limits.shard);
   const inFlightMax = executor.workers * 2;
   const pending: Pending[] = [];
+  const check = extras.determinism;
+  assert(check === undefined || Object.keys(extras.runOptions?.components ?? {}).length === 0, 'the determinism check replays runs on a thread of its own, which has no components of the caller');
+  // Every check started, and the few still running (at most inFlightMax, so a slow fresh thread holds few traces).
+  const checks: Promise<Checked>[] = [];
+  const checking: Promise<Checked>[] = [];
   let runs = 0;
   let launching = true;
   for (;;) {
@@ -117,10 +138,12 @@ export async function fuzzScenario(
       }
       const seed = runSeed(campaignSeed, scenarioIndex, next.value);
       extras.onRunStarted?.({ scenario: scenario.name, run: next.value, seed });
-      const answer = executor.run({ kind: 'run', scenario: scenario.name, bugs, seed, ...invariantOf(limits), tags });
+      const checked = check !== undefined && checksRun(campaignSeed, scenarioIndex, next.value, check.fraction);
+      const task = { kind: 'run' as const, scenario: scenario.name, bugs, seed, ...invariantOf(limits), tags, ...(checked ? { trace: true } : {}) };
+      const answer = executor.run(task);
       // If an earlier run throws, the later answers are never awaited: keep their rejections from going unhandled.
       answer.catch(() => {});
-      pending.push({ run: next.value, seed, answer });
+      pending.push({ run: next.value, seed, answer, ...(checked ? { checkTask: task } : {}) });
     }
     const head = pending.shift();
     if (head === undefined) break;
@@ -128,16 +151,45 @@ export async function fuzzScenario(
     runs++;
     addCoverage(coverage, report.coverage);
     onProgress(runs);
+    if (check !== undefined && head.checkTask !== undefined && report.trace !== undefined) {
+      extras.onRunChecked?.({ scenario: scenario.name, run: head.run });
+      const done = checkRun(scenario, head, report.trace, head.checkTask, executor, check);
+      done.catch(() => {});
+      checks.push(done);
+      checking.push(done);
+      if (checking.length > inFlightMax) await checking.shift();
+    }
     if (report.fails) {
       // Later runs may still be in flight: let them finish (their answers are not used) before shrinking.
       await Promise.allSettled(pending.map((later) => later.answer));
+      await determinismOf(check, checks, extras);
       limits.onFirstFailure?.();
       extras.onShrinkStarted?.(head.run + 1);
       const failure = await shrinkFailure(scenario, bugs, head, limits, executor, sql, extras);
       return { scenario: scenario.name, runs, coverage, failure };
     }
   }
+  await determinismOf(check, checks, extras);
   return { scenario: scenario.name, runs, coverage, failure: undefined };
+}
+
+/** Replay a run where the campaign runs and on the fresh thread, at once, and compare the three traces. */
+async function checkRun(scenario: Scenario, head: Pending, trace: RunTrace, task: FuzzTask & { kind: 'run' }, executor: Executor, check: DeterminismCheck): Promise<Checked> {
+  const [again, fresh] = await Promise.all([executor.run(task), check.fresh.run(task)]);
+  assert(again.trace !== undefined && fresh.trace !== undefined, 'a replay asked for its trace answers with it');
+  const found = compareTraces([trace, again.trace, fresh.trace]);
+  if (found === undefined) return { run: head.run, mismatch: undefined };
+  const spec = generateSpec(scenario, task.bugs, task.seed, undefined);
+  const seedString = encodeSeedString({ scenario: scenario.name, ...task.tags, bugs: task.bugs, seed: task.seed, path: undefined }, spec);
+  return { run: head.run, mismatch: { scenario: scenario.name, seed: seedString, run: head.run + 1, ...found } };
+}
+
+/** The scenario's checks, all finished: how many, and the mismatch of the lowest run index (whatever order they ended in). */
+async function determinismOf(check: DeterminismCheck | undefined, checks: readonly Promise<Checked>[], extras: FuzzExtras): Promise<void> {
+  if (check === undefined) return;
+  const done = await Promise.all(checks);
+  const mismatches = done.filter((one) => one.mismatch !== undefined).sort((a, b) => a.run - b.run);
+  extras.onDeterminism?.({ checked: done.length, mismatch: mismatches[0]?.mismatch });
 }
 
 function invariantOf(limits: FuzzLimits): { invariant?: string } {

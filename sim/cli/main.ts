@@ -1,6 +1,7 @@
 // The command line (DESIGN.md section 7). Exit codes: 0 every invariant held, 1 a correctness invariant was
 // violated, 2 bad usage or bad input (one short line on stderr, no stack trace), 3 an internal error of gatesim,
-// 4 only liveness invariants were violated, 5 only a model process crashed.
+// 4 only liveness invariants were violated, 5 only a model process crashed, 6 a run of one plan gave two traces
+// (fuzz --check-determinism).
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import packageJson from '../../package.json' with { type: 'json' };
 import { type BugId, bugDescriptions, bugIds, parseBugList, UnknownBugError } from '../../src/index.ts';
@@ -16,15 +17,17 @@ import { loadSqlJs } from '../kernel/sqlite.ts';
 import { pc } from './colors.ts';
 import { exitCodeFor, exitCodes } from './exit-codes.ts';
 import { fuzzCommand, type FuzzOptions, UsageError, workersMax } from './fuzz-command.ts';
+import { checkFractionDefault, parseCheckFraction } from './determinism-check.ts';
 import { checkPathText, claimArtifactDir, freshSeed, isDirectory, isReexec, nodeVersionOf, prepareArtifactDir, recordArtifacts, reexecUnder, removeIfEmpty, runningNodeVersion, workspaceNodeBinary } from './real.ts';
 import { formatMs, runJson, runText, writeArtifacts } from './report.ts';
 import { cliInvocation, clip, decodeSeedString, encodeSeedString, loadOptions, parseSeedNumber, type RunTags, runOptionsOf, SeedStringError, tagsOf, verifySeedString } from './seed-string.ts';
 import { type OpenclawChoice, OpenclawChoiceError, openclawBarePartsOf, openclawGatewayParts, openclawPartsOf, parseOpenclawChoice } from '../real/openclaw/choice.ts';
-import { openclawInstalled, openclawReleases } from '../real/openclaw/releases.ts';
+import { openclawInstallCommand, openclawInstalled, openclawReleases, OpenclawWorkspaceMissingError } from '../real/openclaw/releases.ts';
 import { nodeNeedOf, nodeSatisfies, nodeVariable, workspaceNodeVersion } from '../real/openclaw/node-version.ts';
 import { LoadError, loadModules, splitLoadOptions } from './load.ts';
 import { noteLoadedModules } from './real-code.ts';
 import { releaseLoadingLine } from './progress.ts';
+import { bisectJson, bisectText, choicesToRun, mostDemandingChoice, planBisect, runBisect } from './bisect.ts';
 import { resolve } from 'node:path';
 
 const errorLineLengthMax = 300;
@@ -126,7 +129,7 @@ function list(options: { json?: boolean }): number {
   for (const release of openclawReleases) {
     const bare = openclawBarePartsOf(release);
     const optIn = openclawPartsOf(release).filter((part) => !bare.includes(part));
-    print(`  ${release.padEnd(column(openclawReleases))} parts: ${bare.join(', ')}${optIn.length > 0 ? `; only when named: ${optIn.join(', ')}` : ''}${openclawInstalled(release) ? '' : ' (not installed: npm ci --prefix openclaw)'}`);
+    print(`  ${release.padEnd(column(openclawReleases))} parts: ${bare.join(', ')}${optIn.length > 0 ? `; only when named: ${optIn.join(', ')}` : ''}${openclawInstalled(release) ? '' : ` (not installed: ${openclawInstallCommand})`}`);
   }
   return 0;
 }
@@ -158,9 +161,11 @@ let loadedModules: readonly string[] = [];
  * exit status is the answer; with neither, one line and exit 2. Undefined: go on in this process.
  */
 function underSupportedNode(choice: OpenclawChoice | undefined): number | undefined {
+  // A release that is not installed is the first thing to fix: say how to install it before any Node version.
+  if (choice !== undefined && !openclawInstalled(choice.release)) throw new UsageError(new OpenclawWorkspaceMissingError(choice.release).message);
   const need = nodeNeedOf(choice);
   if (need === undefined || nodeSatisfies(runningNodeVersion(), need.range)) return undefined;
-  const install = `run \`npm ci --prefix openclaw\` (it installs Node ${workspaceNodeVersion}) or set ${nodeVariable} to a Node binary of that range`;
+  const install = `run \`${openclawInstallCommand}\` (it installs Node ${workspaceNodeVersion}) or set ${nodeVariable} to a Node binary of that range`;
   if (isReexec()) throw new UsageError(`${need.what} needs Node ${need.range}, and the Node it was re-run under is ${runningNodeVersion()}: ${install}`);
   const own = process.env[nodeVariable];
   const binary = own !== undefined && own !== '' ? own : workspaceNodeBinary();
@@ -247,6 +252,21 @@ async function reproCommand(text: string, options: Omit<RunOptions, 'seed'>): Pr
   return report(seedString, await runWith(switched, decoded), options);
 }
 
+/**
+ * Replay the plan of a seed string made with --openclaw with the same parts of each pinned release in the range
+ * (bisect.ts), and print the verdicts and where they changed; exit 0 whenever the table is produced.
+ */
+async function bisectCommand(text: string, options: { openclaw?: string; json?: boolean }): Promise<number> {
+  const decoded = decodeSeedString(text);
+  const plan = planBisect(decoded, options.openclaw);
+  const reran = underSupportedNode(mostDemandingChoice(choicesToRun(plan)));
+  if (reran !== undefined) return reran;
+  checkReplayable(decoded);
+  const rows = await runBisect(plan, (choice) => runWith(plan.spec, { ...tagsOf(decoded), openclaw: choice }));
+  print(options.json === true ? JSON.stringify(bisectJson({ plan, rows })) : bisectText({ plan, rows }));
+  return 0;
+}
+
 async function report(seedString: string, result: Awaited<ReturnType<typeof runSpec>>, options: { json?: boolean; artifacts?: string }): Promise<number> {
   // The artifacts first, so that the JSON can say where they went (and a write that fails leaves no report claiming them).
   const dir = options.artifacts;
@@ -285,7 +305,7 @@ function program(setExit: (code: number) => void): Command {
   // Whether some release leaves parts out of a bare choice (list shows them as only when named).
   const someOptIn = openclawReleases.some((release) => openclawBarePartsOf(release).length < openclawPartsOf(release).length);
   const openclawOption = () =>
-    new Option('--openclaw <release[:parts]>', `run a pinned OpenClaw release's gateway parts in place of the model's (${openclawReleases.join(', ')}; parts ${openclawGatewayParts.join(', ')}; by default every part the release runs${someOptIn ? ' but those list shows as only when named' : ''}; needs npm ci --prefix openclaw); recorded in the seed string`).argParser(parseOpenclaw);
+    new Option('--openclaw <release[:parts]>', `run a pinned OpenClaw release's gateway parts in place of the model's (${openclawReleases.join(', ')}; parts ${openclawGatewayParts.join(', ')}; by default every part the release runs${someOptIn ? ' but those list shows as only when named' : ''}; needs ${openclawInstallCommand}); recorded in the seed string`).argParser(parseOpenclaw);
   const bugsOption = () => new Option('--bugs <ids>', `bug ids to switch on, comma-separated (${bugIds.join(', ')})`).argParser(parseBugs);
   root.command('list').description('list scenarios, bug ids and invariants').option('--json', 'print one JSON object').action((options: { json?: boolean }) => setExit(list(options)));
   root
@@ -308,6 +328,13 @@ function program(setExit: (code: number) => void): Command {
     .option('--artifacts <dir>', 'write the trace, databases and transcripts under <dir>')
     .action(async (seedString: string, options: RunOptions) => setExit(await reproCommand(seedString, options)));
   root
+    .command('bisect')
+    .description("replay a seed string's plan with the same real OpenClaw parts of each pinned release; say where the verdict changed")
+    .argument('<seed-string>', 'a seed string made with --openclaw (tag @oc-<release>~<parts>)')
+    .option('--openclaw <from>..<to>', `the releases to replay, in release order, both ends included, either optional (default: every one of ${openclawReleases.join(', ')})`)
+    .option('--json', 'print one JSON object')
+    .action(async (seedString: string, options: { openclaw?: string; json?: boolean }) => setExit(await bisectCommand(seedString, options)));
+  root
     .command('fuzz')
     .description('fuzz scenarios with fast-check; shrink the first failure of each scenario')
     .option('--scenario <name>', 'fuzz one scenario')
@@ -325,6 +352,7 @@ function program(setExit: (code: number) => void): Command {
     .option('--artifacts <dir>', 'write the artifacts of each failure under <dir>/<seed string>/')
     .option('--json', 'print one JSON object (the fault coverage included)')
     .option('--coverage', 'print the whole fault-coverage table (fault types and shapes by turn phase) instead of its one-line summary')
+    .option('--check-determinism [fraction]', `replay a fixed sample of the runs (this fraction of them, 0 < f <= 1; default ${checkFractionDefault}) where the campaign runs and on a fresh worker thread, and compare their traces; a run that gives two traces exits ${exitCodes.nondeterminism}`, parseCheckFraction)
     .action(async (options: FuzzOptions) => setExit(underSupportedNode(options.openclaw) ?? (await fuzzCommand({ ...options, loads: loadedModules }))));
   root
     .command('demo')
@@ -349,14 +377,14 @@ export async function main(argvWithLoads: readonly string[]): Promise<number> {
     const { modules, rest } = splitLoadOptions(argvWithLoads);
     await loadModules(modules, process.cwd());
     loadedModules = modules;
-    noteLoadedModules(modules);
+    noteLoadedModules(tagsOf({ loads: modules }).loads ?? []);
     argv = rest;
   } catch (error) {
     if (!(error instanceof LoadError)) throw error;
     return usageLine(error.message);
   }
   if (argv.length === 0) {
-    process.stderr.write('gatesim: a command is required (list, run, repro, fuzz, demo); see --help\n');
+    process.stderr.write('gatesim: a command is required (list, run, repro, bisect, fuzz, demo); see --help\n');
     return exitCodes.usage;
   }
   try {

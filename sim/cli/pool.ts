@@ -72,3 +72,21 @@ export function poolExecutor(workers: number, setup: WorkerSetup = { loads: [], 
     close: () => pool.destroy(),
   };
 }
+
+/**
+ * One worker thread of its own, started at its first task: the determinism check (determinism-check.ts) replays runs
+ * there, in a module state no run of the campaign touched (it loads the `setup` modules, and a real OpenClaw release or
+ * the pi SessionManager, for itself). Closing it before its first task starts nothing.
+ */
+export function freshThreadExecutor(setup: WorkerSetup): Executor {
+  let pool: Executor | undefined;
+  const started = (): Executor => (pool ??= poolExecutor(1, setup));
+  return {
+    workers: 1,
+    run: (task) => started().run(task),
+    shrink: (task, onProgress) => started().shrink(task, onProgress),
+    close: async () => {
+      await pool?.close();
+    },
+  };
+}

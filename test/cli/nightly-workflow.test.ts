@@ -2,7 +2,8 @@
 // binary is installed, and each flag given to gatesim is a real flag of that command. Its matrix of shards covers
 // one campaign: shards 1..n, each `--shard <i>/<n>` with the matrix's n, one seed shared by every shard; so does the
 // false-alarm campaign's (1,000,000 chaos runs a night). It runs the long test campaigns that `npm test` leaves out
-// (`npm run test:slow`), and so does .ci/run. The job-summary script writes each failure's replay command.
+// (`npm run test:slow`), and so does .ci/run. The job-summary script writes each failure's replay command. The
+// campaigns with real code (each pinned OpenClaw release, the pi SessionManager) check determinism as they go.
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -137,7 +138,24 @@ describe('.github/workflows/nightly-fuzz.yml', () => {
     const fuzz = lines.find((line) => line.includes('--openclaw')) ?? '';
     expect(fuzz).toContain('--openclaw ${{ matrix.release }}');
     expect(fuzz).toMatch(/--artifacts out\/failures/);
+    // A sample of its runs is replayed on a fresh worker thread (the release loaded again) and the traces compared.
+    expect(fuzz).toMatch(/--check-determinism(?:=0?\.\d+)?(?:\s|$)/);
     // A release's own findings do not turn the workflow red; the model's shards above still do.
+    expect(job?.['continue-on-error']).toBe(true);
+  });
+
+  it('runs a campaign with the real pi SessionManager, installing it, checking determinism, without hiding the failures of the model', () => {
+    const job = Object.values(workflow.jobs).find((candidate) => linesOf(candidate).some((line) => line.includes('--session-manager pi')));
+    const lines = linesOf(job);
+    expect(lines).toContain('npm ci --prefix real --no-audit --no-fund');
+    const fuzz = lines.find((line) => line.includes('--session-manager pi')) ?? '';
+    expect(fuzz).toMatch(/^npm run -s sim -- fuzz --all /);
+    expect(fuzz).toMatch(/--seed "\$CAMPAIGN_SEED"/);
+    expect(job?.env?.CAMPAIGN_SEED).toMatch(/github\.run_number/);
+    expect(fuzz).toMatch(/--check-determinism(?:=0?\.\d+)?(?:\s|$)/);
+    expect(fuzz).toMatch(/--artifacts out\/failures/);
+    expect(lines.some((command) => command.startsWith('node .github/scripts/campaign-summary.mjs '))).toBe(true);
+    // pi's own finding under chaos (docs/MODEL.md) does not turn the workflow red.
     expect(job?.['continue-on-error']).toBe(true);
   });
 });
