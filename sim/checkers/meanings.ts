@@ -12,7 +12,7 @@ export const invariantMeanings: Readonly<Record<BuiltinInvariantName, string>> =
   'every-inbound-answered': 'liveness: once the faults stop, every accepted message gets a reply',
   'quiescent-after-heal': 'liveness: once the faults stop, no process is killed or crashes again',
   'answered-in-time': 'liveness: each message is answered within 30 minutes of the first LLM request about it, and within the longest retry wait of the system and 2 minutes more of the faults stopping',
-  supervision: 'liveness: no supervisor kills a restarted process before its records can be stale, nor one process 5 times with no progress',
+  supervision: 'liveness: no supervisor kills a restarted process before its records can be stale, nor one process more than 6 times in a row with no progress',
   'failure-notice-final': 'once the user was shown the error reply for a message or command, the LLM is never asked about it again, and a /clear told it failed starts no new session',
   'one-send-in-flight': 'one outbound message is never sent while an earlier send of it is in flight, and again only after a restart, a timed-out wait or a lost acknowledgement',
   'effect-at-most-once': 'each action a tool asked an external service for takes effect at most once, and never after the user was shown the error reply for its request',
