@@ -229,7 +229,7 @@ function determinismSummary(checked: number, mismatches: readonly DeterminismMis
 /** What to do about a run that gave two traces: find what its divergent event read besides the plan. */
 function nondeterminismStep(mismatches: readonly DeterminismMismatch[]): string {
   const first = mismatches[0] as DeterminismMismatch;
-  return `next: find what the first divergent event of ${first.scenario} run ${first.run} read besides its plan (module-level state, Math.random, Date.now, a Map or Set filled elsewhere); replay the run with: ${reproduceHint(first.seed)}`;
+  return `next: find what the first divergent event of ${first.scenario} run ${first.run} read besides its plan (module-level state, the host's clock or randomness, a Map or Set filled elsewhere); replay the run with: ${reproduceHint(first.seed)}`;
 }
 
 /** One line on the fault coverage: how many rows (fault types and shapes) were reached, and which never were. */
