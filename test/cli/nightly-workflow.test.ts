@@ -54,6 +54,13 @@ describe('.github/workflows/nightly-fuzz.yml', () => {
     for (const binary of npx) expect(existsSync(`node_modules/.bin/${binary}`), `npx ${binary}`).toBe(true);
   });
 
+  it('runs the tests on Node 20 and the current LTS lines, 22 and 24', () => {
+    const job = workflow.jobs['slow-tests'] as { strategy?: { matrix?: { node?: number[] } }; steps: Step[] } | undefined;
+    expect(job?.strategy?.matrix?.node).toEqual([20, 22, 24]);
+    expect(job?.steps.find((step) => step.uses?.startsWith('actions/setup-node') === true)?.with?.['node-version']).toBe('${{ matrix.node }}');
+    expect(linesOf(job)).toEqual(expect.arrayContaining(['npm test', 'npm run test:slow']));
+  });
+
   it('runs the slow tests (npm run test:slow), as .ci/run does', () => {
     expect(packageJson.scripts['test:slow']).toContain('vitest.slow.config.ts');
     expect(commands).toContain('npm run test:slow');
