@@ -12,7 +12,7 @@ import { contentHash } from '../../src/index.ts';
 import { findScenario } from '../../scenarios/index.ts';
 import { buildFor, buildToken, canonicalSpec, decodeSeedString } from '../../sim/cli/seed-string.ts';
 import { generateSpec } from '../../sim/run/generate.ts';
-import { type CliResult, scratchDir } from './support.ts';
+import { type CliResult, oneSessionScenarioSource, scratchDir } from './support.ts';
 
 const mainModule = fileURLToPath(new URL('../../sim/cli/main.ts', import.meta.url));
 const tsxLoader = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
@@ -37,21 +37,7 @@ function project(): { root: string; deeper: string; setup: string } {
     join(root, 'setup', 'gatesim.setup.ts'),
     `import { faultKnobs, fc, modelKnobs, registerScenario, settleMs, userStep } from '${entry}';
 process.stderr.write('setup module ran\\n');
-registerScenario({
-  name: 'my-one-session',
-  description: 'one session, one user message',
-  focus: [],
-  plan: fc.record({
-    sessions: fc.constant(1),
-    workload: fc.array(userStep(60_000, 1), { minLength: 1, maxLength: 1 }),
-    faults: fc.constant([]),
-    faultKnobs: faultKnobs({}),
-    model: modelKnobs({}),
-    faultPhaseMs: fc.constant(60_000),
-    settleMs: fc.constant(settleMs),
-  }),
-});
-`,
+${oneSessionScenarioSource('my-one-session')}`,
   );
   writeFileSync(join(root, 'other.ts'), 'export {};\n');
   return { root, deeper: join(root, 'sub', 'deeper'), setup: join(root, 'setup', 'gatesim.setup.ts') };

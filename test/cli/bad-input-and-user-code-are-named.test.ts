@@ -2,7 +2,7 @@
 // variable unset) is exit 2, not a green run with every bug off; a registered invariant that throws is reported as
 // the caller's code, with its stack, not as gatesim's internal error; `list` keeps its columns for long names.
 import { describe, expect, it } from 'vitest';
-import { cli, loadableModule } from './support.ts';
+import { cli, loadableModule, oneSessionScenarioSource } from './support.ts';
 
 const longName = 'my-very-long-scenario-name';
 const setup = loadableModule(
@@ -11,21 +11,7 @@ function judgeOrThrow() {
   throw new Error('my check broke');
 }
 registerInvariant({ name: 'throws-always', class: 'correctness', check: () => judgeOrThrow() });
-registerScenario({
-  name: '${longName}',
-  description: 'one session, one user message',
-  focus: [],
-  plan: fc.record({
-    sessions: fc.constant(1),
-    workload: fc.array(userStep(60_000, 1), { minLength: 1, maxLength: 1 }),
-    faults: fc.constant([]),
-    faultKnobs: faultKnobs({}),
-    model: modelKnobs({}),
-    faultPhaseMs: fc.constant(60_000),
-    settleMs: fc.constant(settleMs),
-  }),
-});
-`,
+${oneSessionScenarioSource(longName)}`,
 );
 
 describe('an empty --bugs list', () => {

@@ -69,7 +69,9 @@ describe('JSON output', () => {
     const run = cli('run', 'exec-replay', '--seed', '9', '--json');
     expect(run.status).toBe(0);
     const first = JSON.parse(run.stdout) as Record<string, unknown>;
-    expect(Object.keys(first)).toEqual(['seed', 'scenario', 'bugs', 'verdict', 'violations', 'steps', 'simTimeMs', 'traceHash']);
+    // The contract's fields, and realCode: whose code ran (gatesim's model alone here).
+    expect(Object.keys(first)).toEqual(['seed', 'scenario', 'bugs', 'realCode', 'verdict', 'violations', 'steps', 'simTimeMs', 'traceHash']);
+    expect(first.realCode).toMatchObject({ openclaw: null, sessionManager: 'model', customComponents: [], loadedModules: [] });
     expect(first.verdict).toBe('pass');
     const repro = cli('repro', String(first.seed), '--json');
     expect(repro.status).toBe(0);

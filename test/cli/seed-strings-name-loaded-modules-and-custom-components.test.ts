@@ -8,26 +8,12 @@ import { fuzz } from '../../lib/run.ts';
 import { decodeSeedString, encodeSeedString } from '../../sim/cli/seed-string.ts';
 import { generateSpec } from '../../sim/run/generate.ts';
 import { findScenario } from '../../scenarios/index.ts';
-import { cli, loadableModule } from './support.ts';
+import { cli, loadableModule, oneSessionScenarioSource } from './support.ts';
 
 const setup = loadableModule(
   (entry) => `import { byTime, faultKnobs, fc, modelKnobs, registerInvariant, registerScenario, settleMs, userStep } from '${entry}';
 registerInvariant({ name: 'never-two-sessions', class: 'correctness', check: (o) => (o.ledger.userMessages.some((m) => m.sessionKey.endsWith(':1')) ? [{ message: 'a second session was used' }] : []) });
-registerScenario({
-  name: 'my-one-session',
-  description: 'one session, one user message',
-  focus: [],
-  plan: fc.record({
-    sessions: fc.constant(1),
-    workload: fc.array(userStep(60_000, 1), { minLength: 1, maxLength: 1 }),
-    faults: fc.constant([]),
-    faultKnobs: faultKnobs({}),
-    model: modelKnobs({}),
-    faultPhaseMs: fc.constant(60_000),
-    settleMs: fc.constant(settleMs),
-  }),
-});
-`,
+${oneSessionScenarioSource('my-one-session')}`,
 );
 
 /** A tool server of one's own that answers every call without recording anything (caught as a lost reply). */

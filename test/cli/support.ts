@@ -45,3 +45,25 @@ export function loadableModule(source: (entry: string) => string): string {
   writeFileSync(join(dir, 'gatesim.setup.ts'), source(entry));
   return join(dir, 'gatesim.setup.ts');
 }
+
+/**
+ * The source of a `registerScenario` call for a module handed to `--load`: one session, one user message, no faults
+ * (the module must import faultKnobs, fc, modelKnobs, registerScenario, settleMs and userStep from gatesim's entry).
+ */
+export function oneSessionScenarioSource(name: string): string {
+  return `registerScenario({
+  name: '${name}',
+  description: 'one session, one user message',
+  focus: [],
+  plan: fc.record({
+    sessions: fc.constant(1),
+    workload: fc.array(userStep(60_000, 1), { minLength: 1, maxLength: 1 }),
+    faults: fc.constant([]),
+    faultKnobs: faultKnobs({}),
+    model: modelKnobs({}),
+    faultPhaseMs: fc.constant(60_000),
+    settleMs: fc.constant(settleMs),
+  }),
+});
+`;
+}
