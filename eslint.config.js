@@ -1,13 +1,13 @@
-// Lint: typescript-eslint's recommended rules plus the determinism ban of DESIGN.md section 2. The ban covers
-// src/, sim/, scenarios/ and lib/, except sim/cli/real.ts, the one file through which the CLI and the benchmarks touch
-// the real world, and sim/real/hooks.mjs and sim/real/openclaw-hooks.mjs (with those of its parts under
+// Lint: typescript-eslint's recommended rules plus the determinism ban of docs/ARCHITECTURE.md section 2. The ban
+// covers src/, sim/, scenarios/ and lib/, except sim/cli/real.ts, the one file through which the CLI and the benchmarks
+// touch the real world, and sim/real/hooks.mjs and sim/real/openclaw-hooks.mjs (with those of its parts under
 // sim/real/openclaw-hooks/ that need it), the module hooks that must name the fs, crypto, uuid, Date and timer APIs they
 // route into the simulation for a real module. test/determinism-ban.test.ts scans for the same tokens, so the ban
 // holds whatever the linter does.
 import tseslint from 'typescript-eslint';
 
 const bannedProperties = [
-  { object: 'Date', property: 'now', message: 'Read time from the Clock port (DESIGN.md section 2).' },
+  { object: 'Date', property: 'now', message: 'Read time from the Clock port (docs/ARCHITECTURE.md section 2).' },
   { object: 'Math', property: 'random', message: 'Draw from a seeded Prng sub-stream.' },
   { object: 'performance', property: 'now', message: 'Read time from the Clock port.' },
   { object: 'crypto', property: 'randomUUID', message: 'Derive ids from the seeded Prng.' },
@@ -58,7 +58,7 @@ export default tseslint.config(
         'error',
         {
           paths: ['fs', 'node:fs', 'fs/promises', 'node:fs/promises', 'timers', 'node:timers', 'timers/promises', 'node:timers/promises', 'net', 'node:net', 'crypto', 'node:crypto', 'perf_hooks', 'node:perf_hooks'].map(
-            (name) => ({ name, message: 'Simulation code touches the world only through ports (DESIGN.md section 2).' }),
+            (name) => ({ name, message: 'Simulation code touches the world only through ports (docs/ARCHITECTURE.md section 2).' }),
           ),
         },
       ],

@@ -1,4 +1,4 @@
-// One agent turn for one inbound row, phase by phase (DESIGN.md section 4): prompt-persisted, model-call,
+// One agent turn for one inbound row, phase by phase (docs/ARCHITECTURE.md section 4): prompt-persisted, model-call,
 // tool-send, result-dispatch, flush. Every durable write is keyed by the turn, so a turn that is retried after a
 // transient error or a SIGKILL resumes without writing anything twice: the fake model answers a turn the same way
 // on every attempt, tool and result rows have ids derived from the turn and their content, and rows already in
@@ -355,8 +355,9 @@ export function runTriggerOf(rowKind: string): RunTrigger {
 }
 
 /**
- * The model's orphaned-user merge policy: REFERENCE.md's rules (a user- or manually-triggered run, a text of at least
- * 4 characters once trimmed: mergesQueuedText for a chat row; a command, the manual run here, folds nothing), and a text the
+ * The model's orphaned-user merge policy: the rules the project's reference notes on the real systems give for
+ * OpenClaw's run attempt (src/agents/pi-embedded-runner/run/attempt.ts: a user- or manually-triggered run, a text of at
+ * least 4 characters once trimmed: mergesQueuedText for a chat row; a command, the manual run here, folds nothing), and a text the
  * batch's own text already contains is carried, not merged again. The merged prompt is withFolded's. The pinned
  * releases' mergeOrphanedTrailingUserPrompt has neither rule (docs/MODEL.md, "The orphan merge policy, real").
  */

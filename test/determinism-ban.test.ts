@@ -1,8 +1,8 @@
-// The determinism ban of DESIGN.md section 2, enforced by scanning the source rather than by the linter, so it holds
-// whatever the linter does. Every .ts or .mjs file under src/, sim/, scenarios/ and lib/ (except the exempt adapters
-// to the real world below) must be free of the real clock, real randomness, real timers and real I/O modules. Comments are
-// stripped first, so a comment may name a banned API; string contents are scanned (a banned API in a string is
-// almost always SQL or code that will be evaluated, and the few false alarms are cheap to reword).
+// The determinism ban of docs/ARCHITECTURE.md section 2, enforced by scanning the source rather than by the linter, so
+// it holds whatever the linter does. Every .ts or .mjs file under src/, sim/, scenarios/ and lib/ (except the exempt
+// adapters to the real world below) must be free of the real clock, real randomness, real timers and real I/O modules.
+// Comments are stripped first, so a comment may name a banned API; string contents are scanned (a banned API in a
+// string is almost always SQL or code that will be evaluated, and the few false alarms are cheap to reword).
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';

@@ -1,9 +1,9 @@
-// The layout shows the architecture (DESIGN.md section 1), and this tidy test holds its dependency directions: the
-// kernel knows only the ports (src/ports.ts), never the model, a checker or the command line; the world uses the
-// kernel and the protocol the model speaks; the checkers read the ledger and the durable state and import no part of
-// the command line, of one run's harness or of src/; scenarios import only the plan types; src/ never imports sim/ or
-// scenarios/; the library (lib/) re-exports the parts and never the command line; an example imports gatesim only
-// as a package. Only relative imports are followed (npm packages are free).
+// The layout shows the architecture (docs/ARCHITECTURE.md section 1), and this tidy test holds its dependency
+// directions: the kernel knows only the ports (src/ports.ts), never the model, a checker or the command line; the world
+// uses the kernel and the protocol the model speaks; the checkers read the ledger and the durable state and import no
+// part of the command line, of one run's harness or of src/; scenarios import only the plan types; src/ never imports
+// sim/ or scenarios/; the library (lib/) re-exports the parts and never the command line; an example imports gatesim
+// only as a package. Only relative imports are followed (npm packages are free).
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -28,7 +28,7 @@ export function importsOf(file: string, source: string): string[] {
 const rules: { from: string; allowed: string[] }[] = [
   { from: 'sim/kernel/', allowed: ['sim/kernel/', 'src/ports.ts'] },
   { from: 'sim/world/', allowed: ['sim/world/', 'sim/kernel/', 'src/ports.ts', 'src/protocol.ts', 'src/config.ts', 'src/text.ts'] },
-  // The judge shares no code with the accused: no import from src/ at all (DESIGN.md sections 1 and 5).
+  // The judge shares no code with the accused: no import from src/ at all (docs/ARCHITECTURE.md sections 1 and 5).
   { from: 'sim/checkers/', allowed: ['sim/checkers/', 'sim/kernel/', 'sim/world/'] },
   { from: 'sim/run/', allowed: ['sim/run/', 'sim/kernel/', 'sim/world/', 'sim/checkers/', 'sim/real/', 'src/index.ts', 'scenarios/index.ts'] },
   { from: 'scenarios/', allowed: ['scenarios/', 'sim/run/plan.ts', 'src/index.ts'] },

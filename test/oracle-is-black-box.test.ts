@@ -1,14 +1,14 @@
-// The oracle is black-box (DESIGN.md section 5): no checker decides a verdict from what the system under test says
-// about itself. This tidy test scans every file under sim/checkers/ (comments stripped) for the model's own ids and
-// bookkeeping: the `turn_id` column, the `turnId` field, inbound row ids (`in:<delivery>`, `sys:`), the model's
+// The oracle is black-box (docs/ARCHITECTURE.md section 5): no checker decides a verdict from what the system under
+// test says about itself. This tidy test scans every file under sim/checkers/ (comments stripped) for the model's own
+// ids and bookkeeping: the `turn_id` column, the `turnId` field, inbound row ids (`in:<delivery>`, `sys:`), the model's
 // inbound/outbound tables, the runner's claims (a message the system says it failed or took as context is judged by
 // what the user saw, never by the system's word), and its trace notes (`model.<kind>` events, the `notes(` reader). Trace notes may trigger a
 // check, which the harness (sim/run) does; the checkers never read them. The checkers may read the kernel's own
 // events (proc.kill, proc.exit) and place violations on the timeline by trace index.
-// The judge also shares no code with the accused (DESIGN.md sections 1 and 5, issue 23): no file under sim/checkers/
-// imports anything from src/ (not even a type; a checker that needs one defines its own), and no chain of value
-// imports from a checker reaches src/ through another room (the world's ledger types may name the protocol's types;
-// they are erased and run nothing).
+// The judge also shares no code with the accused (docs/ARCHITECTURE.md sections 1 and 5, issue 23): no file under
+// sim/checkers/ imports anything from src/ (not even a type; a checker that needs one defines its own), and no chain of
+// value imports from a checker reaches src/ through another room (the world's ledger types may name the protocol's
+// types; they are erased and run nothing).
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';

@@ -26,13 +26,14 @@
 // the acknowledgement, and that write takes its latency (more under "database is locked" retries, and after the
 // delivery mirror's transcript write). A SIGKILL between the acknowledgement's arrival and the mark's commit leaves
 // the row undelivered, and the next incarnation rightly sends it again; a SIGKILL after the commit cannot. The
-// commit is the model's own bookkeeping (its row ids), which the oracle may not read (DESIGN.md section 5), and no
-// kernel or network fact tells the two apart, so the kill is excused either way. A kill BEFORE the acknowledgement
-// arrived does not excuse by itself: the acknowledgement then either never reached a live sender (excused as lost) or
-// reached the next incarnation, which marks the row as a late acknowledgement and so knows. A power loss is judged as
-// a kill: the kernel keeps committed SQLite transactions over a power loss (sim/kernel/sqlite.ts), so it cannot undo
-// a committed mark. A second send without such a window (a gateway that sends one row twice, two rows for one
-// payload, a third copy after an acknowledged retry) stays a duplicate the checkers report.
+// commit is the model's own bookkeeping (its row ids), which the oracle may not read (docs/ARCHITECTURE.md section 5),
+// and no kernel or network fact tells the two apart, so the kill is excused either way. A kill BEFORE the
+// acknowledgement arrived does not excuse by itself: the acknowledgement then either never reached a live sender
+// (excused as lost) or reached the next incarnation, which marks the row as a late acknowledgement and so knows. A
+// power loss is judged as a kill: the kernel keeps committed SQLite transactions over a power loss
+// (sim/kernel/sqlite.ts), so it cannot undo a committed mark. A second send without such a window (a gateway that sends
+// one row twice, two rows for one payload, a third copy after an acknowledged retry) stays a duplicate the checkers
+// report.
 import type { TraceEvent } from '../kernel/trace.ts';
 import type { ShownFact } from '../world/ledger.ts';
 import { type NetSend, netFates, resendReason } from './in-flight.ts';

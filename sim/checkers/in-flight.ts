@@ -1,5 +1,5 @@
-// One send in flight (DESIGN.md section 5, issue 23 item 5): the platform sees every send that reaches it (the
-// ledger's sendAttempts, with the client idempotency key the send carried), and the kernel sees when each left its
+// One send in flight (docs/ARCHITECTURE.md section 5, issue 23 item 5): the platform sees every send that reaches it
+// (the ledger's sendAttempts, with the client idempotency key the send carried), and the kernel sees when each left its
 // sender and what became of the platform's acknowledgement. One outbound message (one key) is never in flight twice
 // at once, and it is sent again only when the world shows a reason the sender had:
 //   - a restart: the sender was killed between the earlier send and the new one (a new incarnation cannot know what

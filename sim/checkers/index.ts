@@ -1,6 +1,6 @@
 // The checkers: separate from the components they check, they judge a run by the world's ground-truth ledger, the
-// durable state read in the real systems' formats, and the kernel's own facts (DESIGN.md section 5). Checked at
-// the end of a run (after the fault-free settle, so every write a SIGKILL interrupted has had its outcome settled
+// durable state read in the real systems' formats, and the kernel's own facts (docs/ARCHITECTURE.md section 5). Checked
+// at the end of a run (after the fault-free settle, so every write a SIGKILL interrupted has had its outcome settled
 // by the durable state), except transcript-consistent, which the harness also triggers after each completed turn.
 import type { Simulation } from '../kernel/simulation.ts';
 import type { Ledger } from '../world/ledger.ts';

@@ -1,6 +1,7 @@
 // Where a violation sits on the timeline (its `step`, a trace-event index). A verdict is decided from the ledger and
 // the durable state first; only then is the violation placed, at the event where its evidence became true, found
-// from the same black-box sources and the kernel's own events, never from the model's notes (DESIGN.md section 5):
+// from the same black-box sources and the kernel's own events, never from the model's notes
+// (docs/ARCHITECTURE.md section 5):
 // - a showing: the arrival at the platform of the send it showed (the platform shows each send as it arrives, so at
 //   one instant the k-th `send` to arrive is the k-th showing);
 // - a state.db row: the kernel's commit of it, found by the row's timestamp (Hermes' column: the writer's clock when

@@ -1,6 +1,6 @@
-// What the checkers know of the system under test, handed to them by the run (DESIGN.md section 5: the checkers
-// import nothing from src/; the system's canned texts, file locations and limits reach them as a description of the
-// system under test, which the model or a real component supplies). sim/run/harness.ts builds the model's
+// What the checkers know of the system under test, handed to them by the run (docs/ARCHITECTURE.md section 5: the
+// checkers import nothing from src/; the system's canned texts, file locations and limits reach them as a description
+// of the system under test, which the model or a real component supplies). sim/run/harness.ts builds the model's
 // description from the model's public exports and hands it to checkRun and the TranscriptMonitor; a real component
 // hands its own. Plain data and one function of a session id, nothing the checkers could call into the system with.
 

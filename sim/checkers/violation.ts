@@ -1,9 +1,9 @@
-// Invariant names are stable: they appear in JSON output and scripts depend on them (DESIGN.md section 5). The
-// built-in names are fixed here; a user's own invariants (sim/checkers/custom.ts) join `invariantNames` when they
+// Invariant names are stable: they appear in JSON output and scripts depend on them (docs/ARCHITECTURE.md section 5).
+// The built-in names are fixed here; a user's own invariants (sim/checkers/custom.ts) join `invariantNames` when they
 // are registered, so the command line lists and accepts them like the built-in ones.
 import type { Place } from './placement.ts';
 
-/** The built-in invariants (DESIGN.md section 5), besides no-process-crash. */
+/** The built-in invariants (docs/ARCHITECTURE.md section 5), besides no-process-crash. */
 export const builtinInvariantNames = [
   'one-assistant-row-per-visible-reply',
   'no-double-ingestion',

@@ -10,7 +10,7 @@
 // folder above it with a package.json, outside node_modules), e.g. `./test/setup.ts`, or the package specifier, so the
 // name is the same from every folder of the project. loadArgument turns a name back into a `--load` argument that
 // works from the current folder. Whether a file exists is asked of Node's module resolution (createRequire), links
-// followed by real.ts (DESIGN.md section 2: only real.ts touches the file system directly).
+// followed by real.ts (docs/ARCHITECTURE.md section 2: only real.ts touches the file system directly).
 import { createRequire, register } from 'node:module';
 import { basename, dirname, isAbsolute, join, posix, relative, resolve, sep } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';

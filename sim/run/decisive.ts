@@ -1,9 +1,9 @@
 // The timeline's decisive step, labelled from the model's own notes where the checkers' black-box placement can only
-// come close (DESIGN.md section 5: a system's trace notes may label a timeline, never decide a verdict). The checkers
-// place a reply that was never shown at its last durable record, the commit of the row holding it; the system's own
-// record of what it then did with the reply (the model's `result` note: the turn's blocks, and those it dispatched)
-// is where the reply was dropped, so the decisive step moves there when the note shows the reply kept back. The
-// verdict, its invariant and its message are the checkers' and stay as they are; only `step`, `timeMs` and
+// come close (docs/ARCHITECTURE.md section 5: a system's trace notes may label a timeline, never decide a verdict). The
+// checkers place a reply that was never shown at its last durable record, the commit of the row holding it; the
+// system's own record of what it then did with the reply (the model's `result` note: the turn's blocks, and those it
+// dispatched) is where the reply was dropped, so the decisive step moves there when the note shows the reply kept back.
+// The verdict, its invariant and its message are the checkers' and stay as they are; only `step`, `timeMs` and
 // `evidence` change. A real component writes no such note, and its violations keep the checkers' placement.
 import { normalized } from '../checkers/observations.ts';
 import { lostClosingText } from '../checkers/replies.ts';

@@ -45,7 +45,8 @@ import type { TraceEvent } from '../kernel/trace.ts';
 
 /**
  * The model as the checkers know it: its canned replies, file locations and limits, from its public exports. The
- * checkers import nothing from src/ (DESIGN.md section 5); a real component hands its own description instead.
+ * checkers import nothing from src/ (docs/ARCHITECTURE.md section 5); a real component hands its own description
+ * instead.
  */
 export const modelDescription: SystemDescription = Object.freeze({
   name: 'gatesim model',

@@ -1,10 +1,11 @@
-// The ground-truth ledger (DESIGN.md section 5). The world keeps it: the chat platform (what the user typed, every
-// redelivery, every acknowledgement, everything the user was shown), the LLM API (every request and every answer it
-// returned), the external services the agent's tools act on (every effect) and the workload driver (every command the node host was asked to run). No process of the system under
-// test holds a reference to it, so nothing the gateway, runner, tool server or node host says about itself can get
-// in; the checkers read it beside the durable state. Facts are appended in simulated-time order and never edited,
-// except the acknowledgement time of a user message, which the platform fills in once, and the outcome of an LLM
-// request (answer or error, and when), which the API fills in once it returns.
+// The ground-truth ledger (docs/ARCHITECTURE.md section 5). The world keeps it: the chat platform (what the user typed,
+// every redelivery, every acknowledgement, everything the user was shown), the LLM API (every request and every answer
+// it returned), the external services the agent's tools act on (every effect) and the workload driver (every command
+// the node host was asked to run). No process of the system under test holds a reference to it, so nothing the gateway,
+// runner, tool server or node host says about itself can get in; the checkers read it beside the durable state. Facts
+// are appended in simulated-time order and never edited, except the acknowledgement time of a user message, which the
+// platform fills in once, and the outcome of an LLM request (answer or error, and when), which the API fills in once it
+// returns.
 import type { LlmToolCall } from '../../src/ports.ts';
 
 /** A message the user typed, with its deliveries and the acknowledgement. */
@@ -79,9 +80,10 @@ export interface ShownFact {
 }
 
 /**
- * A send the platform received (DESIGN.md section 5, one send in flight): every attempt that reached it, shown or
- * dropped as a repeat of its key, in arrival order. The platform acknowledges each at once. `key` is the client
- * idempotency key the send carried (what the platform dedupes by; a key-less platform receives it and ignores it).
+ * A send the platform received (docs/ARCHITECTURE.md section 5, one send in flight): every attempt that reached it,
+ * shown or dropped as a repeat of its key, in arrival order. The platform acknowledges each at once. `key` is the
+ * client idempotency key the send carried (what the platform dedupes by; a key-less platform receives it and ignores
+ * it).
  */
 export interface SendAttemptFact {
   index: number;

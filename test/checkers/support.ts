@@ -1,7 +1,7 @@
-// Shared by the checker tests (DESIGN.md section 5): each test file takes one invariant, runs a small hand-built
-// plan of the fixed model (which passes every invariant) once untouched and once per sabotage, and expects exactly
-// the named invariants to fire. A sabotage works from outside every component, through runSpec's `prepare` hook:
-// SQL straight on a simulated database (committed at once, as another writer's commit would be), a file rewritten
+// Shared by the checker tests (docs/ARCHITECTURE.md section 5): each test file takes one invariant, runs a small
+// hand-built plan of the fixed model (which passes every invariant) once untouched and once per sabotage, and expects
+// exactly the named invariants to fire. A sabotage works from outside every component, through runSpec's `prepare`
+// hook: SQL straight on a simulated database (committed at once, as another writer's commit would be), a file rewritten
 // and fsynced by a rogue simulated process, a rogue process using the supervisor, or a world object (the network,
 // the LLM API) wrapped. No sabotage reads or forges the model's own ids (turn_id, the JSONL `turnId` field, inbound
 // row ids): it finds what it breaks by content, the way the checkers do, so that a checker deciding by those ids

@@ -1,6 +1,6 @@
-// The checkers share no code with the model they judge (DESIGN.md sections 1 and 5, issue 23). They read the reply
-// format and compare whitespace with readers of their own (sim/checkers/formats.ts), written from docs/MODEL.md, and
-// take the system's canned texts, file locations and limits as a description the run hands them
+// The checkers share no code with the model they judge (docs/ARCHITECTURE.md sections 1 and 5, issue 23). They read the
+// reply format and compare whitespace with readers of their own (sim/checkers/formats.ts), written from docs/MODEL.md,
+// and take the system's canned texts, file locations and limits as a description the run hands them
 // (sim/checkers/system.ts; the harness builds the model's from its exports). This test feeds the checkers' readers
 // and the model's (src/text.ts) the same inputs and shows where they agree and where they differ; it keeps the
 // documented fallback description equal to the model's own; and it shows the description handed in is what judges.

@@ -1,5 +1,5 @@
-// The command-line contract of DESIGN.md section 7, through a real child process: JSON shapes, exit codes, and one
-// clear line on stderr (no stack trace) for bad usage and bad input.
+// The command-line contract of docs/ARCHITECTURE.md section 7, through a real child process: JSON shapes, exit codes,
+// and one clear line on stderr (no stack trace) for bad usage and bad input.
 import { describe, expect, it } from 'vitest';
 import { scenarioNames } from '../../scenarios/index.ts';
 import { cli as run } from './support.ts';

@@ -1,5 +1,6 @@
-// Exit status by failure class (DESIGN.md section 7): 1 correctness (whatever else), 4 only liveness (perhaps with
-// a crash), 5 only a crash; `class` in the JSON of every violation and failure; --version prints the package version.
+// Exit status by failure class (docs/ARCHITECTURE.md section 7): 1 correctness (whatever else), 4 only liveness
+// (perhaps with a crash), 5 only a crash; `class` in the JSON of every violation and failure; --version prints the
+// package version.
 import { describe, expect, it } from 'vitest';
 import packageJson from '../../package.json' with { type: 'json' };
 import { exitCodeFor } from '../../sim/cli/exit-codes.ts';

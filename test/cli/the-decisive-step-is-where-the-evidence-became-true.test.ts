@@ -90,8 +90,8 @@ describe('the send-flag report', () => {
     expect(decisive).toMatch(/result of \S+: blocks \["Looking it up"\], dispatched \[\]/);
     expect(decisive).toMatch(/the reply "Looking it up" is left out of the result dispatched \(its closing text was committed to state\.db at #\d+\); it is never shown/);
     expect(decisive).not.toContain('heartbeat');
-    // The label comes from the system's own note of its result (a timeline label, DESIGN.md section 5); the verdict is
-    // the checkers', which placed it at the commit of the row holding the closing text.
+    // The label comes from the system's own note of its result (a timeline label, docs/ARCHITECTURE.md section 5); the
+    // verdict is the checkers', which placed it at the commit of the row holding the closing text.
     expect(run.trace[first?.step ?? -1]?.kind).toBe('model.result');
     const rowCommit = Number(/committed to state\.db at #(\d+)/.exec(decisive)?.[1]);
     expect(run.trace[rowCommit]?.kind).toBe('sql.write');
