@@ -16,7 +16,7 @@ import type { RunResult } from '../run/harness.ts';
 import type { RunSpec } from '../run/plan.ts';
 import { type OpenclawChoice, OpenclawChoiceError, type OpenclawGatewayPart, openclawPartCodes, openclawPartsOf, parseOpenclawChoice } from '../real/openclaw/choice.ts';
 import { nodeNeedOf, nodeSatisfies } from '../real/openclaw/node-version.ts';
-import { openclawInstalled, openclawInstallHint, type OpenclawRelease, openclawReleases } from '../real/openclaw/releases.ts';
+import { openclawInstalled, openclawInstallHint, openclawPinnedReleases, type OpenclawRelease } from '../real/openclaw/releases.ts';
 import { UsageError } from './fuzz-command.ts';
 import { runningNodeVersion } from './real.ts';
 import { cliInvocation, clip, type decodeSeedString, encodeSeedString, SeedStringError, tagsOf, verifySeedString } from './seed-string.ts';
@@ -88,7 +88,7 @@ export function needsOpenclawMessage(decoded: Pick<Decoded, 'scenario' | 'seed'>
 export function planBisect(decoded: Decoded, rangeText: string | undefined, installed: (release: OpenclawRelease) => boolean = openclawInstalled): BisectPlan {
   const from = decoded.openclaw;
   if (from === undefined) throw new UsageError(needsOpenclawMessage(decoded));
-  const releases = parseReleaseRange(rangeText, openclawReleases);
+  const releases = parseReleaseRange(rangeText, openclawPinnedReleases);
   const scenario = findScenario(decoded.scenario);
   if (scenario === undefined) throw new SeedStringError(`unknown scenario "${clip(decoded.scenario)}"`);
   let spec: RunSpec;

@@ -1,4 +1,4 @@
-// The command line (DESIGN.md section 7). Exit codes: 0 every invariant held, 1 a correctness invariant was
+// The command line (docs/ARCHITECTURE.md section 7). Exit codes: 0 every invariant held, 1 a correctness invariant was
 // violated, 2 bad usage or bad input (one short line on stderr, no stack trace), 3 an internal error of gatesim,
 // 4 only liveness invariants were violated, 5 only a model process crashed, 6 a run of one plan gave two traces
 // (fuzz --check-determinism).
@@ -21,9 +21,9 @@ import { checkFractionDefault, parseCheckFraction } from './determinism-check.ts
 import { checkPathText, claimArtifactDir, freshSeed, isDirectory, isReexec, nodeVersionOf, prepareArtifactDir, recordArtifacts, reexecUnder, removeIfEmpty, runningNodeVersion, workspaceNodeBinary } from './real.ts';
 import { formatMs, runJson, runText, writeArtifacts } from './report.ts';
 import { cliInvocation, clip, decodeSeedString, encodeSeedString, loadOptions, parseSeedNumber, type RunTags, runOptionsOf, SeedStringError, tagsOf, verifySeedString } from './seed-string.ts';
-import { type OpenclawChoice, OpenclawChoiceError, openclawBarePartsOf, openclawGatewayParts, openclawPartsOf, parseOpenclawChoice } from '../real/openclaw/choice.ts';
-import { openclawInstallCommand, openclawInstalled, openclawReleases, OpenclawWorkspaceMissingError } from '../real/openclaw/releases.ts';
-import { nodeNeedOf, nodeSatisfies, nodeVariable, workspaceNodeVersion } from '../real/openclaw/node-version.ts';
+import { type OpenclawChoice, OpenclawChoiceError, openclawBarePartsOf, openclawGatewayParts, openclawMissingPartsOf, openclawPartsOf, parseOpenclawChoice } from '../real/openclaw/choice.ts';
+import { openclawInstallCommand, openclawInstalled, openclawPinnedReleases, OpenclawWorkspaceMissingError } from '../real/openclaw/releases.ts';
+import { nodeNeedOf, nodeSatisfies, nodeVariable, openclawEngines, releasesNeedingSupportedNode, workspaceNodeVersion } from '../real/openclaw/node-version.ts';
 import { LoadError, loadModules, splitLoadOptions } from './load.ts';
 import { noteLoadedModules } from './real-code.ts';
 import { releaseLoadingLine } from './progress.ts';
@@ -108,7 +108,14 @@ function list(options: { json?: boolean }): number {
         bugs: bugIds.map((id) => ({ id, description: bugDescriptions[id] })),
         invariants: invariantNames,
         invariantDetails: invariantList(),
-        openclaw: openclawReleases.map((release) => ({ release, parts: openclawPartsOf(release), bareParts: openclawBarePartsOf(release), installed: openclawInstalled(release) })),
+        openclaw: openclawPinnedReleases.map((release) => ({
+          release,
+          parts: openclawPartsOf(release),
+          bareParts: openclawBarePartsOf(release),
+          lacks: openclawMissingPartsOf(release),
+          node: releasesNeedingSupportedNode.includes(release) ? openclawEngines[release] : null,
+          installed: openclawInstalled(release),
+        })),
       }),
     );
     return 0;
@@ -126,10 +133,15 @@ function list(options: { json?: boolean }): number {
   const width = Math.max(...invariants.map((invariant) => invariant.name.length)) + 2;
   for (const invariant of invariants) print(`  ${invariant.name.padEnd(width)}${invariant.meaning}`);
   print(pc.bold('real OpenClaw releases (--openclaw <release>[:<part>,...])'));
-  for (const release of openclawReleases) {
+  const releaseWidth = column(openclawPinnedReleases);
+  const lackedAs = { gone: 'gone', 'no-op': 'a no-op', 'needs-sqlite': 'needs the SQLite agent DB, part 2' } as const;
+  for (const release of openclawPinnedReleases) {
     const bare = openclawBarePartsOf(release);
     const optIn = openclawPartsOf(release).filter((part) => !bare.includes(part));
-    print(`  ${release.padEnd(column(openclawReleases))} parts: ${bare.join(', ')}${optIn.length > 0 ? `; only when named: ${optIn.join(', ')}` : ''}${openclawInstalled(release) ? '' : ` (not installed: ${openclawInstallCommand})`}`);
+    const node = releasesNeedingSupportedNode.includes(release) ? `; under Node ${openclawEngines[release]}` : '';
+    print(`  ${release.padEnd(releaseWidth)} parts: ${bare.join(', ')}${optIn.length > 0 ? `; only when named: ${optIn.join(', ')}` : ''}${node}${openclawInstalled(release) ? '' : ` (not installed: ${openclawInstallCommand})`}`);
+    const lacks = openclawMissingPartsOf(release);
+    if (lacks.length > 0) print(`  ${''.padEnd(releaseWidth)} lacks: ${lacks.map((missing) => `${missing.part} (${lackedAs[missing.kind]})`).join(', ')}`);
   }
   return 0;
 }
@@ -303,9 +315,9 @@ function program(setExit: (code: number) => void): Command {
   const sessionManagerOption = () =>
     new Option('--session-manager <model|pi>', "the runner's SessionManager: the model's own, or the real pi one (needs npm ci --prefix real); recorded in the seed string").choices(['model', 'pi']);
   // Whether some release leaves parts out of a bare choice (list shows them as only when named).
-  const someOptIn = openclawReleases.some((release) => openclawBarePartsOf(release).length < openclawPartsOf(release).length);
+  const someOptIn = openclawPinnedReleases.some((release) => openclawBarePartsOf(release).length < openclawPartsOf(release).length);
   const openclawOption = () =>
-    new Option('--openclaw <release[:parts]>', `run a pinned OpenClaw release's gateway parts in place of the model's (${openclawReleases.join(', ')}; parts ${openclawGatewayParts.join(', ')}; by default every part the release runs${someOptIn ? ' but those list shows as only when named' : ''}; needs ${openclawInstallCommand}); recorded in the seed string`).argParser(parseOpenclaw);
+    new Option('--openclaw <release[:parts]>', `run a pinned OpenClaw release's gateway parts in place of the model's (${openclawPinnedReleases.join(', ')}; parts ${openclawGatewayParts.join(', ')}; by default every part the release runs${someOptIn ? ' but those list shows as only when named' : ''}; needs ${openclawInstallCommand}); recorded in the seed string`).argParser(parseOpenclaw);
   const bugsOption = () => new Option('--bugs <ids>', `bug ids to switch on, comma-separated (${bugIds.join(', ')})`).argParser(parseBugs);
   root.command('list').description('list scenarios, bug ids and invariants').option('--json', 'print one JSON object').action((options: { json?: boolean }) => setExit(list(options)));
   root
@@ -331,7 +343,7 @@ function program(setExit: (code: number) => void): Command {
     .command('bisect')
     .description("replay a seed string's plan with the same real OpenClaw parts of each pinned release; say where the verdict changed")
     .argument('<seed-string>', 'a seed string made with --openclaw (tag @oc-<release>~<parts>)')
-    .option('--openclaw <from>..<to>', `the releases to replay, in release order, both ends included, either optional (default: every one of ${openclawReleases.join(', ')})`)
+    .option('--openclaw <from>..<to>', `the releases to replay, in release order, both ends included, either optional (default: every one of ${openclawPinnedReleases.join(', ')})`)
     .option('--json', 'print one JSON object')
     .action(async (seedString: string, options: { openclaw?: string; json?: boolean }) => setExit(await bisectCommand(seedString, options)));
   root

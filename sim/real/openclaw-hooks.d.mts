@@ -48,6 +48,8 @@ export function enoent(syscall: string, path: string): Error;
 export function simulatedStats(kind: 'file' | 'directory', size: number, permissions?: number): object;
 export function simulatedDirent(name: string, parentPath: string, kind: 'file' | 'directory'): object;
 export function releasePackageDir(release: string): string | undefined;
+/** Whether a file of a release's dist/ is a chunk (`.js`, or `.mjs` as 2026.9.6 ships them). */
+export function isChunkFile(name: string): boolean;
 export function listReleaseChunks(release: string): string[] | undefined;
 export function readReleaseChunk(release: string, file: string): string;
 export function virtualPackageRoot(release: string): string;

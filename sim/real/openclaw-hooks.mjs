@@ -27,21 +27,26 @@
 //   `node:timers/promises`, `node:perf_hooks`, `node:process` (the simulated process), `node:tty` (no terminal),
 //   `node:diagnostics_channel` (channels of the instance's own),
 //   `node:module` (createRequire through the instance's loader; `process.getBuiltinModule` answers the simulated
-//   modules), AsyncLocalStorage of `node:async_hooks`; the pure ones (`node:path` as posix, `node:url`, `node:util`,
-//   `node:events`, `node:stream`, `node:buffer`, ...) as they are; of any other built-in module only its constants;
+//   modules), AsyncLocalStorage of `node:async_hooks`, `node:sqlite`'s in-memory databases (Node 24), `node:zlib`'s
+//   pure synchronous functions (deflate, gzip, brotli, zstd of a buffer); the pure ones (`node:path` as posix,
+//   `node:url`, `node:util`, `node:events`, `node:stream`, `node:buffer`, ...) as they are; of any other built-in
+//   module only its constants; read-only descriptors of the package files (openSync, readSync, fstatSync, closeSync);
 // - the release's npm packages (resolvePackage, compilePackageFile of package-loader.mjs;
 //   sim/real/openclaw/packages.ts runs them);
 // - what the simulated machine answers where a host would: `new Function` throws EvalError (code generation from
 //   strings disallowed, as under Node's --disallow-code-generation-from-strings; not an escape), a FinalizationRegistry
-//   never calls back (nothing is collected in the simulated world).
+//   never calls back and a WeakRef always derefs (nothing is collected in the simulated world), `Atomics.wait` answers
+//   at once (one thread, nothing can notify it; a wait without a timeout is loud), `os.availableParallelism` is 2.
 //
 // Everything else through which a chunk could reach the host throws `gatesim: ... is not simulated` when touched, and
 // is reported to the binding (`escaped`) even if the chunk catches the error: a built-in module not listed above
-// (child_process, net, http, worker_threads, sqlite, ...), an unsimulated function of a listed one, a global that is
-// neither a plain ECMAScript built-in nor listed here (fetch, eval, WebAssembly, WeakRef, whose answer depends on the
-// host's garbage collector, ...), an unknown `process` or `console` property, a write to the release's package files,
-// a module.createRequire outside the release's and the workspace's files. Globals that only some Node versions have
-// (navigator, WebSocket, ...) are absent in every version, so a release behaves alike on Node 20 and 24.
+// (child_process, net, http, worker_threads, ...), an unsimulated function of a listed one (a sqlite database on a
+// path, the SQLite-era releases' agent DB), a global that is neither a plain ECMAScript built-in nor listed here (fetch,
+// eval, WebAssembly, ...), an unknown `process` or `console` property, a write to the release's package files, a
+// descriptor of the simulated disk (fsync has no synchronous form there yet), a module.createRequire outside the
+// release's and the workspace's files. Globals that only some Node versions have (navigator, WebSocket, Node 24's
+// SuppressedError and DisposableStack, ...) are absent in every version, so a release behaves alike on Node 20 and 24
+// (a chunk's scope holds them, so it never reaches the host's global object for them).
 //
 // A chunk is compiled as `with (scope) { return function* () { "use strict"; <chunk body> } }`: the chunk's own code
 // stays strict, its free identifiers resolve through the scope (a Proxy: the chunk's imports as live bindings, then
@@ -49,7 +54,7 @@
 // initialised `const` throws as in a module), which lets the loader link a closure, cycles included, before it
 // evaluates it. Compiled once per process; each instance (one per process incarnation) calls the compiled function
 // with a scope of its own, so module state is per instance and is freed with it.
-export { listReleaseChunks, openclawWorkspaceDir, readReleaseChunk, releasePackageDir, virtualPackageRoot } from './openclaw-hooks/workspace.mjs';
+export { isChunkFile, listReleaseChunks, openclawWorkspaceDir, readReleaseChunk, releasePackageDir, virtualPackageRoot } from './openclaw-hooks/workspace.mjs';
 export { chunkScope, compileChunk } from './openclaw-hooks/compile.mjs';
 export {
   compilePackageFile,

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import packageJson from '../../package.json' with { type: 'json' };
-import { openclawReleases } from '../../sim/real/openclaw/releases.ts';
+import { openclawPinnedReleases } from '../../sim/real/openclaw/releases.ts';
 import { cli } from './support.ts';
 
 interface Step {
@@ -139,7 +139,7 @@ describe('.github/workflows/nightly-fuzz.yml', () => {
 
   it('runs a campaign with each pinned OpenClaw release, installing the workspace, without hiding the failures of the model', () => {
     const job = Object.values(workflow.jobs).find((candidate) => candidate.strategy?.matrix?.release !== undefined);
-    expect(job?.strategy?.matrix?.release).toEqual([...openclawReleases]);
+    expect(job?.strategy?.matrix?.release).toEqual([...openclawPinnedReleases]);
     const lines = linesOf(job);
     expect(lines).toContain('npm ci --prefix openclaw --no-audit --no-fund');
     const fuzz = lines.find((line) => line.includes('--openclaw')) ?? '';

@@ -162,13 +162,35 @@ describe('the hooks of a real OpenClaw chunk', () => {
   it('code compiled at run time would run outside the hooks: Function throws EvalError (code generation disallowed, not an escape), eval is refused; Function is still a type', () => {
     const h = harness();
     const { result } = h.run(
-      `const caught = []; for (const f of [() => new Function('return globalThis')(), () => Function('return 1')(), () => eval('1'), () => new WeakRef({})]) { try { f(); caught.push('no error'); } catch (error) { caught.push(String(error.message).split(' is not simulated')[0]); } } result = { caught, isFunction: (() => 1) instanceof Function };`,
+      `const caught = []; for (const f of [() => new Function('return globalThis')(), () => Function('return 1')(), () => eval('1')]) { try { f(); caught.push('no error'); } catch (error) { caught.push(String(error.message).split(' is not simulated')[0]); } } result = { caught, isFunction: (() => 1) instanceof Function };`,
     );
     expect(result).toEqual({
-      caught: ['Code generation from strings disallowed for this context', 'Code generation from strings disallowed for this context', 'gatesim: the global eval', 'gatesim: the global WeakRef'],
+      caught: ['Code generation from strings disallowed for this context', 'Code generation from strings disallowed for this context', 'gatesim: the global eval'],
       isFunction: true,
     });
-    expect(h.escapes).toHaveLength(2);
+    expect(h.escapes).toHaveLength(1);
+  });
+
+  it('a WeakRef always derefs (nothing is collected); Atomics.wait answers at once, and a wait nothing can end is loud', () => {
+    const h = harness();
+    const { result } = h.run(
+      `const target = { a: 1 }; const ref = new WeakRef(target); const cell = new Int32Array(new SharedArrayBuffer(4)); const caught = []; try { Atomics.wait(cell, 0, 0); } catch (error) { caught.push(String(error.message).split(' is not simulated')[0]); } const later = Atomics.waitAsync(cell, 0, 0, 50); result = { same: ref.deref() === target, tag: String(ref), wait: Atomics.wait(cell, 0, 0, 50), notEqual: Atomics.wait(cell, 0, 1, 50), caught, later: later.async, add: Atomics.add(cell, 0, 2), now: Date.now() };`,
+    );
+    expect(result).toEqual({ same: true, tag: '[object WeakRef]', wait: 'timed-out', notEqual: 'not-equal', caught: ['gatesim: Atomics.wait for ever (nothing in the simulated world can notify it)'], later: true, add: 0, now: simEpochMs });
+    expect(h.timers.map((timer) => timer.delayMs)).toEqual([50]);
+    expect(h.escapes).toEqual(['Atomics.wait for ever (nothing in the simulated world can notify it)']);
+  });
+
+  it("Node 24's globals are absent on every Node (the scope holds them), and zlib's pure functions run as they are", () => {
+    const h = harness();
+    const { result } = h.run(`const packed = zstd(Buffer.from('hello hello hello')); result = [typeof SuppressedError, typeof DisposableStack, typeof navigator, gunzip(gzip(Buffer.from('x'))).toString(), unzstd(packed).toString()];`, {
+      gzip: { module: 'node:zlib', name: 'gzipSync' },
+      gunzip: { module: 'node:zlib', name: 'gunzipSync' },
+      zstd: { module: 'node:zlib', name: process.versions.node.startsWith('20.') ? 'gzipSync' : 'zstdCompressSync' },
+      unzstd: { module: 'node:zlib', name: process.versions.node.startsWith('20.') ? 'gunzipSync' : 'zstdDecompressSync' },
+    });
+    expect(result).toEqual(['undefined', 'undefined', 'undefined', 'x', 'hello hello hello']);
+    expect(h.escapes).toEqual([]);
   });
 
   it('Intl formats in UTC and en-US unless the code names a zone or locale', () => {

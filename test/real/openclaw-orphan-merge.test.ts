@@ -7,13 +7,20 @@
 // characters with no surrounding whitespace and no carriage return, a prompt that carries it as whole lines or not at
 // all); every disagreement outside it is one of the release's differences docs/MODEL.md names ("The orphan merge
 // policy, real"), which the test states as its own reading of the release and checks on every question:
-// - no trigger check: a heartbeat or cron run merges too (REFERENCE.md's "only for user or manual triggers" is not in
+// - no trigger check: a heartbeat or cron run merges too (the reference notes' "only for user or manual triggers" is not in
 //   either release, at the function or its call site in the run attempt, dist/selection-*.js: the trigger only picks
 //   the log level);
 // - no 4-character minimum: any non-empty trimmed text merges; an empty one is removed without a merge (`carried`);
 // - the text is trimmed before it is merged (extractUserMessagePromptText), where the model merges it as it is;
 // - "already carried" is the queued block at the start or on a line of its own, or the text as whole lines of the
 //   prompt (promptAlreadyIncludesQueuedUserMessage, CRLF read as LF), where the model takes any substring.
+// The SQLite-era releases (2026.8.1 dist/attempt-prompt-helpers-BlTUKLwp.js, 2026.9.6
+// dist/context-engine-maintenance-VqmqPz8h.mjs, region .../run/attempt-prompt-helpers.ts) follow the same rule with a new
+// marker (sqliteEraMarker below), so they agree with the model on its domain up to the marker of a merged prompt (the
+// model merges through its own, withFolded); they also drop a leaf of inter-session provenance (none in gatesim's
+// questions), and 2026.9.6 answers `removeLeaf: false` for a merged or carried leaf, which its call site removes all the
+// same in a run that does not preserve it (sim/real/openclaw/orphan-merge.ts leafRemoved). Their blocks run under Node 24
+// (test/real/openclaw-node24.ts).
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { OrphanMergeDecision, OrphanMergePolicy, OrphanMergeQuestion, RunTrigger } from '../../src/index.ts';
@@ -21,10 +28,19 @@ import { modelOrphanMerge, queuedPrefix } from '../../src/turn.ts';
 import { loadSqlJs } from '../../sim/kernel/sqlite.ts';
 import { Simulation } from '../../sim/kernel/simulation.ts';
 import { openclawGatewayPartsFor } from '../../sim/real/openclaw/gateway-parts.ts';
-import { type OpenclawRelease, openclawReleases } from '../../sim/real/openclaw/index.ts';
+import { OpenclawInstance, type OpenclawRelease, openclawReleases, openclawSqliteEraReleases } from '../../sim/real/openclaw/index.ts';
+import { leafRemoved, realOrphanMergeFunction } from '../../sim/real/openclaw/orphan-merge.ts';
+import { openclawIncarnationBinding, simulatedDiskFs } from '../../sim/real/openclaw/binding.ts';
+import { openclawHome } from '../../sim/real/openclaw/home.ts';
+import type { Random } from '../../src/ports.ts';
+import { node24Here, rerunUnderNode24, sqliteEraMissing, underNode24 } from './openclaw-node24.ts';
 import { openclawMissing } from './openclaw-support.ts';
 
 const missing = openclawMissing('real OpenClaw orphan-merge tests');
+const sqliteMissing = sqliteEraMissing();
+
+/** The marker the SQLite-era releases put before a merged orphan (QUEUED_USER_MESSAGE_MARKER from 2026.8.1 on). */
+const sqliteEraMarker = '[Queued user message from a previous active turn; preserved as context only. Continue with the active prompt below.]';
 
 /** The release's policy as a run gets it: the adapter of a simulated runner incarnation, and what escaped. */
 async function realPolicy(release: OpenclawRelease): Promise<{ policy: OrphanMergePolicy; escapes: string[] }> {
@@ -42,16 +58,21 @@ async function realPolicy(release: OpenclawRelease): Promise<{ policy: OrphanMer
   return { policy, escapes: parts.escapes };
 }
 
-/** The release's rule as docs/MODEL.md states it (read in both releases' chunks; the header lists it). */
-function releaseRule(question: OrphanMergeQuestion): OrphanMergeDecision {
+/** The release's rule as docs/MODEL.md states it (read in the releases' chunks; the header lists it), with its marker. */
+function releaseRule(question: OrphanMergeQuestion, marker = queuedPrefix): OrphanMergeDecision {
   const text = question.orphanText.trim();
   if (text === '') return { take: 'carried', prompt: question.prompt };
   const prompt = question.prompt.replace(/\r\n/g, '\n');
   const normalized = text.replace(/\r\n/g, '\n').trim();
-  const block = `${queuedPrefix}\n${normalized}`;
+  const block = `${marker}\n${normalized}`;
   const carried = prompt === block || prompt.startsWith(`${block}\n`) || prompt.includes(`\n${block}\n`) || `\n${prompt}\n`.includes(`\n${normalized}\n`);
   if (carried) return { take: 'carried', prompt: question.prompt };
-  return { take: 'merge', prompt: `${queuedPrefix}\n${text}\n\n${question.prompt}` };
+  return { take: 'merge', prompt: `${marker}\n${text}\n\n${question.prompt}` };
+}
+
+/** The model's decision with its merged prompt under another marker (the SQLite-era releases'). */
+function underMarker(decision: OrphanMergeDecision, marker: string): OrphanMergeDecision {
+  return decision.take === 'merge' ? { ...decision, prompt: `${marker}${decision.prompt.slice(queuedPrefix.length)}` } : decision;
 }
 
 /** Whether a question lies in the model's domain, where the two must agree. */
@@ -124,4 +145,78 @@ describe.skipIf(missing)('the real orphan-merge policy against the model', () =>
       expect(ask({ prompt: 'the same text', trigger: 'user', orphanText: 'the same text' })).toEqual({ real: 'carried', model: 'carried' });
     }
   });
+});
+
+describe.skipIf(missing || sqliteMissing || !node24Here)(`${underNode24} the SQLite-era releases' orphan-merge policy against the model`, () => {
+  for (const release of openclawSqliteEraReleases) {
+    it(`${release}: agrees with the model on the model's domain (up to its new marker), and answers by the release's own rule everywhere`, async () => {
+      const { policy, escapes } = await realPolicy(release);
+      let agreed = 0;
+      let parted = 0;
+      fc.assert(
+        fc.property(questionArb, (question) => {
+          const real = policy.decide(question);
+          expect(real).toEqual(releaseRule(question, sqliteEraMarker));
+          const model = modelOrphanMerge.decide(question);
+          if (inModelDomain(question)) {
+            expect(real).toEqual(underMarker(model, sqliteEraMarker));
+            agreed++;
+          } else if (JSON.stringify(real) !== JSON.stringify(underMarker(model, sqliteEraMarker))) parted++;
+        }),
+        { numRuns: 600 },
+      );
+      expect(escapes).toEqual([]);
+      expect(agreed).toBeGreaterThan(20);
+      expect(parted).toBeGreaterThan(20);
+    }, 300_000);
+  }
+
+  it('the new marker, the same differences from the model, and 2026.9.6 keeps a merged or carried leaf unless its call site removes it', async () => {
+    for (const release of openclawSqliteEraReleases) {
+      const { policy } = await realPolicy(release);
+      const ask = (question: OrphanMergeQuestion) => ({ real: policy.decide(question).take, model: modelOrphanMerge.decide(question).take });
+      expect(policy.decide({ prompt: 'next', trigger: 'user', orphanText: '  padded text  ' }).prompt).toBe(`${sqliteEraMarker}\npadded text\n\nnext`);
+      expect(ask({ prompt: 'heartbeat poll', trigger: 'heartbeat', orphanText: 'hello [m0]' })).toEqual({ real: 'merge', model: 'left' });
+      expect(ask({ prompt: 'next', trigger: 'user', orphanText: 'ok' })).toEqual({ real: 'merge', model: 'left' });
+      expect(ask({ prompt: 'next', trigger: 'user', orphanText: '   ' })).toEqual({ real: 'carried', model: 'left' });
+      expect(ask({ prompt: 'I said hello [m0]!', trigger: 'user', orphanText: 'hello [m0]' })).toEqual({ real: 'merge', model: 'carried' });
+      // A block under the older marker (the model's, in a prompt it merged) is still carried: its text is a whole line.
+      expect(ask({ prompt: `${queuedPrefix}\nhello [m0]\n\nnext`, trigger: 'user', orphanText: 'hello [m0]' })).toEqual({ real: 'carried', model: 'carried' });
+    }
+    /** The release's own function in an instance of a simulated runner incarnation (no adapter around it). */
+    const raw = async (release: OpenclawRelease) => {
+      const sim = new Simulation({ seed: `openclaw-orphan-merge-raw-${release}`, sql: await loadSqlJs() });
+      let found: { merge: ReturnType<typeof realOrphanMergeFunction>; binding: { escapes: string[] } } | undefined;
+      sim.spawn('runner', (ctx) => {
+        const owner = sim.processes.incarnation(ctx.incarnation);
+        if (owner === undefined) throw new Error(`no incarnation ${ctx.incarnation}`);
+        const binding = openclawIncarnationBinding(release, owner, { clock: ctx.clock, timers: ctx.timers, random: sim.prng.fork('raw') as Random }, { fs: simulatedDiskFs(sim.disk, owner, openclawHome()) });
+        found = { merge: realOrphanMergeFunction(new OpenclawInstance(release, binding)), binding };
+        return Promise.resolve();
+      });
+      await sim.run();
+      if (found === undefined) throw new Error(`openclaw ${release}: no function`);
+      return found;
+    };
+    const newest = await raw('2026.9.6');
+    const leaf = (content: unknown) => ({ role: 'user' as const, content });
+    const merged = newest.merge({ prompt: 'next', trigger: 'user', leafMessage: leaf('hello [m0]') });
+    expect(merged).toEqual({ prompt: `${sqliteEraMarker}\nhello [m0]\n\nnext`, merged: true, removeLeaf: false });
+    expect(newest.merge({ prompt: 'hello [m0]', trigger: 'user', leafMessage: leaf('hello [m0]') })).toEqual({ prompt: 'hello [m0]', merged: false, removeLeaf: false });
+    expect(newest.merge({ prompt: 'next', trigger: 'user', leafMessage: leaf('  ') })).toEqual({ prompt: 'next', merged: false, removeLeaf: true });
+    // Its call site: `merge.removeLeaf || !preserveLeaf`; gatesim's runs preserve no leaf.
+    expect(leafRemoved(merged)).toBe(true);
+    expect(leafRemoved(merged, true)).toBe(false);
+    // A leaf of inter-session provenance (a subagent's announcement) is dropped without a merge.
+    const interSession = { ...leaf('status from another session'), provenance: { kind: 'inter_session', sourceTool: 'subagent_announce' } };
+    const dropped = newest.merge({ prompt: 'next', trigger: 'user', leafMessage: interSession as never });
+    const older = (await raw('2026.8.1')).merge({ prompt: 'next', trigger: 'user', leafMessage: leaf('hello [m0]') });
+    expect(older).toEqual({ prompt: `${sqliteEraMarker}\nhello [m0]\n\nnext`, merged: true, removeLeaf: true });
+    expect(dropped.merged).toBe(false);
+    expect(newest.binding.escapes).toEqual([]);
+  }, 300_000);
+});
+
+describe.skipIf(missing || sqliteMissing || node24Here)('the SQLite-era releases on this Node', () => {
+  it("run their orphan-merge blocks again under the workspace's Node 24", () => rerunUnderNode24(import.meta.url, 600_000), 660_000);
 });

@@ -83,11 +83,13 @@ describe.skipIf(missing)('--openclaw: real gateway parts in the simulated world'
 });
 
 describe('--openclaw refuses what it cannot run', () => {
-  it('an unpinned release or an unknown part is exit 2 with one line', () => {
-    for (const value of ['2026.8.1', '2026.4.24:nope', '', '2026.7.1:node-events', '2026.4.24:node-events']) {
+  it('an unpinned release, an unknown part or one the release lacks is exit 2 with one line', () => {
+    for (const value of ['2026.7.35', '2026.4.24:nope', '', '2026.7.1:node-events', '2026.4.24:node-events', '2026.9.6:fr', '2026.8.1:se,wl', '2026.9.6:se,hw,ne']) {
       const result = cli(['run', 'exec-replay', '--seed', '1', '--openclaw', value]);
       expect(result.status, value).toBe(2);
       expect(result.stderr.trim().split('\n')).toHaveLength(1);
     }
+    const lacked = cli(['run', 'exec-replay', '--seed', '1', '--openclaw', '2026.9.6:mirror-append']);
+    expect(lacked.stderr).toMatch(/openclaw 2026\.9\.6 cannot run mirror-append: needs the release's SQLite agent DB/);
   });
 });

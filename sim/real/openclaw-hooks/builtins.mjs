@@ -1,7 +1,9 @@
 // The built-in modules a chunk imports or requires: node:os (a simulated home), node:crypto (hashes as they are,
 // randomness from the PRNG), node:timers and node:timers/promises, node:process, node:tty (no terminal),
 // node:diagnostics_channel (channels of the instance's own), node:readline over a simulated file, node:module
-// (createRequire through the instance's loader), AsyncLocalStorage of node:async_hooks; node:fs and node:fs/promises
+// (createRequire through the instance's loader), AsyncLocalStorage of node:async_hooks, node:sqlite's in-memory
+// databases (Node 24; the SQLite-era releases compute schema contracts in one at load), node:zlib's pure functions
+// (compression of a buffer in memory); node:fs and node:fs/promises
 // from fs.mjs; the pure ones (node:path as posix, node:url, node:util, node:events, ...) as they are; of any other
 // built-in module only its constants. Exempt from the determinism ban (eslint.config.js, test/determinism-ban.test.ts):
 // the real modules' exports are the list of what is not simulated.
@@ -23,6 +25,7 @@ import * as realPerfHooks from 'node:perf_hooks';
 import * as realAsyncHooks from 'node:async_hooks';
 import * as realDiagnosticsChannel from 'node:diagnostics_channel';
 import * as realReadline from 'node:readline';
+import * as realZlib from 'node:zlib';
 import { builtinModules } from 'node:module';
 import { SimulatedAsyncLocalStorage } from './async-local-storage.mjs';
 import { fillRandom, simulatedWebCrypto } from './globals.mjs';
@@ -51,6 +54,8 @@ function simulatedOs(binding, loud) {
       EOL: '\n',
       devNull: '/dev/null',
       userInfo: () => ({ username: 'gatesim', uid: 1000, gid: 1000, shell: '/bin/sh', homedir: binding.home }),
+      // The simulated machine's two cores (2026.9.6 sizes its worker pools by it at load; a worker itself is loud).
+      availableParallelism: () => 2,
     },
     ['constants'],
   );
@@ -87,12 +92,22 @@ const pureModules = {
 const builtins = new Set(builtinModules);
 
 /**
+ * Whether a specifier names a built-in module: `x` or `node:x` for most, only `node:x` for the prefix-only ones Node
+ * lists with their prefix (Node 24's `node:sqlite`, `node:sea`, `node:test`; a bare `sqlite` is an npm package). On a
+ * Node without such a module it is no built-in, and a require of it fails as that Node's would.
+ */
+function isBuiltinSpecifier(specifier) {
+  const text = String(specifier);
+  return text.startsWith('node:') ? builtins.has(text.slice(5)) || builtins.has(text) : builtins.has(text);
+}
+
+/**
  * The namespace an import of a built-in module gets in this instance, or undefined when the specifier is not a
  * built-in module. A built-in module nothing simulates gets functions that throw for the names imported from it.
  */
 export function builtinModule(world, specifier, importedNames) {
   const name = specifier.startsWith('node:') ? specifier.slice(5) : specifier;
-  if (!builtins.has(name)) return undefined;
+  if (!isBuiltinSpecifier(specifier)) return undefined;
   const cached = world.modules.get(name);
   if (cached !== undefined) return cached;
   const { binding, loud } = world;
@@ -105,7 +120,7 @@ export function builtinModule(world, specifier, importedNames) {
     namespace = partialModule(loud, 'module', realModule, {
       createRequire: (url) => world.createRequire(url),
       builtinModules: [...builtinModules],
-      isBuiltin: (id) => builtins.has(String(id).replace(/^node:/, '')),
+      isBuiltin: (id) => isBuiltinSpecifier(id),
     });
   }
   else if (name in pureModules) namespace = passThrough(pureModules[name]);
@@ -130,6 +145,8 @@ export function builtinModule(world, specifier, importedNames) {
   } else if (name === 'readline') namespace = partialModule(loud, 'readline', realReadline, simulatedReadline(loud));
   else if (name === 'diagnostics_channel') namespace = partialModule(loud, 'diagnostics_channel', realDiagnosticsChannel, simulatedDiagnosticsChannel(loud));
   else if (name === 'tty') namespace = partialModule(loud, 'tty', realTty, { isatty: () => false });
+  else if (name === 'sqlite') namespace = partialModule(loud, 'sqlite', hostRequire('node:sqlite'), simulatedSqlite(loud), ['constants']);
+  else if (name === 'zlib') namespace = partialModule(loud, 'zlib', realZlib, {}, pureZlibFunctions.filter((key) => key in realZlib));
   else if (name === 'perf_hooks') namespace = partialModule(loud, 'perf_hooks', realPerfHooks, { performance: world.globals.performance });
   else {
     // Not simulated: every function and object is loud; its constants (`http2.constants`, primitive values) are data.
@@ -140,6 +157,53 @@ export function builtinModule(world, specifier, importedNames) {
   }
   world.modules.set(name, namespace);
   return namespace;
+}
+
+/** node:zlib's synchronous functions of a buffer in memory: pure (the same bytes for the same input and options). */
+const pureZlibFunctions = [
+  'constants', 'crc32',
+  'deflateSync', 'inflateSync', 'deflateRawSync', 'inflateRawSync', 'gzipSync', 'gunzipSync', 'unzipSync',
+  'brotliCompressSync', 'brotliDecompressSync', 'zstdCompressSync', 'zstdDecompressSync',
+];
+
+/** SQL that reads the clock or randomness, which an in-memory database would answer from the host. */
+const hostSql = /\b(?:random|randomblob)\s*\(|['"]now['"]|\bcurrent_(?:time|date|timestamp)\b/i;
+
+/**
+ * node:sqlite with in-memory databases only: `new DatabaseSync(':memory:')` is the host's (a pure computation over SQL
+ * and values: no file, no clock; the SQLite-era releases build schema contracts in one at module load,
+ * dist/openclaw-state-db-readonly-*.js), each statement checked for SQL that reads the clock or randomness (loud). A
+ * database on a path is the release's agent DB, which the simulated disk does not hold yet (part 2): loud.
+ */
+function simulatedSqlite(loud) {
+  const real = hostRequire('node:sqlite');
+  const checked = (sql) => {
+    if (hostSql.test(String(sql))) throw loud(`sqlite SQL that reads the clock or randomness (${String(sql).slice(0, 80)})`);
+    return sql;
+  };
+  class DatabaseSync {
+    #database;
+    constructor(location, options) {
+      if (location !== ':memory:') throw loud(`sqlite.DatabaseSync(${String(location).slice(0, 120)}) on a path (the release's SQLite agent DB)`);
+      this.#database = options === undefined ? new real.DatabaseSync(':memory:') : new real.DatabaseSync(':memory:', options);
+    }
+    exec(sql) {
+      return this.#database.exec(checked(sql));
+    }
+    prepare(sql, ...rest) {
+      return this.#database.prepare(checked(sql), ...rest);
+    }
+    close() {
+      return this.#database.close();
+    }
+    get isOpen() {
+      return this.#database.isOpen;
+    }
+    get isTransaction() {
+      return this.#database.isTransaction;
+    }
+  }
+  return { DatabaseSync };
 }
 
 /** The contents a simulated read stream carries (binding.ts simulatedReadStream), for the simulated readline. */

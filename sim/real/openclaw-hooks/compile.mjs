@@ -50,11 +50,13 @@ export function compilingFunction(world) {
 
 /**
  * The scope of one chunk instance: `own` holds its imports (a getter each, so bindings are live) and the names the
- * loader passes (exports registration, import.meta, dynamic import); then the instance's globals.
+ * loader passes (exports registration, import.meta, dynamic import); then the instance's globals. An absent global
+ * (world.shadows) is held here too, reading undefined, so the lookup never reaches the host's global object, which has
+ * some of them on Node 24 (`typeof navigator` was "object" there before, "undefined" on Node 20).
  */
 export function chunkScope(world, own) {
   return new Proxy(own, {
-    has: (target, key) => key !== unscopables && (key in target || world.has(key)),
+    has: (target, key) => key !== unscopables && (key in target || world.has(key) || world.shadows(key)),
     get: (target, key) => {
       if (key === unscopables) return undefined;
       if (key in target) return target[key];

@@ -103,6 +103,13 @@ function packageView(root, hostRoot, loud) {
       const encoding = typeof options === 'string' ? options : options?.encoding;
       return encoding === undefined || encoding === null ? Buffer.from(entry.text, 'utf8') : entry.text;
     },
+    /** The file's bytes as they are (a descriptor's reads). */
+    bytesOf: (path) => {
+      const entry = viewEntry(host(path));
+      if (entry.kind !== 'file') throw enoent('read', path);
+      entry.bytes ??= readFileSync(host(path));
+      return entry.bytes;
+    },
     readdirSync: (path, options) => {
       const entry = viewEntry(host(path));
       if (entry.kind !== 'directory') throw enoent('scandir', path);
@@ -174,32 +181,79 @@ export function simulatedFs(binding, loud) {
   };
   const sync = {};
   for (const name of syncFsNames) sync[name] = route(name, binding.fs, name in view ? view[name] : undefined, name in view ? workspace[name] : undefined);
-  // Read-only descriptors of the package view (a verified open: open, fstat, read the whole file, close), numbered per
-  // instance from 100; a descriptor of anything else is the simulated disk's business (which has none yet: loud).
+  // Read-only descriptors of the package views, the release's and the workspace's (a verified open: open, fstat, read
+  // the whole file or a window of it, close; 2026.9.6's version chunk reads its dist/build-info.json through
+  // fs-safe's positional readSync at module level), numbered per instance from 100, each with its own position; a
+  // descriptor of anything else is the simulated disk's business (binding.fs's openSync, if any: else loud).
   const descriptors = new Map();
   let nextFd = 100;
   const described = (name, fd) => {
-    const path = descriptors.get(fd);
-    if (path === undefined) throw loud(`fs.${name} of descriptor ${fd}`);
-    return path;
+    const open = descriptors.get(fd);
+    if (open === undefined) {
+      const diskFn = binding.fs?.[name];
+      if (typeof diskFn === 'function' && typeof fd === 'number') return { disk: diskFn };
+      throw loud(`fs.${name} of descriptor ${fd}`);
+    }
+    return open;
   };
   const byPath = sync.readFileSync;
-  sync.openSync = (first, flags = 'r') => {
+  sync.openSync = (first, flags = 'r', ...rest) => {
     const path = pathOf(binding, first);
-    if (!inView(path)) return route('openSync', binding.fs, undefined)(first, flags);
+    const files = inWorkspace(path) ? workspace : inView(path) ? view : undefined;
+    if (files === undefined) return route('openSync', binding.fs, undefined)(first, flags, ...rest);
     const readOnly = flags === 'r' || (typeof flags === 'number' && (flags & 3) === 0);
-    if (!readOnly) throw loud(`fs.openSync(${path}, ${String(flags)}) on the release's package files (read-only)`);
-    view.statSync(path);
+    if (!readOnly) throw loud(`fs.openSync(${path}, ${String(flags)}) on the package files (read-only)`);
+    files.statSync(path);
     const fd = nextFd++;
-    descriptors.set(fd, path);
+    descriptors.set(fd, { path, files, position: 0 });
     return fd;
   };
-  sync.fstatSync = (fd) => view.statSync(described('fstatSync', fd));
-  sync.closeSync = (fd) => {
-    described('closeSync', fd);
-    descriptors.delete(fd);
+  // A call on a descriptor: the disk's for its own, else `onView` for a package file (a sync of a read-only file is
+  // nothing; a write is loud).
+  const onDisk = (name, onView) => (fd, ...args) => {
+    const open = described(name, fd);
+    if (open.disk !== undefined) return open.disk(fd, ...args);
+    if (onView === undefined) throw loud(`fs.${name} of the package file ${open.path} (read-only)`);
+    return onView(open);
   };
-  sync.readFileSync = (first, ...rest) => (typeof first === 'number' ? view.readFileSync(described('readFileSync', first), ...rest) : byPath(first, ...rest));
+  sync.fstatSync = (fd, ...args) => {
+    const open = described('fstatSync', fd);
+    return open.disk !== undefined ? open.disk(fd, ...args) : open.files.statSync(open.path);
+  };
+  sync.closeSync = (fd) => {
+    const open = described('closeSync', fd);
+    if (open.disk !== undefined) return open.disk(fd);
+    descriptors.delete(fd);
+    return undefined;
+  };
+  // readSync(fd, buffer, offset, length, position) or readSync(fd, buffer, { offset, length, position }): a null
+  // position reads from the descriptor's own and moves it, a number reads there and leaves it.
+  sync.readSync = (fd, buffer, offsetOrOptions, lengthArg, positionArg) => {
+    const open = described('readSync', fd);
+    if (open.disk !== undefined) return open.disk(fd, buffer, offsetOrOptions, lengthArg, positionArg);
+    const options = typeof offsetOrOptions === 'object' && offsetOrOptions !== null ? offsetOrOptions : { offset: offsetOrOptions, length: lengthArg, position: positionArg };
+    const offset = options.offset ?? 0;
+    const length = options.length ?? buffer.byteLength - offset;
+    const explicit = typeof options.position === 'number' || typeof options.position === 'bigint';
+    const from = explicit ? Number(options.position) : open.position;
+    const bytes = open.files.bytesOf(open.path);
+    const target = new Uint8Array(buffer.buffer, buffer.byteOffset, buffer.byteLength);
+    const count = Math.max(0, Math.min(length, bytes.length - from));
+    target.set(bytes.subarray(from, from + count), offset);
+    if (!explicit) open.position += count;
+    return count;
+  };
+  sync.fsyncSync = onDisk('fsyncSync', () => undefined);
+  sync.fdatasyncSync = onDisk('fdatasyncSync', () => undefined);
+  sync.writeSync = onDisk('writeSync');
+  sync.ftruncateSync = onDisk('ftruncateSync');
+  sync.readFileSync = (first, ...rest) => {
+    if (typeof first !== 'number') return byPath(first, ...rest);
+    const open = descriptors.get(first);
+    // The simulated disk's descriptors read by readSync only.
+    if (open === undefined) throw loud(`fs.readFileSync of descriptor ${first}`);
+    return open.files.readFileSync(open.path, ...rest);
+  };
   sync.realpathSync.native = sync.realpathSync;
   const promised = {};
   for (const name of promiseFsNames) {

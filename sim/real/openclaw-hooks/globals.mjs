@@ -11,15 +11,23 @@ export const plainGlobals = new Set([
   'TypeError', 'URIError', 'BigInt', 'JSON', 'Reflect', 'Proxy', 'Promise', 'Map', 'Set', 'WeakMap', 'WeakSet',
   'ArrayBuffer', 'SharedArrayBuffer', 'DataView', 'Int8Array', 'Uint8Array', 'Uint8ClampedArray',
   'Int16Array', 'Uint16Array', 'Int32Array', 'Uint32Array', 'Float32Array', 'Float64Array', 'BigInt64Array',
-  'BigUint64Array', 'Atomics', 'RegExp', 'isNaN', 'isFinite', 'decodeURI', 'decodeURIComponent', 'encodeURI',
+  'BigUint64Array', 'RegExp', 'isNaN', 'isFinite', 'decodeURI', 'decodeURIComponent', 'encodeURI',
   'encodeURIComponent', 'escape', 'unescape', 'TextEncoder', 'TextDecoder', 'URL', 'URLSearchParams',
   'Buffer', 'AbortController', 'Event', 'EventTarget', 'DOMException', 'structuredClone', 'atob', 'btoa', 'Blob',
   'Headers', 'Request', 'Response', 'FormData', 'TextEncoderStream', 'TextDecoderStream', 'ReadableStream',
   'WritableStream', 'TransformStream', 'Iterator',
 ]);
 
-/** Globals that only some Node versions have: absent in every version, so a release runs alike on Node 20 and 24. */
-export const absentGlobals = new Set(['navigator', 'Navigator', 'WebSocket', 'EventSource', 'CustomEvent', 'localStorage', 'sessionStorage', 'CloseEvent']);
+/**
+ * Globals that only some Node versions have: absent in every version, so a release runs alike on Node 20 and 24. The
+ * explicit-resource-management globals (SuppressedError, DisposableStack, AsyncDisposableStack), Float16Array and
+ * URLPattern are Node 24's: 2026.9.6's `using` helper (dist/usingCtx-*.mjs) asks `typeof SuppressedError` and takes its
+ * own polyfill when there is none, as it does on Node 20.
+ */
+export const absentGlobals = new Set([
+  'navigator', 'Navigator', 'WebSocket', 'EventSource', 'CustomEvent', 'localStorage', 'sessionStorage', 'CloseEvent',
+  'SuppressedError', 'DisposableStack', 'AsyncDisposableStack', 'Float16Array', 'URLPattern',
+]);
 
 export const realGlobal = globalThis;
 const RealDate = Date;
@@ -121,6 +129,59 @@ export class SimulatedFinalizationRegistry {
   unregister() {
     return false;
   }
+}
+
+/**
+ * A WeakRef that always derefs: nothing is collected in the simulated world (as a FinalizationRegistry never calls
+ * back), so `deref()` answers the target for as long as the instance lives. It holds its target strongly; an instance's
+ * WeakRefs are freed with the instance.
+ */
+export class SimulatedWeakRef {
+  #target;
+  constructor(target) {
+    if ((typeof target !== 'object' && typeof target !== 'function') || target === null) {
+      if (typeof target !== 'symbol' || Symbol.keyFor(target) !== undefined) throw new TypeError('WeakRef: invalid target');
+    }
+    this.#target = target;
+  }
+  deref() {
+    return this.#target;
+  }
+  get [Symbol.toStringTag]() {
+    return 'WeakRef';
+  }
+}
+
+/** The longest `Atomics.wait` the simulated world answers (a synchronous block of the whole process). */
+const atomicsWaitMaxMs = 60_000;
+
+/**
+ * Atomics with `wait` and `waitAsync` on the simulated world: an instance has one thread and no worker shares memory
+ * with it, so no `Atomics.notify` can wake a waiter. `wait` answers "not-equal" when the value differs, else
+ * "timed-out" at once for a finite timeout up to a minute, the simulated clock not moving: a synchronous block holds
+ * the whole process, and nothing it can observe changes meanwhile (2026.7.1's loadSessionStore blocks 50 ms before
+ * it reads the store again; the simulated disk answers the same). A wait with no timeout, or a longer one, would hang
+ * a real process: loud. `waitAsync` resolves "timed-out" on a simulated timer. Everything else is the real Atomics.
+ */
+export function simulatedAtomics(timers, loud) {
+  const atomics = Object.create(Object.prototype);
+  for (const key of Object.getOwnPropertyNames(Atomics)) atomics[key] = Atomics[key];
+  Object.defineProperty(atomics, Symbol.toStringTag, { value: 'Atomics' });
+  const timeoutOf = (timeout) => (timeout === undefined ? Number.POSITIVE_INFINITY : Math.max(0, Number(timeout)));
+  atomics.wait = (typedArray, index, value, timeout) => {
+    if (Atomics.load(typedArray, index) !== (typeof value === 'bigint' ? value : Number(value))) return 'not-equal';
+    const ms = timeoutOf(timeout);
+    if (!(ms <= atomicsWaitMaxMs)) throw loud(`Atomics.wait for ${ms === Number.POSITIVE_INFINITY ? 'ever' : `${ms} ms`} (nothing in the simulated world can notify it)`);
+    return 'timed-out';
+  };
+  atomics.waitAsync = (typedArray, index, value, timeout) => {
+    if (Atomics.load(typedArray, index) !== (typeof value === 'bigint' ? value : Number(value))) return { async: false, value: 'not-equal' };
+    const ms = timeoutOf(timeout);
+    if (!(ms <= atomicsWaitMaxMs)) throw loud(`Atomics.waitAsync for ${ms === Number.POSITIVE_INFINITY ? 'ever' : `${ms} ms`} (nothing in the simulated world can notify it)`);
+    if (ms === 0) return { async: false, value: 'timed-out' };
+    return { async: true, value: new Promise((resolve) => timers.setTimeout(() => resolve('timed-out'), ms)) };
+  };
+  return Object.freeze(atomics);
 }
 
 export function simulatedWebCrypto(binding, loud) {

@@ -52,7 +52,13 @@ export function partialModule(loud, name, real, simulated, pure = []) {
   for (const key of Object.keys(real)) {
     if (key === 'default') continue;
     const value = real[key];
-    if (typeof value === 'function') namespace[key] = loud.fn(`${name}.${key}`);
+    if (typeof value === 'function') {
+      namespace[key] = loud.fn(`${name}.${key}`);
+      // A function's own function-valued properties (fs.realpath.native, which 2026.8.1 promisifies at load): loud too.
+      for (const property of Object.getOwnPropertyNames(value)) {
+        if (property !== 'prototype' && property !== 'constructor' && typeof value[property] === 'function') namespace[key][property] = loud.fn(`${name}.${key}.${property}`);
+      }
+    }
     else if (value === null || typeof value !== 'object') namespace[key] = value;
     else namespace[key] = loud.object(`${name}.${key}`);
   }

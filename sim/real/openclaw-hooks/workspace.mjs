@@ -13,12 +13,20 @@ export function releasePackageDir(release) {
   return existsSync(`${dir}dist/index.js`) ? dir : undefined;
 }
 
-/** The release's top-level dist/*.js files, sorted; undefined when the release is not installed. */
+/**
+ * Whether a file of a release's dist/ is a chunk: `.js`, or `.mjs` as 2026.9.6 ships them (its dist/ keeps a few `.js`
+ * entry shims beside 6,696 `.mjs` chunks).
+ */
+export function isChunkFile(name) {
+  return name.endsWith('.js') || name.endsWith('.mjs');
+}
+
+/** The release's top-level dist/ chunks (`*.js` and `*.mjs`), sorted; undefined when the release is not installed. */
 export function listReleaseChunks(release) {
   const dir = releasePackageDir(release);
   if (dir === undefined) return undefined;
   return readdirSync(`${dir}dist/`, { withFileTypes: true })
-    .filter((entry) => entry.isFile() && entry.name.endsWith('.js'))
+    .filter((entry) => entry.isFile() && isChunkFile(entry.name))
     .map((entry) => entry.name)
     .sort();
 }

@@ -11,6 +11,8 @@ import {
   plainGlobals,
   realGlobal,
   SimulatedFinalizationRegistry,
+  simulatedAtomics,
+  SimulatedWeakRef,
   simulatedDate,
   simulatedFunction,
   simulatedIntl,
@@ -52,6 +54,8 @@ export function createInstanceWorld(binding) {
     Intl: simulatedIntl(),
     Function: simulatedFunction(),
     FinalizationRegistry: SimulatedFinalizationRegistry,
+    WeakRef: SimulatedWeakRef,
+    Atomics: simulatedAtomics(timers, loud),
   };
   const world = { binding, loud, timers, globals, store, modules: new Map(), fs: simulatedFs(binding, loud) };
   // Code generation from strings, for an instance that asks for it (compilingFunction); refused otherwise.
@@ -64,6 +68,12 @@ export function createInstanceWorld(binding) {
   /** Whether a free identifier (or a property of globalThis) resolves in this instance. */
   world.has = (key) =>
     key in store || (typeof key === 'string' && (key in globals || key === 'globalThis' || key === 'global' || (!absentGlobals.has(key) && key in realGlobal)));
+  /**
+   * Whether a free identifier must stop at the instance's scope though it does not resolve there: an absent global
+   * (absentGlobals), which a chunk's `with (scope)` would otherwise find on the host's global object where the host has
+   * it (Node 24's navigator, SuppressedError), so that it reads undefined on every Node.
+   */
+  world.shadows = (key) => typeof key === 'string' && absentGlobals.has(key) && !(key in store);
   /** Its value: the instance's own, a simulated global, a plain built-in; any other host global is loud. */
   world.get = (key) => {
     if (key in store) return store[key];

@@ -267,6 +267,94 @@ function textOf(data: unknown): string {
   throw new TypeError(`gatesim: the simulated disk takes text or bytes, not ${typeof data}`);
 }
 
+/** The first descriptor number of the simulated disk's files (the package views' start at 100: hooks fs.mjs). */
+const firstDiskDescriptor = 10_000;
+
+/**
+ * Descriptors of the simulated disk's files: openSync with a string flag (`r`, `r+`, `w`, `w+`, `wx`, `a`, `a+`, `ax`),
+ * readSync and writeSync (at the descriptor's position or at the one given; an append descriptor appends), fstatSync,
+ * closeSync; each call takes effect at once (the disk's *Now calls: a blocking call holds the thread). Writes are
+ * volatile until written back, as the disk's are. No fsyncSync or fdatasyncSync: the simulated disk has no synchronous
+ * sync, so they stay loud (the hooks), as does a numeric flag.
+ */
+function diskDescriptors(
+  disk: SimDisk,
+  owner: Incarnation,
+  directories: SimulatedDirectories,
+  read: (path: string) => string | undefined,
+  stat: (path: string, options?: { throwIfNoEntry?: boolean }) => unknown,
+): Record<string, (...args: never[]) => unknown> {
+  const open = new Map<number, { path: string; readable: boolean; writable: boolean; append: boolean; position: number }>();
+  let next = firstDiskDescriptor;
+  const described = (fd: number, syscall: string) => {
+    const found = open.get(fd);
+    if (found === undefined) throw Object.assign(new Error(`EBADF: bad file descriptor, ${syscall}`), { code: 'EBADF', errno: -9, syscall });
+    return found;
+  };
+  const bytesOf = (path: string): Buffer => Buffer.from(read(path) ?? '', 'utf8');
+  return {
+    openSync: (path: string, flags: unknown = 'r') => {
+      if (typeof flags !== 'string' || !/^(?:r\+?|w\+?|wx\+?|a\+?|ax\+?)$/.test(flags)) throw new Error(`gatesim: openSync with the flag ${String(flags)} is not simulated (${path})`);
+      const exists = read(path) !== undefined;
+      if (flags.startsWith('r') && !exists) throw enoent('open', path);
+      if (flags.includes('x') && exists) throw Object.assign(new Error(`EEXIST: file already exists, open '${path}'`), { code: 'EEXIST', errno: -17, syscall: 'open', path });
+      if (!flags.startsWith('r') && directories.mode(disk, parentOf(path)) === undefined) throw enoent('open', path);
+      if (flags.startsWith('w')) disk.writeNow(owner, path, '');
+      else if (flags.startsWith('a') && !exists) disk.writeNow(owner, path, '');
+      const fd = next++;
+      open.set(fd, { path, readable: flags.startsWith('r') || flags.includes('+'), writable: !flags.startsWith('r') || flags.includes('+'), append: flags.startsWith('a'), position: 0 });
+      return fd;
+    },
+    readSync: (fd: number, buffer: Uint8Array, offsetOrOptions?: unknown, lengthArg?: number, positionArg?: number | bigint | null) => {
+      const file = described(fd, 'read');
+      if (!file.readable) throw Object.assign(new Error('EBADF: bad file descriptor, read'), { code: 'EBADF', errno: -9, syscall: 'read' });
+      const options = typeof offsetOrOptions === 'object' && offsetOrOptions !== null ? (offsetOrOptions as { offset?: number; length?: number; position?: number | bigint | null }) : { offset: offsetOrOptions as number | undefined, length: lengthArg, position: positionArg };
+      const offset = options.offset ?? 0;
+      const length = options.length ?? buffer.byteLength - offset;
+      const explicit = typeof options.position === 'number' || typeof options.position === 'bigint';
+      const from = explicit ? Number(options.position) : file.position;
+      const bytes = bytesOf(file.path);
+      const count = Math.max(0, Math.min(length, bytes.length - from));
+      new Uint8Array(buffer.buffer, buffer.byteOffset, buffer.byteLength).set(bytes.subarray(from, from + count), offset);
+      if (!explicit) file.position += count;
+      return count;
+    },
+    writeSync: (fd: number, data: unknown, offsetOrPosition?: unknown, lengthOrEncoding?: unknown, positionArg?: number | null) => {
+      const file = described(fd, 'write');
+      if (!file.writable) throw Object.assign(new Error('EBADF: bad file descriptor, write'), { code: 'EBADF', errno: -9, syscall: 'write' });
+      // writeSync(fd, string[, position[, encoding]]) or writeSync(fd, buffer[, offset[, length[, position]]]).
+      let chunk: Buffer;
+      let position: number | null | undefined;
+      if (typeof data === 'string') {
+        chunk = Buffer.from(data, typeof lengthOrEncoding === 'string' ? (lengthOrEncoding as BufferEncoding) : 'utf8');
+        position = typeof offsetOrPosition === 'number' ? offsetOrPosition : null;
+      } else if (data instanceof Uint8Array) {
+        const offset = typeof offsetOrPosition === 'number' ? offsetOrPosition : 0;
+        const length = typeof lengthOrEncoding === 'number' ? lengthOrEncoding : data.byteLength - offset;
+        chunk = Buffer.from(data.buffer, data.byteOffset + offset, length);
+        position = positionArg ?? null;
+      } else throw new TypeError(`gatesim: writeSync takes a string or bytes, not ${typeof data}`);
+      const current = bytesOf(file.path);
+      const at = file.append ? current.length : (position ?? file.position);
+      if (at === current.length) disk.appendNow(owner, file.path, chunk.toString('utf8'));
+      else {
+        const end = Math.max(current.length, at + chunk.length);
+        const merged = Buffer.alloc(end);
+        current.copy(merged, 0);
+        chunk.copy(merged, at);
+        disk.writeNow(owner, file.path, merged.toString('utf8'));
+      }
+      if (position === null || position === undefined || file.append) file.position = at + chunk.length;
+      return chunk.length;
+    },
+    fstatSync: (fd: number) => stat(described(fd, 'fstat').path),
+    closeSync: (fd: number) => {
+      described(fd, 'close');
+      open.delete(fd);
+    },
+  };
+}
+
 /**
  * node:fs over the simulated disk, as one incarnation sees it: existence, contents, listings, stats, and the
  * synchronous writes the components loaded so far make (whole-file writes and appends through the disk's *Now calls,
@@ -341,6 +429,7 @@ export function simulatedDiskFs(disk: SimDisk, owner: Incarnation, directories =
       if (directories.mode(disk, path) === undefined) throw enoent('chmod', path);
       directories.make(path, mode);
     },
+    ...diskDescriptors(disk, owner, directories, read, stat),
     // A read stream of the file's contents as they are now, for the simulated node:readline (the hooks); a stream's
     // own events and reads are not simulated (loud).
     createReadStream: (path: string, options?: unknown) => {

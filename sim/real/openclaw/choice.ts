@@ -21,8 +21,13 @@
 // gateway's incarnation (mirror-append.ts). 2026.7.1's append takes the release's own session write lock, whose lock
 // files the model's lock does not read as the release does (the model's payload names an incarnation id, not a pid):
 // with 2026.7.1 it runs with `session-write-lock`, so that the runner takes the same lock.
+//
+// The SQLite-era releases (2026.8.1, 2026.9.6) run the system-event queue, the wakes (2026.9.6's session-event wake)
+// and the orphan merge; each part they lack is listed with why (`missingPart`): gone, a no-op, or needing the
+// release's SQLite agent DB, which gatesim does not simulate yet (part 2, a later issue). A bare `--openclaw 2026.9.6`
+// runs the parts it has; naming one it lacks is refused with the reason (exit 2).
 import { appendLocksItself } from './mirror-append.ts';
-import { isOpenclawRelease, type OpenclawRelease, openclawReleases } from './releases.ts';
+import { isOpenclawRelease, openclawPinnedReleases, type OpenclawRelease } from './releases.ts';
 
 /** The gateway parts a run can take from a release (the rest of the gateway stays the model's). */
 export const openclawGatewayParts = ['system-events', 'heartbeat-wake', 'node-events', 'orphan-merge', 'session-file-repair', 'session-write-lock', 'mirror-append'] as const;
@@ -40,10 +45,15 @@ function partNamed(text: string): OpenclawGatewayPart | undefined {
 /** The parts as an error lists them: `system-events (se), heartbeat-wake (hw), ...`. */
 const partsWithCodes = openclawGatewayParts.map((part) => `${part} (${codes[part]})`).join(', ');
 
+/** The parts of a SQLite-era release (header). */
+const sqliteEraParts: readonly OpenclawGatewayPart[] = ['system-events', 'heartbeat-wake', 'orphan-merge'];
+
 /** The parts each release can run in place of the model's. */
 const partsOfRelease: Readonly<Record<OpenclawRelease, readonly OpenclawGatewayPart[]>> = {
   '2026.4.24': openclawGatewayParts,
   '2026.7.1': openclawGatewayParts,
+  '2026.8.1': sqliteEraParts,
+  '2026.9.6': sqliteEraParts,
 };
 
 /**
@@ -60,8 +70,42 @@ export function openclawBarePartsOf(release: OpenclawRelease): readonly Openclaw
   return partsOfRelease[release].filter((part) => !optIn.includes(part));
 }
 
+/** Why a release lacks a part: it is gone from the release, a no-op there, or needs what gatesim does not simulate. */
+export type MissingPartKind = 'gone' | 'no-op' | 'needs-sqlite';
+
+export interface MissingPart {
+  part: OpenclawGatewayPart;
+  kind: MissingPartKind;
+  /** One clause, for the error a request of the part gets and for `list`. */
+  why: string;
+}
+
+/** What the SQLite-era releases lack, each read in their chunks (docs/MODEL.md, "The SQLite-era releases"). */
+function sqliteEraMissing(): Partial<Record<OpenclawGatewayPart, Omit<MissingPart, 'part'>>> {
+  return {
+    // handleNodeEvent: loadGatewaySessionEntry and upsertSessionEntryCore (session-accessor.sqlite-entry).
+    'node-events': { kind: 'needs-sqlite', why: "needs the release's SQLite agent DB (its handleNodeEvent keeps session entries in node:sqlite), which gatesim does not simulate yet (part 2)" },
+    'session-file-repair': { kind: 'gone', why: 'gone since 2026.8.1 moved transcripts into the SQLite agent DB (no src/agents/session-file-repair.ts in its chunks)' },
+    // "Session write leases were removed" for the session lane's writer claim; the stub is due to go in 2026.10.
+    'session-write-lock': { kind: 'no-op', why: 'a no-op (its acquireSessionWriteLock is a deprecated stub that takes no lock: src/plugin-sdk/session-write-lock-runtime.ts)' },
+    // appendAssistantMessageToSessionTranscript: the session-accessor.sqlite-* chunks.
+    'mirror-append': { kind: 'needs-sqlite', why: "needs the release's SQLite agent DB (its append writes the transcript through node:sqlite), which gatesim does not simulate yet (part 2)" },
+  };
+}
+
 /** Why a release cannot run a part, for the error a request of it gets. */
-const missingPart: Readonly<Partial<Record<OpenclawRelease, Partial<Record<OpenclawGatewayPart, string>>>>> = {};
+const missingPart: Readonly<Partial<Record<OpenclawRelease, Partial<Record<OpenclawGatewayPart, Omit<MissingPart, 'part'>>>>>> = {
+  '2026.8.1': sqliteEraMissing(),
+  '2026.9.6': sqliteEraMissing(),
+};
+
+/** The parts a release lacks, each with why, in the order of openclawGatewayParts (`list` shows them). */
+export function openclawMissingPartsOf(release: OpenclawRelease): MissingPart[] {
+  return openclawGatewayParts.flatMap((part) => {
+    const missing = missingPart[release]?.[part];
+    return missing === undefined ? [] : [{ part, ...missing }];
+  });
+}
 
 /** The parts a release can run (`list` shows them). */
 export function openclawPartsOf(release: OpenclawRelease): readonly OpenclawGatewayPart[] {
@@ -83,7 +127,7 @@ export class OpenclawChoiceError extends Error {
 function partsProblem(release: OpenclawRelease, parts: readonly OpenclawGatewayPart[]): string | undefined {
   for (const part of parts) {
     const missing = missingPart[release]?.[part];
-    if (missing !== undefined || !partsOfRelease[release].includes(part)) return `openclaw ${release} cannot run ${part}: ${missing ?? 'not one of its parts'}`;
+    if (missing !== undefined || !partsOfRelease[release].includes(part)) return `openclaw ${release} cannot run ${part}: ${missing?.why ?? 'not one of its parts'}`;
   }
   if (parts.includes('node-events') && !(parts.includes('system-events') && parts.includes('heartbeat-wake'))) {
     return "node-events runs with system-events and heartbeat-wake (the release's handleNodeEvent enqueues into its own queue and requests its own wake)";
@@ -100,7 +144,7 @@ function partsProblem(release: OpenclawRelease, parts: readonly OpenclawGatewayP
  */
 export function parseOpenclawChoice(text: string): OpenclawChoice {
   const [release = '', partsText, ...extra] = text.trim().split(':');
-  if (!isOpenclawRelease(release) || extra.length > 0) throw new OpenclawChoiceError(`--openclaw takes a pinned release (${openclawReleases.join(', ')}), optionally followed by :<part>,<part> by name or code (${partsWithCodes}); got "${text.slice(0, 60)}"`);
+  if (!isOpenclawRelease(release) || extra.length > 0) throw new OpenclawChoiceError(`--openclaw takes a pinned release (${openclawPinnedReleases.join(', ')}), optionally followed by :<part>,<part> by name or code (${partsWithCodes}); got "${text.slice(0, 60)}"`);
   if (partsText === undefined) return { release, parts: [...openclawBarePartsOf(release)] };
   const named = partsText.split(',').map((part) => part.trim());
   const unknown = named.find((part) => partNamed(part) === undefined);

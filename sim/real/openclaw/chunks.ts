@@ -4,8 +4,16 @@
 // (release, source file, real name): the chunk whose region of that file declares the name and whose export line
 // exports it. Chunk names and letters change with every release; the source file and the real name rarely do.
 //
-// The index of a release is built once per process (every top-level dist/*.js file is read: about 1.3 s for
-// 2026.4.24's 2,554 files, 2 s for 2026.7.1's 4,597) and answers every lookup after.
+// The index of a release is built once per process (every top-level dist/ chunk is read, `.js` and 2026.9.6's `.mjs`:
+// about 1.3 s for 2026.4.24's 2,554 files, 2 s for 2026.7.1's 4,597, under 1 s warm for 2026.8.1's 5,852 and 2026.9.6's
+// 7,012) and answers every lookup after.
+//
+// Region names. Most name a file of OpenClaw's own `src/` or `extensions/`; the monorepo's workspace packages appear as
+// `packages/<name>/src/...` (2026.9.6: the gateway protocol's schemas, the session-key contract), indexed as they are.
+// A bundled npm package appears as `node_modules/<package>/<file>` (2026.7.1's fs-safe) or, from 2026.9.6 on, by its
+// pnpm store path `node_modules/.pnpm/<name>@<version>[_<peers>]/node_modules/<package>/<file>` (kysely, zod, fs-safe):
+// indexed and looked up as `node_modules/<package>/<file>`, so a lookup names a package file the same way in every
+// release, whatever version the release bundles.
 import { listReleaseChunks, readReleaseChunk } from '../openclaw-hooks.mjs';
 import { OpenclawLookupError, type OpenclawRelease, openclawReleases, requireRelease, workspaceMissing } from './releases.ts';
 
@@ -72,6 +80,113 @@ function importOf(match: RegExpExecArray): ChunkImport {
   };
 }
 
+/**
+ * The lines (0-based) that start inside a template literal: text, not statements. 2026.9.6's plugin loader writes
+ * modules from template literals whose lines begin `export const ...` (dist/plugin-setup-module-*.mjs), which are no
+ * module-level statement of the chunk. A small lexer (comments, strings, template literals with `${}` nesting, regular
+ * expressions after an operator or keyword), run only on a chunk with a line it would otherwise refuse.
+ */
+export function linesInTemplateLiterals(source: string): Set<number> {
+  const inside = new Set<number>();
+  // Each open template literal on the stack, with the `${` braces open inside it (-1 while in its text).
+  const stack: number[] = [];
+  let line = 0;
+  let previous = ''; // the last significant character of code, for a `/` that starts a regular expression
+  let word = ''; // the last word of code (return, typeof, ... before a regular expression)
+  const regexAfter = new Set(['return', 'typeof', 'case', 'do', 'else', 'in', 'of', 'new', 'delete', 'void', 'throw', 'yield', 'await']);
+  let index = 0;
+  const length = source.length;
+  const inTemplateText = () => stack.length > 0 && stack[stack.length - 1] === -1;
+  while (index < length) {
+    const char = source[index] as string;
+    if (char === '\n') {
+      line++;
+      if (inTemplateText()) inside.add(line);
+      index++;
+      continue;
+    }
+    if (inTemplateText()) {
+      if (char === '\\') index += 2;
+      else if (char === '`') {
+        stack.pop();
+        previous = '`';
+        index++;
+      } else if (char === '$' && source[index + 1] === '{') {
+        stack[stack.length - 1] = 0;
+        previous = '{';
+        index += 2;
+      } else index++;
+      continue;
+    }
+    if (char === '/' && source[index + 1] === '/') {
+      const end = source.indexOf('\n', index);
+      index = end < 0 ? length : end;
+      continue;
+    }
+    if (char === '/' && source[index + 1] === '*') {
+      const end = source.indexOf('*/', index + 2);
+      const stop = end < 0 ? length : end + 2;
+      for (let at = index; at < stop; at++) if (source[at] === '\n') line++;
+      index = stop;
+      continue;
+    }
+    if (char === '"' || char === "'") {
+      index++;
+      while (index < length && source[index] !== char && source[index] !== '\n') index += source[index] === '\\' ? 2 : 1;
+      index++;
+      previous = char;
+      word = '';
+      continue;
+    }
+    if (char === '`') {
+      stack.push(-1);
+      index++;
+      continue;
+    }
+    if (char === '/' && (previous === '' || '(,=:[!&|?{};+-*%<>~^'.includes(previous) || regexAfter.has(word))) {
+      index++;
+      let inClass = false;
+      while (index < length && source[index] !== '\n') {
+        const at = source[index] as string;
+        if (at === '\\') index++;
+        else if (at === '[') inClass = true;
+        else if (at === ']') inClass = false;
+        else if (at === '/' && !inClass) break;
+        index++;
+      }
+      index++;
+      previous = '/';
+      word = '';
+      continue;
+    }
+    if (stack.length > 0) {
+      if (char === '{') stack[stack.length - 1] = (stack[stack.length - 1] as number) + 1;
+      else if (char === '}') {
+        if (stack[stack.length - 1] === 0) {
+          stack[stack.length - 1] = -1;
+          index++;
+          continue;
+        }
+        stack[stack.length - 1] = (stack[stack.length - 1] as number) - 1;
+      }
+    }
+    if (/[\w$]/.test(char)) {
+      let end = index + 1;
+      while (end < length && /[\w$]/.test(source[end] as string)) end++;
+      word = source.slice(index, end);
+      previous = 'a';
+      index = end;
+      continue;
+    }
+    if (char !== ' ' && char !== '\t' && char !== '\r') {
+      previous = char;
+      word = '';
+    }
+    index++;
+  }
+  return inside;
+}
+
 export function parseChunk(source: string): ParsedChunk {
   const lines = source.split('\n');
   const imports: ChunkImport[] = [];
@@ -92,6 +207,7 @@ export function parseChunk(source: string): ParsedChunk {
   let unsupported: string | undefined;
   const starExports: { specifier: string; line: number }[] = [];
   const bodyImportLines: number[] = [];
+  let templateLines: Set<number> | undefined;
   for (let index = headerLines; index < lines.length; index++) {
     const line = lines[index] as string;
     if (line.startsWith('//#region ')) {
@@ -101,7 +217,10 @@ export function parseChunk(source: string): ParsedChunk {
       if (open !== undefined) regions.push({ ...open, endLine: index });
       open = undefined;
     } else if (line.startsWith('import ') && importPattern.test(line)) {
-      // An import inside the body (2026.7.1's re-export helpers): hoisted, as every import is.
+      // An import inside the body (2026.7.1's re-export helpers): hoisted, as every import is; unless the line is text
+      // of a template literal (2026.9.6's plugin loader writes modules from them).
+      templateLines ??= linesInTemplateLiterals(source);
+      if (templateLines.has(index)) continue;
       imports.push(importOf(importPattern.exec(line) as RegExpExecArray));
       bodyImportLines.push(index);
     } else if (line.startsWith('export * from ')) {
@@ -110,8 +229,11 @@ export function parseChunk(source: string): ParsedChunk {
       else starExports.push({ specifier: star[1] as string, line: index });
     } else if (line.startsWith('export')) {
       const match = exportListPattern.exec(line);
-      if (match === null || exportLine !== undefined) unsupported ??= `its module-level statement ${JSON.stringify(line.slice(0, 80))}`;
-      else {
+      if (match === null || exportLine !== undefined) {
+        // A line of a template literal's text that starts with `export` is no statement (linesInTemplateLiterals).
+        templateLines ??= linesInTemplateLiterals(source);
+        if (!templateLines.has(index)) unsupported ??= `its module-level statement ${JSON.stringify(line.slice(0, 80))}`;
+      } else {
         exportLine = index;
         exports = parseSpecifiers(match[1] as string).map(({ left, right }) => ({ local: left, exported: right }));
       }
@@ -121,7 +243,26 @@ export function parseChunk(source: string): ParsedChunk {
   return { imports, exports, starExports, bodyImportLines, regions, headerLines, exportLine, unsupported };
 }
 
+const pnpmStorePath = /^node_modules\/\.pnpm\/[^/]+\/node_modules\//;
+
+/** The name a region's file is indexed and looked up by: a pnpm store path as the plain package path (header). */
+export function canonicalSourceFile(sourceFile: string): string {
+  return sourceFile.replace(pnpmStorePath, 'node_modules/');
+}
+
 const declarationPattern = /^(?:async\s+)?(?:function\*?\s*([\w$]+)\s*\(|(?:const|let|var|class)\s+([\w$]+))/;
+/** `const { a, b: c, d = 1 } = ...` at module level (2026.9.6's session-event wake destructures its runtime singleton). */
+const destructuringPattern = /^(?:const|let|var)\s*\{([^}]*)\}\s*=/;
+
+/** The names a destructuring declaration's pattern binds (`a`, `b: c` binds c, `d = 1` binds d; no nested patterns). */
+function destructuredNames(pattern: string): string[] {
+  return pattern
+    .split(',')
+    .map((part) => part.trim().replace(/\s*=[\s\S]*$/, ''))
+    .filter((part) => part.length > 0 && !part.startsWith('...'))
+    .map((part) => /(?:^|:)\s*([\w$]+)$/.exec(part)?.[1])
+    .filter((name): name is string => name !== undefined);
+}
 
 /** The line of each module-level declaration (a name declared at the start of a line), first one wins. */
 function declarationLines(lines: readonly string[], from: number): Map<string, number> {
@@ -131,6 +272,11 @@ function declarationLines(lines: readonly string[], from: number): Map<string, n
     const first = line.charCodeAt(0);
     // Module-level code is not indented: skip indented lines, closing braces and comments without a regex.
     if (first !== 97 && first !== 99 && first !== 102 && first !== 108 && first !== 118) continue; // a c f l v
+    const destructured = destructuringPattern.exec(line);
+    if (destructured !== null) {
+      for (const name of destructuredNames(destructured[1] as string)) if (!declared.has(name)) declared.set(name, index);
+      continue;
+    }
     const match = declarationPattern.exec(line);
     const name = match?.[1] ?? match?.[2];
     if (name !== undefined && !declared.has(name)) declared.set(name, index);
@@ -176,17 +322,18 @@ function buildIndex(release: OpenclawRelease): ReleaseIndex {
       const region = parsed.regions.find((candidate) => candidate.startLine <= line && line < candidate.endLine);
       if (region === undefined) continue;
       const name = local.replace(/\$\d+$/, '');
-      let names = bySource.get(region.sourceFile);
+      const sourceFile = canonicalSourceFile(region.sourceFile);
+      let names = bySource.get(sourceFile);
       if (names === undefined) {
         names = new Map();
-        bySource.set(region.sourceFile, names);
+        bySource.set(sourceFile, names);
       }
       let found = names.get(name);
       if (found === undefined) {
         found = [];
         names.set(name, found);
       }
-      found.push({ release, sourceFile: region.sourceFile, name, chunk, exportName: exported, localName: local });
+      found.push({ release, sourceFile, name, chunk, exportName: exported, localName: local });
     }
   }
   return { bySource, chunkCount: files.length };
@@ -209,7 +356,7 @@ export function releaseIndex(release: OpenclawRelease): ReleaseIndex {
  */
 export function resolveOpenclawExport(release: OpenclawRelease, sourceFile: string, name: string): ResolvedExport {
   const index = releaseIndex(release);
-  const names = index.bySource.get(sourceFile);
+  const names = index.bySource.get(canonicalSourceFile(sourceFile));
   if (names === undefined) {
     throw new OpenclawLookupError(release, sourceFile, name, `openclaw ${release} has no source file ${sourceFile} in its dist/ chunks (looking for ${name})`);
   }

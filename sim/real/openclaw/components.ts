@@ -1,10 +1,16 @@
-// The real OpenClaw components gatesim can run in place of the model's (DESIGN.md section 8, issue 22 step 3), and
+// The real OpenClaw components gatesim can run in place of the model's (docs/ARCHITECTURE.md section 8, issue 22 step 3), and
 // where each lives in each pinned release: a source file and the real names of its functions, read in the releases'
 // dist/ chunks (`//#region <file>` and the closing export line; the chunk and letter are the resolver's business).
 // Where the two releases differ, the table says so: 2026.7.1 renamed `requestHeartbeatNow` to `requestHeartbeat` and
 // moved the run attempt from `src/agents/pi-embedded-runner/` to `src/agents/embedded-agent-runner/`; its
 // session-file repair shares a chunk with OpenClaw's own SessionManager (`src/agents/sessions/session-manager.ts`),
-// where 2026.4.24 imports pi's from `@mariozechner/pi-coding-agent`.
+// where 2026.4.24 imports pi's from `@mariozechner/pi-coding-agent`. The SQLite-era releases (2026.8.1, 2026.9.6) have
+// the system-event queue, the wakes and the orphan merge only (choice.ts says why not the rest): 2026.8.1 renamed the
+// run attempt's `attempt.prompt-helpers.ts` to `attempt-prompt-helpers.ts`; 2026.9.6 qualifies every queue key by its
+// agent (`resolveSystemEventQueueKey` of `src/infra/system-event-ownership.ts`, as its handleNodeEvent does through
+// `withSystemEventOwner`) and replaced the heartbeat wake by the session-event wake (`src/infra/session-event-wake.ts`:
+// requestSessionEventWake, requestSessionEventWakeAndWait, setSessionEventWakesEnabled), keeping
+// `setHeartbeatWakeHandler` in `src/infra/heartbeat-wake.ts` as a wrapper of the session-event wake's handler.
 //
 // Loadable so far: the system-event queue (loadOpenclawComponent(release, 'system-events', binding)); the heartbeat
 // wake, node-events (handleNodeEvent), the orphan-merge policy (the runner's, orphan-merge.ts) and the session write
@@ -14,7 +20,7 @@
 import type { HooksBinding } from '../openclaw-hooks.mjs';
 import { type ResolvedExport, resolveOpenclawExport } from './chunks.ts';
 import { OpenclawInstance } from './instance.ts';
-import type { OpenclawRelease } from './releases.ts';
+import { OpenclawLookupError, openclawPinnedReleases, type OpenclawRelease } from './releases.ts';
 
 export const openclawComponentNames = [
   'system-events',
@@ -31,18 +37,22 @@ export interface ComponentSource {
   sourceFile: string;
   /** Real names of the functions gatesim calls, in the release's source file. */
   functions: readonly string[];
+  /** Functions of other source files the adapter calls too (2026.9.6's queue key, its wake handler's wrapper). */
+  also?: readonly { sourceFile: string; name: string }[];
 }
 
 export interface OpenclawComponent {
   name: OpenclawComponentName;
   /** What it replaces in the model (src/). */
   replaces: string;
-  sources: Readonly<Record<OpenclawRelease, ComponentSource>>;
+  /** Where it lives in each release that has it (choice.ts says why the others lack it). */
+  sources: Readonly<Partial<Record<OpenclawRelease, ComponentSource>>>;
 }
 
 const systemEventFunctions = ['enqueueSystemEvent', 'drainSystemEvents', 'drainSystemEventEntries', 'peekSystemEvents', 'peekSystemEventEntries'];
 
-function same(sourceFile: string, functions: readonly string[]): Record<OpenclawRelease, ComponentSource> {
+/** The same file and functions in the JSONL-era releases (2026.4.24, 2026.7.1). */
+function same(sourceFile: string, functions: readonly string[]): Partial<Record<OpenclawRelease, ComponentSource>> {
   return { '2026.4.24': { sourceFile, functions }, '2026.7.1': { sourceFile, functions } };
 }
 
@@ -50,7 +60,11 @@ export const openclawComponents: Readonly<Record<OpenclawComponentName, Openclaw
   'system-events': {
     name: 'system-events',
     replaces: 'src/system-events.ts SystemEventQueue (enqueue, drain, peek)',
-    sources: same('src/infra/system-events.ts', systemEventFunctions),
+    sources: {
+      ...same('src/infra/system-events.ts', systemEventFunctions),
+      '2026.8.1': { sourceFile: 'src/infra/system-events.ts', functions: systemEventFunctions },
+      '2026.9.6': { sourceFile: 'src/infra/system-events.ts', functions: systemEventFunctions, also: [{ sourceFile: 'src/infra/system-event-ownership.ts', name: 'resolveSystemEventQueueKey' }] },
+    },
   },
   'heartbeat-wake': {
     name: 'heartbeat-wake',
@@ -58,6 +72,12 @@ export const openclawComponents: Readonly<Record<OpenclawComponentName, Openclaw
     sources: {
       '2026.4.24': { sourceFile: 'src/infra/heartbeat-wake.ts', functions: ['requestHeartbeatNow', 'setHeartbeatWakeHandler', 'setHeartbeatsEnabled'] },
       '2026.7.1': { sourceFile: 'src/infra/heartbeat-wake.ts', functions: ['requestHeartbeat', 'setHeartbeatWakeHandler', 'setHeartbeatsEnabled'] },
+      '2026.8.1': { sourceFile: 'src/infra/heartbeat-wake.ts', functions: ['requestHeartbeat', 'setHeartbeatWakeHandler', 'setHeartbeatsEnabled'] },
+      '2026.9.6': {
+        sourceFile: 'src/infra/session-event-wake.ts',
+        functions: ['requestSessionEventWake', 'requestSessionEventWakeAndWait', 'setSessionEventWakesEnabled'],
+        also: [{ sourceFile: 'src/infra/heartbeat-wake.ts', name: 'setHeartbeatWakeHandler' }],
+      },
     },
   },
   'session-file-repair': {
@@ -92,14 +112,31 @@ export const openclawComponents: Readonly<Record<OpenclawComponentName, Openclaw
     sources: {
       '2026.4.24': { sourceFile: 'src/agents/pi-embedded-runner/run/attempt.prompt-helpers.ts', functions: ['mergeOrphanedTrailingUserPrompt'] },
       '2026.7.1': { sourceFile: 'src/agents/embedded-agent-runner/run/attempt.prompt-helpers.ts', functions: ['mergeOrphanedTrailingUserPrompt'] },
+      '2026.8.1': { sourceFile: 'src/agents/embedded-agent-runner/run/attempt-prompt-helpers.ts', functions: ['mergeOrphanedTrailingUserPrompt'] },
+      '2026.9.6': { sourceFile: 'src/agents/embedded-agent-runner/run/attempt-prompt-helpers.ts', functions: ['mergeOrphanedTrailingUserPrompt'] },
     },
   },
 };
 
-/** Where each function of a component lives in a release (chunk, export letter); throws if the release lacks one. */
+/** Where a component lives in a release; throws OpenclawLookupError when the release does not have it. */
+export function componentSource(name: OpenclawComponentName, release: OpenclawRelease): ComponentSource {
+  const source = openclawComponents[name].sources[release];
+  if (source === undefined) throw new OpenclawLookupError(release, '', '', `openclaw ${release} has no ${name} gatesim can run (sim/real/openclaw/choice.ts says why)`);
+  return source;
+}
+
+/** Which releases have a component. */
+export function releasesWithComponent(name: OpenclawComponentName): OpenclawRelease[] {
+  return openclawPinnedReleases.filter((release) => openclawComponents[name].sources[release] !== undefined);
+}
+
+/**
+ * Where each function of a component lives in a release (chunk, export letter), its own file's then those of other
+ * files (`also`); throws if the release lacks one.
+ */
 export function resolveOpenclawComponent(release: OpenclawRelease, name: OpenclawComponentName): ResolvedExport[] {
-  const { sourceFile, functions } = openclawComponents[name].sources[release];
-  return functions.map((fn) => resolveOpenclawExport(release, sourceFile, fn));
+  const { sourceFile, functions, also = [] } = componentSource(name, release);
+  return [...functions.map((fn) => resolveOpenclawExport(release, sourceFile, fn)), ...also.map((extra) => resolveOpenclawExport(release, extra.sourceFile, extra.name))];
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -132,7 +169,18 @@ export interface OpenclawSystemEvents {
   drainSystemEventEntries(sessionKey: string): RealSystemEvent[];
   peekSystemEvents(sessionKey: string): string[];
   peekSystemEventEntries(sessionKey: string): RealSystemEvent[];
+  /**
+   * The key the release's own callers give its queue for a session key of gatesim's agent (`main`): the key itself,
+   * or in 2026.9.6 the agent-qualified key of `resolveSystemEventQueueKey(sessionKey, 'main')`, as its handleNodeEvent
+   * passes it (`withSystemEventOwner`): its queue refuses a key that does not parse as `agent:<id>:<rest>`. gatesim's
+   * chat sessions (`agent:main:chat:<n>`) keep their key; the node default (`node-<nodeId>`) becomes
+   * `agent:main:node-<nodeId>`.
+   */
+  queueKey(sessionKey: string): string;
 }
+
+/** The agent of every session gatesim runs (`agent:main:chat:<n>`). */
+export const gatesimAgentId = 'main';
 
 export interface OpenclawComponentApis {
   'system-events': OpenclawSystemEvents;
@@ -141,9 +189,12 @@ export interface OpenclawComponentApis {
 export type LoadableOpenclawComponent = keyof OpenclawComponentApis;
 
 function systemEvents(instance: OpenclawInstance): OpenclawSystemEvents {
-  const { sourceFile } = openclawComponents['system-events'].sources[instance.release];
+  const { sourceFile, also = [] } = componentSource('system-events', instance.release);
   const fn = <F extends (...args: never[]) => unknown>(name: string) => instance.function<F>(sourceFile, name);
+  const owner = also.find((extra) => extra.name === 'resolveSystemEventQueueKey');
+  const resolveKey = owner === undefined ? undefined : instance.function<(sessionKey: string, agentId?: string) => string>(owner.sourceFile, owner.name);
   return {
+    queueKey: (sessionKey) => (resolveKey === undefined ? sessionKey : resolveKey(sessionKey, gatesimAgentId)),
     release: instance.release,
     instance,
     enqueueSystemEvent: fn('enqueueSystemEvent'),

@@ -15,7 +15,14 @@
 // - The heartbeat wakes: the real module keeps the pending wakes, the coalesce and retry timers (simulated timers of
 //   the gateway's incarnation) and the batch loop; the model's heartbeat runner is its handler. 2026.4.24 exports
 //   requestHeartbeatNow({ reason, agentId, sessionKey }); 2026.7.1 renamed it requestHeartbeat and added `source` and
-//   `intent` (an exec event is source and reason `exec-event`, intent `event`, as its handleNodeEvent asks).
+//   `intent` (an exec event is source and reason `exec-event`, intent `event`, as its handleNodeEvent asks); 2026.8.1
+//   keeps it. 2026.9.6 replaced the module by the session-event wake (src/infra/session-event-wake.ts): the same
+//   request as requestSessionEventWake, the handler set through heartbeat-wake.ts's setHeartbeatWakeHandler, now a
+//   wrapper of the session-event wake's; it dispatches up to 4 targets (sessions) at once, where the older wakes ran
+//   one batch at a time.
+// - The queue keys: 2026.9.6's queue takes agent-qualified keys only (`agent:<id>:<rest>`); the adapter gives it the
+//   key its own ingestion would (OpenclawSystemEvents.queueKey: gatesim's chat keys as they are, the node default
+//   `node-<nodeId>` as `agent:main:node-<nodeId>`) and keeps the model's key everywhere else.
 import type { GatewayParts, HeartbeatWakesPort, ProcessContext, Random, SystemEvent, SystemEventQueuePort, Wake, WakeHandler, WakeReason, WakeTarget } from '../../../src/index.ts';
 import type { EnqueueResult } from '../../../src/index.ts';
 import { simEpochMs } from '../../../src/pi-format.ts';
@@ -23,7 +30,7 @@ import { transcriptPath } from '../../../src/session-dbs.ts';
 import { assert } from '../../kernel/assert.ts';
 import type { Simulation } from '../../kernel/simulation.ts';
 import { openclawIncarnationBinding, simulatedDiskFs, simulatedDiskFsPromises, simulatedProcesses } from './binding.ts';
-import { openclawComponentOf, openclawComponents, type OpenclawSystemEvents, type RealSystemEvent } from './components.ts';
+import { componentSource, openclawComponentOf, type OpenclawSystemEvents, type RealSystemEvent } from './components.ts';
 import { installOpenclaw, openclawHome } from './home.ts';
 import { authorizesExecEvents, RealNodeEvents } from './node-events.ts';
 import { RealOrphanMerge } from './orphan-merge.ts';
@@ -33,6 +40,7 @@ import { installMirrorStore, RealMirrorAppend } from './mirror-append.ts';
 import { OpenclawInstance } from './instance.ts';
 import { virtualPackageRoot } from '../openclaw-hooks.mjs';
 import type { OpenclawChoice } from './choice.ts';
+import { openclawSqliteEraReleases } from './releases.ts';
 
 export { type OpenclawChoice, type OpenclawGatewayPart, openclawGatewayParts } from './choice.ts';
 
@@ -79,7 +87,13 @@ export function openclawGatewayPartsFor(sim: Simulation, choice: OpenclawChoice)
   // Where the model keeps its transcripts (src/session-dbs.ts transcriptPath), the sessions directory the locks are in.
   const transcriptsDir = transcriptPath('x').replace(/\/[^/]*$/, '');
   if (choice.parts.includes('system-events')) parts.systemEvents = (ctx) => new RealSystemEventQueue(openclawComponentOf(instanceOf(ctx), 'system-events'), ctx);
-  if (choice.parts.includes('heartbeat-wake')) parts.heartbeatWakes = (ctx, _timers, handler) => new RealHeartbeatWakes(instanceOf(ctx), ctx, handler);
+  if (choice.parts.includes('heartbeat-wake')) {
+    parts.heartbeatWakes = (ctx, _timers, handler) => {
+      const owner = sim.processes.incarnation(ctx.incarnation);
+      assert(owner !== undefined, `no incarnation ${ctx.incarnation} for ${ctx.name}`);
+      return new RealHeartbeatWakes(instanceOf(ctx), ctx, handler, () => sim.scheduler.holdSettle(() => owner.alive));
+    };
+  }
   if (choice.parts.includes('node-events')) {
     // 2026.7.1 takes an exec event only after the gateway's own system.run invoke: the gateway issues them (node-events.ts).
     if (authorizesExecEvents(choice.release)) parts.systemRunInvokes = true;
@@ -137,7 +151,7 @@ export class RealSystemEventQueue implements SystemEventQueuePort {
   ) {}
 
   enqueueSystemEvent(sessionKey: string, text: string, options: { contextKey: string | null; trusted?: boolean; execKey: string | null }): EnqueueResult {
-    const queued = this.real.enqueueSystemEvent(text, { sessionKey, contextKey: options.contextKey, trusted: options.trusted ?? true });
+    const queued = this.real.enqueueSystemEvent(text, { sessionKey: this.real.queueKey(sessionKey), contextKey: options.contextKey, trusted: options.trusted ?? true });
     const events = this.eventsOf(sessionKey);
     if (!queued) {
       const cleaned = text.trim();
@@ -145,7 +159,7 @@ export class RealSystemEventQueue implements SystemEventQueuePort {
       this.check(sessionKey);
       return { queued: false, duplicateOf };
     }
-    const entries = this.real.peekSystemEventEntries(sessionKey);
+    const entries = this.real.peekSystemEventEntries(this.real.queueKey(sessionKey));
     const last = entries.at(-1);
     assert(last !== undefined, `the real queue of ${sessionKey} holds the event it accepted`);
     const event: SystemEvent = { text: last.text, ts: this.ctx.clock.nowMs(), contextKey: last.contextKey ?? null, trusted: options.trusted ?? true, onDurable: [], execKey: options.execKey };
@@ -162,7 +176,7 @@ export class RealSystemEventQueue implements SystemEventQueuePort {
   }
 
   drainSystemEvents(sessionKey: string): SystemEvent[] {
-    const drained = this.real.drainSystemEventEntries(sessionKey);
+    const drained = this.real.drainSystemEventEntries(this.real.queueKey(sessionKey));
     const events = this.eventsOf(sessionKey);
     this.beside.set(sessionKey, []);
     assert(drained.length === events.length && drained.every((entry, index) => entry.text === events[index]?.text), `the real queue of ${sessionKey} drained ${drained.length} events, the model's objects are ${events.length}`);
@@ -183,7 +197,7 @@ export class RealSystemEventQueue implements SystemEventQueuePort {
 
   /** The real queue's entries now (what adoptEnqueued compares with after the release's own code ran). */
   snapshot(sessionKey: string): RealSystemEvent[] {
-    return this.real.peekSystemEventEntries(sessionKey);
+    return this.real.peekSystemEventEntries(this.real.queueKey(sessionKey));
   }
 
   /**
@@ -193,7 +207,7 @@ export class RealSystemEventQueue implements SystemEventQueuePort {
    * key the model's own ingestion gives it).
    */
   adoptEnqueued(sessionKey: string, before: readonly RealSystemEvent[]): SystemEvent | undefined {
-    const entries = this.real.peekSystemEventEntries(sessionKey);
+    const entries = this.real.peekSystemEventEntries(this.real.queueKey(sessionKey));
     const changed = entries.length !== before.length || entries.some((entry, index) => entry.text !== before[index]?.text || entry.ts !== before[index]?.ts);
     const events = this.eventsOf(sessionKey);
     if (!changed) {
@@ -220,7 +234,7 @@ export class RealSystemEventQueue implements SystemEventQueuePort {
 
   /** The model's objects and the real queue agree: the same texts in the same order. */
   private check(sessionKey: string): void {
-    const entries = this.real.peekSystemEventEntries(sessionKey);
+    const entries = this.real.peekSystemEventEntries(this.real.queueKey(sessionKey));
     const events = this.eventsOf(sessionKey);
     assert(entries.length === events.length && entries.every((entry, index) => entry.text === events[index]?.text), `the real queue of ${sessionKey} holds ${entries.length} events, the model's objects are ${events.length}`);
   }
@@ -232,31 +246,68 @@ interface RealWakeRequest {
   sessionKey?: string;
 }
 
-/** The real heartbeat wakes of one gateway incarnation, running the model's heartbeat runner as their handler. */
+/** Let go of a settle hold after `hops` microtask hops (deterministic: microtask order is ECMAScript's). */
+async function letGoAfter(hops: number, letGo: () => void): Promise<void> {
+  for (let hop = 0; hop < hops; hop++) await null;
+  letGo();
+}
+
+/** How a release takes a wake request: 2026.4.24's requestHeartbeatNow, or the source-and-intent request of the rest. */
+type WakeRequestShape = 'reason' | 'source-and-intent';
+
+/**
+ * Microtask hops the settle stays held after the handler returns, in the releases whose dispatch goes on long after
+ * (RealHeartbeatWakes): enough for the release's chain from the handler's answer to the end of its dispatch (about 30
+ * hops in 2026.9.6: the race with the abort signal, the gateway's work admission, its AsyncLocalStorage run).
+ */
+const wakeTailHops = 256;
+
+/**
+ * The real heartbeat wakes of one gateway incarnation (2026.9.6: its session-event wakes), running the model's heartbeat
+ * runner as their handler.
+ *
+ * The SQLite-era releases' dispatch of a wake goes on for tens of microtask hops after the handler answers (2026.9.6:
+ * Promise.race with the abort signal, runWithGatewayDetachedWorkAdmission, the attempts' AsyncLocalStorage), touching
+ * nothing of the kernel, before it ends the target's turn and schedules what is pending; past the kernel's 8 quiet
+ * hops that tail ran only at a later event, at a later simulated time (an unscoped wake requested at 0.8 s, due at
+ * 1.05 s, ran at 120.8 s in the wake test's plan). So for them the adapter holds the kernel's settle
+ * (sim/kernel/scheduler.ts holdSettle, as the mirror append does) from the handler's start until wakeTailHops hops
+ * after its answer: the tail runs at the instant of the answer, as it would in a process. 2026.4.24 and 2026.7.1 are
+ * served as before (their tails are short; their recorded trace hashes stand).
+ */
 class RealHeartbeatWakes implements HeartbeatWakesPort {
   private readonly request: (options: Record<string, unknown>) => void;
-  private readonly renamed: boolean;
+  private readonly shape: WakeRequestShape;
 
   constructor(
     instance: OpenclawInstance,
     private readonly ctx: ProcessContext,
     handler: WakeHandler,
+    holdSettle: () => () => void,
   ) {
-    // The component table names the release's functions: its request function first (renamed in 2026.7.1).
-    const { sourceFile, functions } = openclawComponents['heartbeat-wake'].sources[instance.release];
+    // The component table names the release's functions: its request function first (renamed in 2026.7.1, the
+    // session-event wake's in 2026.9.6), and where the handler is set (2026.9.6: heartbeat-wake.ts's wrapper).
+    const { sourceFile, functions, also = [] } = componentSource('heartbeat-wake', instance.release);
     const requestName = functions[0] ?? 'requestHeartbeatNow';
-    this.renamed = requestName !== 'requestHeartbeatNow';
+    this.shape = requestName === 'requestHeartbeatNow' ? 'reason' : 'source-and-intent';
     this.request = instance.function(sourceFile, requestName);
-    const setHandler = instance.function<(next: (wake: RealWakeRequest) => Promise<{ status: string; reason?: string }>) => unknown>(sourceFile, 'setHeartbeatWakeHandler');
+    const handlerFile = also.find((extra) => extra.name === 'setHeartbeatWakeHandler')?.sourceFile ?? sourceFile;
+    const setHandler = instance.function<(next: (wake: RealWakeRequest) => Promise<{ status: string; reason?: string }>) => unknown>(handlerFile, 'setHeartbeatWakeHandler');
+    const holdsTail = (openclawSqliteEraReleases as readonly string[]).includes(instance.release);
     setHandler(async (wake) => {
-      const outcome = await handler(this.wakeOf(wake));
-      return outcome === 'ran' ? { status: 'ran' } : { status: 'skipped', reason: 'requests-in-flight' };
+      const letGo = holdsTail ? holdSettle() : undefined;
+      try {
+        const outcome = await handler(this.wakeOf(wake));
+        return outcome === 'ran' ? { status: 'ran' } : { status: 'skipped', reason: 'requests-in-flight' };
+      } finally {
+        if (letGo !== undefined) void letGoAfter(wakeTailHops, letGo);
+      }
     });
   }
 
   requestHeartbeatNow(reason: WakeReason, target: WakeTarget = {}): void {
     const scope = { ...(target.agentId === undefined ? {} : { agentId: target.agentId }), ...(target.sessionKey === undefined ? {} : { sessionKey: target.sessionKey }) };
-    this.request(this.renamed ? { source: reason, intent: 'event', reason, ...scope } : { reason, ...scope });
+    this.request(this.shape === 'source-and-intent' ? { source: reason, intent: 'event', reason, ...scope } : { reason, ...scope });
   }
 
   private wakeOf(wake: RealWakeRequest): Wake {

@@ -1,4 +1,4 @@
-// Real OpenClaw components in the simulated world (DESIGN.md section 8, issue 22): the pinned releases, the resolver
+// Real OpenClaw components in the simulated world (docs/ARCHITECTURE.md section 8, issue 22): the pinned releases, the resolver
 // from (release, source file, real name) to a chunk and export letter, instances of a release's chunks bound to one
 // simulated incarnation, and the components gatesim can load.
 export { findSourceFiles, parseChunk, releaseIndex, resolveOpenclawExport, type ResolvedExport } from './chunks.ts';
@@ -9,7 +9,9 @@ export {
   OpenclawLookupError,
   openclawMissingMessage,
   type OpenclawRelease,
+  openclawPinnedReleases,
   openclawReleases,
+  openclawSqliteEraReleases,
   OpenclawWorkspaceMissingError,
   isOpenclawRelease,
 } from './releases.ts';

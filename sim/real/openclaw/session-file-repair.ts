@@ -40,7 +40,7 @@ import type { Incarnation } from '../../kernel/process.ts';
 import type { Simulation } from '../../kernel/simulation.ts';
 import { enoent } from '../openclaw-hooks.mjs';
 import { openclawIncarnationBinding, type SimulatedDirectories, simulatedDiskFs } from './binding.ts';
-import { openclawComponents } from './components.ts';
+import { componentSource } from './components.ts';
 import { OpenclawInstance } from './instance.ts';
 import type { OpenclawRelease } from './releases.ts';
 
@@ -62,7 +62,7 @@ export type RealRepairSessionFileIfNeeded = (params: { sessionFile: string; warn
 
 /** The release's repairSessionFileIfNeeded of an instance. */
 export function realRepairFunction(instance: OpenclawInstance): RealRepairSessionFileIfNeeded {
-  const { sourceFile, functions } = openclawComponents['session-file-repair'].sources[instance.release];
+  const { sourceFile, functions } = componentSource('session-file-repair', instance.release);
   return instance.function<RealRepairSessionFileIfNeeded>(sourceFile, functions[0] ?? 'repairSessionFileIfNeeded');
 }
 

@@ -34,7 +34,7 @@
 // goes up as it is.
 import type { ProcessContext } from '../../../src/ports.ts';
 import { type SessionWriteLock, SessionWriteLockError, type SessionWriteLockPort } from '../../../src/session-write-lock.ts';
-import { openclawComponents } from './components.ts';
+import { componentSource } from './components.ts';
 import type { OpenclawInstance } from './instance.ts';
 import type { OpenclawRelease } from './releases.ts';
 
@@ -51,16 +51,17 @@ type RealAcquire = (params: Record<string, unknown>) => Promise<RealLock>;
 export const realLockErrorCodes = ['OPENCLAW_SESSION_WRITE_LOCK_TIMEOUT', 'OPENCLAW_SESSION_WRITE_LOCK_STALE'] as const;
 
 /** The run timeout and compaction timeout each release's run attempt derives its max hold from (header). */
-const runAttemptTimeouts: Readonly<Record<OpenclawRelease, { runTimeoutMs: number; compactionTimeoutMs: number }>> = {
+const runAttemptTimeouts: Readonly<Partial<Record<OpenclawRelease, { runTimeoutMs: number; compactionTimeoutMs: number }>>> = {
   '2026.4.24': { runTimeoutMs: 2_880 * 60_000, compactionTimeoutMs: 900_000 },
   '2026.7.1': { runTimeoutMs: 2_880 * 60_000, compactionTimeoutMs: 180_000 },
 };
 
 /** The parameters the release's own caller passes besides the session file (header). */
 export function lockParamsOf(instance: OpenclawInstance, caller: WriteLockCaller): Record<string, unknown> {
-  const { sourceFile } = openclawComponents['session-write-lock'].sources[instance.release];
+  const { sourceFile } = componentSource('session-write-lock', instance.release);
   const maxHoldFromTimeout = instance.function<(params: { timeoutMs: number }) => number>(sourceFile, 'resolveSessionLockMaxHoldFromTimeout');
   const timeouts = runAttemptTimeouts[instance.release];
+  if (timeouts === undefined) throw new Error(`gatesim: openclaw ${instance.release}'s session write lock is a no-op stub (choice.ts): nothing to take`);
   if (instance.release === '2026.4.24') {
     return caller === 'run-attempt' ? { maxHoldMs: maxHoldFromTimeout({ timeoutMs: timeouts.runTimeoutMs + timeouts.compactionTimeoutMs }) } : {};
   }
@@ -86,7 +87,7 @@ interface SweepResult {
 
 /** The gateway's sweep of `sessionsDir` at its start, in the instance of its incarnation (header). */
 export async function sweepStaleLocks(instance: OpenclawInstance, ctx: ProcessContext, sessionsDir: string): Promise<void> {
-  const { sourceFile } = openclawComponents['session-write-lock'].sources[instance.release];
+  const { sourceFile } = componentSource('session-write-lock', instance.release);
   const clean = instance.function<(params: Record<string, unknown>) => Promise<SweepResult>>(sourceFile, 'cleanStaleLockFiles');
   const warnings: string[] = [];
   const result = await clean({ sessionsDir, ...sweepParamsOf(instance.release), log: { warn: (message: string) => warnings.push(message) } });
@@ -107,7 +108,7 @@ export class RealSessionWriteLock implements SessionWriteLockPort {
   async acquire(sessionFile: string): Promise<SessionWriteLock> {
     if (this.acquireFn === undefined) {
       const instance = this.instance();
-      const { sourceFile } = openclawComponents['session-write-lock'].sources[instance.release];
+      const { sourceFile } = componentSource('session-write-lock', instance.release);
       this.acquireFn = instance.function<RealAcquire>(sourceFile, 'acquireSessionWriteLock');
       this.params = lockParamsOf(instance, this.caller);
     }
