@@ -58,6 +58,18 @@ describe('a report of a model run', () => {
     expect(parsed.violations.length).toBeGreaterThan(0);
     for (const found of parsed.violations) expect(found).not.toHaveProperty('finding');
   });
+
+  it('run --json --artifacts says where the artifacts went, and trace.html gives one step count, the JSON one', () => {
+    const dir = join(scratchDir(), 'out');
+    const json = cli(['run', 'send-mid-turn', '--seed', '1', '--bugs', 'send-flag', '--json', '--artifacts', dir]);
+    const parsed = JSON.parse(json.stdout) as { steps: number; artifacts: { dir: string; files: string[] } };
+    expect(parsed.artifacts.dir).toBe(dir);
+    expect([...parsed.artifacts.files].sort()).toEqual(expect.arrayContaining(['report.json', 'trace.html', 'trace.jsonl']));
+    const html = readFileSync(join(dir, 'trace.html'), 'utf8');
+    expect(html).not.toContain('scheduler steps');
+    expect(html).toContain(`${parsed.steps} steps (trace events #0-#${parsed.steps - 1})`);
+    expect(html).toContain('code under test: gatesim&#39;s model only, no real code');
+  });
 });
 
 // docs/MODEL.md "Node exec events, real": seed 000's finish doubled across a gateway restart, and a start doubled.
