@@ -2,7 +2,8 @@
 // with --openclaw (tag `@oc-<release>~<parts>`), the same scenario, bug set, seed and shrink path, replayed with the same
 // parts of each pinned release of the release table in release order (sim/real/openclaw/releases.ts), and a table of
 // the verdicts: `pass`, `fail` (the first violated invariant and its class), `not comparable` (the release cannot run
-// the string's parts: choice.ts's own refusal says why) or `not installed` (how to install it; only the workspace's
+// the string's parts: choice.ts's own refusal says why), `not simulated` (the release's code reached what the simulated
+// world does not cover yet, harness.ts RealCodeEscapeError: no verdict) or `not installed` (how to install it; only the workspace's
 // pinned releases run, nothing is installed on demand). Then where the verdict changed along the releases that ran.
 // Each row that ran names the seed string that replays it alone (`repro`) and its trace hash. Bisect is a question,
 // not a check: exit 0 whenever the table is produced, whatever the verdicts.
@@ -12,7 +13,7 @@
 import type { BugId } from '../../src/index.ts';
 import { findScenario } from '../../scenarios/index.ts';
 import { generateSpec } from '../run/generate.ts';
-import type { RunResult } from '../run/harness.ts';
+import { RealCodeEscapeError, type RunResult } from '../run/harness.ts';
 import type { RunSpec } from '../run/plan.ts';
 import { type OpenclawChoice, OpenclawChoiceError, type OpenclawGatewayPart, openclawPartCodes, openclawPartsOf, parseOpenclawChoice } from '../real/openclaw/choice.ts';
 import { nodeNeedOf, nodeSatisfies } from '../real/openclaw/node-version.ts';
@@ -21,7 +22,7 @@ import { UsageError } from './fuzz-command.ts';
 import { runningNodeVersion } from './real.ts';
 import { cliInvocation, clip, type decodeSeedString, encodeSeedString, SeedStringError, tagsOf, verifySeedString } from './seed-string.ts';
 
-export type BisectVerdict = 'pass' | 'fail' | 'not-comparable' | 'not-installed';
+export type BisectVerdict = 'pass' | 'fail' | 'not-comparable' | 'not-installed' | 'not-simulated';
 
 /** What the text and the JSON say of which releases run: nothing is installed on demand (yet). */
 export const pinnedOnlyNote = "only the workspace's pinned releases run (a release is not installed on demand)";
@@ -149,7 +150,15 @@ export async function runBisect(plan: BisectPlan, run: (choice: OpenclawChoice) 
       rows.push({ release, verdict: verdict ?? 'not-comparable', ...(reason === undefined ? {} : { reason }), ...(seed === undefined ? {} : { seed }) });
       continue;
     }
-    const result = await run(choice);
+    let result: RunResult;
+    try {
+      result = await run(choice);
+    } catch (error) {
+      // The release's code reached what gatesim does not simulate yet: a row without a verdict, not the end of the table.
+      if (!(error instanceof RealCodeEscapeError)) throw error;
+      rows.push({ release, verdict: 'not-simulated', reason: error.message, ...(seed === undefined ? {} : { seed }) });
+      continue;
+    }
     try {
       const first = result.violations[0];
       rows.push({ release, verdict: result.verdict, ...(first === undefined ? {} : { invariant: first.invariant, class: first.class }), ...(seed === undefined ? {} : { seed }), traceHash: result.traceHash });
@@ -166,7 +175,7 @@ export interface VerdictChange {
   to: string;
   before: 'pass' | 'fail';
   after: 'pass' | 'fail';
-  /** Releases between the two that did not run (not comparable, not installed). */
+  /** Releases between the two that did not run (not comparable, not simulated, not installed). */
   skipped: string[];
 }
 
@@ -254,6 +263,8 @@ function verdictCell(row: BisectRow): string {
       return 'not comparable';
     case 'not-installed':
       return 'not installed';
+    case 'not-simulated':
+      return 'not simulated';
     default:
       return row.verdict;
   }

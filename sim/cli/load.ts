@@ -153,7 +153,14 @@ function relativeName(path: string): string {
 
 let tsxRegistered = false;
 
+/** A TypeScript file of the user's (not a .cts, not under node_modules), which tsx loads as an ES module. */
+const userTypeScriptFile = /^file:[^?#]*\.(?:tsx?|mts)(?:[?#]|$)/;
+
 async function importWithTypeScript(specifier: string, cwd: string): Promise<void> {
+  // Node 22.18+ and 24 strip types themselves, but in a package without "type": "module" they take a .ts file for
+  // CommonJS ("Cannot use import statement outside a module"), where Node 20 refuses the extension: tsx loads the
+  // user's TypeScript on every Node, the same way.
+  if (!tsxRegistered && userTypeScriptFile.test(specifier) && !specifier.includes('/node_modules/')) await registerTsx(cwd, specifier);
   try {
     await import(specifier);
   } catch (error) {

@@ -118,6 +118,14 @@ export interface RunOptions {
   openclaw?: OpenclawChoice;
 }
 
+/**
+ * Real code reached what the simulated world does not cover (a network call, a database on a path before node:sqlite
+ * is simulated): the run has no verdict. A limit of gatesim's simulation, not a finding about the release.
+ */
+export class RealCodeEscapeError extends Error {
+  override name = 'RealCodeEscapeError';
+}
+
 /** Run one plan of the model in a fresh simulation and check every invariant (built-in, then registered ones). */
 export async function runSpec(spec: RunSpec, options: RunOptions): Promise<RunResult> {
   const plan = spec.plan;
@@ -181,7 +189,7 @@ export async function runSpec(spec: RunSpec, options: RunOptions): Promise<RunRe
   });
   const summary = await sim.run();
   if (gatewayParts !== undefined && gatewayParts.escapes.length > 0) {
-    throw new Error(`openclaw ${options.openclaw?.release}: the real code reached what the simulation does not cover: ${gatewayParts.escapes.slice(0, 3).join('; ')}${gatewayParts.escapes.length > 3 ? ` (and ${gatewayParts.escapes.length - 3} more)` : ''}`);
+    throw new RealCodeEscapeError(`openclaw ${options.openclaw?.release}: the real code reached what the simulation does not cover: ${gatewayParts.escapes.slice(0, 3).join('; ')}${gatewayParts.escapes.length > 3 ? ` (and ${gatewayParts.escapes.length - 3} more)` : ''}`);
   }
   const violations = labelDecisiveSteps(checkRun({ sim, ledger: world.ledger, sessions, faultPhaseMs: plan.faultPhaseMs, quiescenceGraceMs, endMs, monitor, system: modelDescription }), sim.trace.events);
   return {
