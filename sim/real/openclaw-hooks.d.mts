@@ -24,6 +24,8 @@ export interface HooksBinding {
   hostname: string;
   /** Where the release's package appears in the simulated world (import.meta.url points under it). */
   packageRoot: string;
+  /** Built-in modules the instance's Node does not offer, whatever the host Node has (`sqlite`: the JSONL-era releases). */
+  absentBuiltins?: readonly string[];
   /** Where its files are on the real disk. */
   packageHostDir: string;
   /** node:fs functions of the simulated disk, on absolute paths (any other fs function throws). */

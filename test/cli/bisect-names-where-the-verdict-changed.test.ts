@@ -159,9 +159,6 @@ describe('the rows of a bisect', () => {
   });
 });
 
-/** Whether the running Node has node:sqlite (22 and later), which 2026.7.1 opens its state database with. */
-const nodeHasSqlite = Number(process.versions.node.split('.')[0]) >= 22;
-
 describe('gatesim bisect', () => {
   const installed = openclawReleases.every(openclawInstalled);
 
@@ -174,13 +171,6 @@ describe('gatesim bisect', () => {
     expect(result.stderr).toContain('gatesim: loading OpenClaw 2026.7.1 (system-events, heartbeat-wake, node-events) before the first run');
     expect(result.status).toBe(0);
     const json = JSON.parse(result.stdout) as { seed: string; scenario: string; parts: string[]; releases: BisectRow[]; firstFailing: string | null; firstPassing: string | null; changes: number; note: string };
-    if (nodeHasSqlite) {
-      // Where node:sqlite exists (Node 22+, 2026.7.1's own engines), 2026.7.1's gateway opens its state database on
-      // the simulated disk, which gatesim does not simulate yet (issue 45): a row without a verdict, not a crash.
-      expect(json).toMatchObject({ firstFailing: '2026.4.24', firstPassing: null, changes: 0 });
-      expect(json.releases[1]).toMatchObject({ release: '2026.7.1', verdict: 'not-simulated', reason: expect.stringMatching(/openclaw\.sqlite/) });
-      return;
-    }
     expect(json).toMatchObject({ seed: seed11, scenario: 'exec-replay', parts: ['system-events', 'heartbeat-wake', 'node-events'], firstFailing: '2026.4.24', firstPassing: '2026.7.1', changes: 1 });
     expect(json.note).toMatch(/only the workspace's pinned releases run/);
     const [old, recent] = json.releases;

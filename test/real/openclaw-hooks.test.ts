@@ -17,7 +17,7 @@ interface Harness {
   run(body: string, imports?: Record<string, { module: string; name: string }>): Record<string, unknown>;
 }
 
-function harness(): Harness {
+function harness(absentBuiltins?: readonly string[]): Harness {
   const escapes: string[] = [];
   const logs: string[] = [];
   const timers: Harness['timers'] = [];
@@ -45,6 +45,7 @@ function harness(): Harness {
     hostname: 'gatesim',
     packageRoot: '/gatesim/openclaw-test',
     packageHostDir: '/nonexistent/openclaw-test',
+    ...(absentBuiltins === undefined ? {} : { absentBuiltins }),
   };
   const world = createInstanceWorld(binding);
   let chunks = 0;
@@ -191,6 +192,16 @@ describe('the hooks of a real OpenClaw chunk', () => {
     });
     expect(result).toEqual(['undefined', 'undefined', 'undefined', 'x', 'hello hello hello']);
     expect(h.escapes).toEqual([]);
+  });
+
+  it.skipIf(process.versions.node.startsWith('20.'))('a built-in the binding names absent is absent (the JSONL-era releases see no node:sqlite on any Node)', () => {
+    const present = harness();
+    expect(builtinModule(present.world, 'node:sqlite', ['DatabaseSync'])).toBeDefined();
+    const absent = harness(['sqlite']);
+    expect(builtinModule(absent.world, 'node:sqlite', ['DatabaseSync'])).toBeUndefined();
+    expect(builtinModule(absent.world, 'node:zlib', ['gzipSync'])).toBeDefined();
+    const { result } = absent.run(`result = [isBuiltin('node:sqlite'), isBuiltin('node:zlib')];`, { isBuiltin: { module: 'node:module', name: 'isBuiltin' } });
+    expect(result).toEqual([false, true]);
   });
 
   it('Intl formats in UTC and en-US unless the code names a zone or locale', () => {

@@ -96,8 +96,9 @@ const builtins = new Set(builtinModules);
  * lists with their prefix (Node 24's `node:sqlite`, `node:sea`, `node:test`; a bare `sqlite` is an npm package). On a
  * Node without such a module it is no built-in, and a require of it fails as that Node's would.
  */
-function isBuiltinSpecifier(specifier) {
+function isBuiltinSpecifier(specifier, absent = []) {
   const text = String(specifier);
+  if (absent.includes(text.replace(/^node:/, ''))) return false;
   return text.startsWith('node:') ? builtins.has(text.slice(5)) || builtins.has(text) : builtins.has(text);
 }
 
@@ -107,7 +108,7 @@ function isBuiltinSpecifier(specifier) {
  */
 export function builtinModule(world, specifier, importedNames) {
   const name = specifier.startsWith('node:') ? specifier.slice(5) : specifier;
-  if (!isBuiltinSpecifier(specifier)) return undefined;
+  if (!isBuiltinSpecifier(specifier, world.binding.absentBuiltins)) return undefined;
   const cached = world.modules.get(name);
   if (cached !== undefined) return cached;
   const { binding, loud } = world;
@@ -120,7 +121,7 @@ export function builtinModule(world, specifier, importedNames) {
     namespace = partialModule(loud, 'module', realModule, {
       createRequire: (url) => world.createRequire(url),
       builtinModules: [...builtinModules],
-      isBuiltin: (id) => isBuiltinSpecifier(id),
+      isBuiltin: (id) => isBuiltinSpecifier(id, world.binding.absentBuiltins),
     });
   }
   else if (name in pureModules) namespace = passThrough(pureModules[name]);

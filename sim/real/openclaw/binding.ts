@@ -10,7 +10,7 @@ import type { Incarnation } from '../../kernel/process.ts';
 import { assert } from '../../kernel/assert.ts';
 import { uuidV4 } from '../bindings.ts';
 import { enoent, type HooksBinding, readStreamContents, releasePackageDir, simulatedDirent, simulatedStats, virtualPackageRoot } from '../openclaw-hooks.mjs';
-import { type OpenclawRelease, requireRelease, workspaceMissing } from './releases.ts';
+import { type OpenclawRelease, openclawReleases, requireRelease, workspaceMissing } from './releases.ts';
 
 export interface OpenclawBinding extends HooksBinding {
   /** Every host access the hooks refused, in order (empty in a clean run). */
@@ -78,6 +78,11 @@ export function openclawBinding(release: OpenclawRelease, options: OpenclawBindi
     hostname: 'gatesim',
     packageRoot: virtualPackageRoot(release),
     packageHostDir: packageHostDir.replace(/\/$/, ''),
+    // The JSONL-era releases see no node:sqlite on any Node, as on Node 20: where it exists (their own Nodes, 22 and
+    // later) 2026.7.1 keeps a state database in it, which the simulated disk does not hold until node:sqlite is
+    // simulated (docs/MODEL.md, "2026.7.1 on the Node its engines name keeps a state database"). So their runs take
+    // the release's path for its absence, and give the same traces on Node 20 and 24.
+    ...((openclawReleases as readonly string[]).includes(release) ? { absentBuiltins: ['sqlite'] } : {}),
   };
   if (options.fs !== undefined) binding.fs = options.fs;
   if (options.fsPromises !== undefined) binding.fsPromises = options.fsPromises;
