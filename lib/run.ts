@@ -112,6 +112,8 @@ export interface FuzzFailureReport {
   run: number;
   /** Runs spent shrinking. */
   shrinkRuns: number;
+  /** Whether the shrink finished; false: it stopped at its budget of runs, and the plan may not be minimal. */
+  shrinkComplete: boolean;
   /** The report of the shrunk run: the seed string first, then the violations and a timeline. */
   report: string;
 }
@@ -148,7 +150,7 @@ export async function fuzz(scenario: string | Scenario, options: FuzzOptions = {
     failure:
       failure === undefined
         ? undefined
-        : { seed: failure.seed, invariant: failure.invariant, violations: failure.violations, run: failure.run, shrinkRuns: failure.shrinkRuns, report },
+        : { seed: failure.seed, invariant: failure.invariant, violations: failure.violations, run: failure.run, shrinkRuns: failure.shrinkRuns, shrinkComplete: failure.shrinkComplete, report },
   };
 }
 

@@ -3,6 +3,7 @@
 // `reproIt`) replays the shrunk counterexample exactly.
 import { expect, it } from 'vitest';
 import type { Scenario } from '../scenarios/index.ts';
+import { shrinkText } from '../sim/cli/report.ts';
 import { reproduceHint } from '../sim/cli/seed-string.ts';
 import { fuzz, type FuzzOptions, reproduce, type ReproduceOptions } from './run.ts';
 
@@ -26,7 +27,7 @@ export async function assertFuzzPasses(options: FuzzItOptions): Promise<void> {
   const first = failure.violations.find((violation) => violation.invariant === failure.invariant) ?? failure.violations[0];
   process.stderr.write(`gatesim seed ${failure.seed}\n  reproduce: ${reproduceHint(failure.seed)}\n`);
   const headline = `${failure.invariant}${first === undefined ? '' : ` (${first.class}): ${first.message}`}`;
-  expect.fail(`seed ${failure.seed}\n${headline}\nfound at run ${failure.run} of campaign seed ${report.campaignSeed}, shrunk in ${failure.shrinkRuns} runs\n\n${failure.report}`);
+  expect.fail(`seed ${failure.seed}\n${headline}\nfound at run ${failure.run} of campaign seed ${report.campaignSeed}, ${shrinkText(failure)}\n\n${failure.report}`);
 }
 
 function defineFuzz(test: TestFunction): (name: string, options: FuzzItOptions) => void {

@@ -1,5 +1,7 @@
 // Writes a fuzz campaign's outcome to the GitHub job summary: its runs, and for each failing scenario the invariant
-// and the command that replays it from its seed string. Used by every campaign job of the nightly workflow.
+// and the command that replays it from its seed string (and whether its shrink stopped at its budget); with
+// --check-determinism, the runs replayed and each plan that gave two traces. Used by every campaign job of the nightly
+// workflow.
 //   node .github/scripts/campaign-summary.mjs <title> <campaign.json>
 // Environment: GITHUB_STEP_SUMMARY (the file to append to), STATUS (the campaign's exit status).
 import { appendFileSync, existsSync, readFileSync, statSync } from 'node:fs';
@@ -18,7 +20,17 @@ if (!existsSync(jsonPath) || statSync(jsonPath).size === 0) {
   const campaign = JSON.parse(readFileSync(jsonPath, 'utf8'));
   lines.push(`${campaign.runs} runs, ${campaign.failures.length} failing scenario(s), exit status ${status}`, '');
   for (const failure of campaign.failures) {
-    lines.push(`- **${failure.scenario}**: ${failure.invariant} (${failure.class}): ${failure.message}`, '  ```', `  npm run sim -- repro ${failure.seed}`, '  ```');
+    const notMinimal = failure.shrinkComplete === false ? ` (shrink stopped at ${failure.shrinkRuns} runs; not minimal)` : '';
+    lines.push(`- **${failure.scenario}**: ${failure.invariant} (${failure.class}): ${failure.message}${notMinimal}`, '  ```', `  npm run sim -- repro ${failure.seed}`, '  ```');
+  }
+  // --check-determinism: how many runs were replayed, and each plan that gave two traces (exit 6).
+  const determinism = campaign.determinism;
+  if (determinism !== undefined) {
+    lines.push('', `Determinism check: ${determinism.checked} runs replayed twice, ${determinism.mismatches.length} gave another trace`);
+    for (const mismatch of determinism.mismatches) {
+      const at = mismatch.firstDivergence;
+      lines.push(`- **${mismatch.scenario}** run ${mismatch.run}: traces differ from event #${at.index} (${at.a?.kind ?? 'end'} against ${at.b?.kind ?? 'end'})`, '  ```', `  npm run sim -- repro ${mismatch.seed}`, '  ```');
+    }
   }
 }
 appendFileSync(summaryPath, lines.join('\n') + '\n');

@@ -21,7 +21,7 @@ import { type Executor, freshThreadExecutor, inlineExecutor, poolExecutor, type 
 import { releaseLoadingLine, startProgress } from './progress.ts';
 import { artifactFolderName, checkPathText, checkWritableFile, claimArtifactDir, freshSeed, isDirectory, prepareArtifactDir, recordArtifacts, removeIfEmpty, samePath, wallNowMs, writeArtifact, writeFolderWhole } from './real.ts';
 import { codeUnderTest, matchFinding, ranRealCode } from './real-code.ts';
-import { coverageText, formatMs, runText, writeArtifacts } from './report.ts';
+import { coverageText, formatMs, runText, shrinkText, writeArtifacts } from './report.ts';
 import { cliInvocation, reproduceHint } from './seed-string.ts';
 
 export const workersMax = 64;
@@ -273,9 +273,4 @@ function outcomeLines(outcome: ScenarioOutcome, check: DeterminismOutcome | unde
     ...(artifacts === undefined ? [] : [`  artifacts: ${artifacts}/${artifactFolderName(failure.seed)}/`]),
     '',
   ];
-}
-
-/** How the shrink of a failure went, for its FAIL line: finished, or stopped at its budget with a plan that may not be minimal. */
-export function shrinkText(failure: Pick<FuzzFailure, 'shrinkRuns' | 'shrinkComplete'>): string {
-  return failure.shrinkComplete ? `shrunk in ${failure.shrinkRuns} runs` : `shrink stopped at ${failure.shrinkRuns} runs; not minimal`;
 }

@@ -67,6 +67,11 @@ export function runText(seed: string, result: RunResult): string {
   return lines.join('\n');
 }
 
+/** How the shrink of a failure went, for its FAIL line: finished, or stopped at its budget with a plan that may not be minimal. */
+export function shrinkText(failure: { shrinkRuns: number; shrinkComplete: boolean }): string {
+  return failure.shrinkComplete ? `shrunk in ${failure.shrinkRuns} runs` : `shrink stopped at ${failure.shrinkRuns} runs; not minimal`;
+}
+
 /** The violations of a run with real code, grouped by the documented finding each matches (or none: new). */
 function findingLines(matches: readonly FindingMatch[]): string[] {
   const groups = new Map<string, number>();

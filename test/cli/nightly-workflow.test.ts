@@ -120,14 +120,24 @@ describe('.github/workflows/nightly-fuzz.yml', () => {
       const campaign = join(dir, 'campaign.json');
       const summary = join(dir, 'summary.md');
       const seed = 'gs2.chaos.none.1.0.0_1_0-0.00000000';
-      writeFileSync(campaign, JSON.stringify({ runs: 12, failures: [{ scenario: 'chaos', invariant: 'no-lost-reply', class: 'correctness', message: 'a reply was never shown', seed }] }));
+      const mismatch = { scenario: 'chaos', run: 7, seed, firstDivergence: { index: 41, between: [0, 2], a: { kind: 'net.deliver' }, b: { kind: 'fault' } } };
+      writeFileSync(
+        campaign,
+        JSON.stringify({
+          runs: 12,
+          failures: [{ scenario: 'chaos', invariant: 'no-lost-reply', class: 'correctness', message: 'a reply was never shown', seed, shrinkRuns: 300, shrinkComplete: false }],
+          determinism: { fraction: 0.1, checked: 3, mismatches: [mismatch] },
+        }),
+      );
       const run = (json: string): ReturnType<typeof spawnSync> =>
         spawnSync(process.execPath, ['.github/scripts/campaign-summary.mjs', 'Chaos shard 1/12', json], { env: { ...process.env, GITHUB_STEP_SUMMARY: summary, STATUS: '1' }, encoding: 'utf8' });
       expect(run(campaign).status).toBe(0);
       const text = readFileSync(summary, 'utf8');
       expect(text).toContain('## Chaos shard 1/12');
       expect(text).toContain('12 runs, 1 failing scenario(s), exit status 1');
-      expect(text).toContain('**chaos**: no-lost-reply (correctness): a reply was never shown');
+      expect(text).toContain('**chaos**: no-lost-reply (correctness): a reply was never shown (shrink stopped at 300 runs; not minimal)');
+      expect(text).toContain('Determinism check: 3 runs replayed twice, 1 gave another trace');
+      expect(text).toContain('**chaos** run 7: traces differ from event #41 (net.deliver against fault)');
       expect(text).toContain(`npm run sim -- repro ${seed}`);
       // A campaign that printed nothing (it crashed) is said so, not taken for a clean one.
       expect(run(join(dir, 'missing.json')).status).toBe(0);
