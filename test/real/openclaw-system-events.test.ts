@@ -134,6 +134,48 @@ interface ModelInputs {
   keepsTrusted: boolean;
 }
 
+/** A release that compares (text, context key) with every queued event answers as the fixed model when every event has a key. */
+function answersAsTheFixedModelWithKeys(release: OpenclawRelease, inputs: ModelInputs): void {
+  fc.assert(
+    fc.property(sequences({ nullContext: false, wide: true }), (ops) => {
+      const real = runReal(release, ops);
+      expect(real.escapes).toEqual([]);
+      expect(real.outcomes).toEqual(runModel(ops, false, inputs).outcomes);
+    }),
+    { numRuns: 120 },
+  );
+}
+
+/**
+ * With null context keys such a release compares with the last queued event only: the first disagreement with the
+ * fixed model is an enqueue without a key, accepted by the release and refused by the model because the same text
+ * without a key is queued, but not last (after it the two queues differ); the generator must reach it.
+ */
+function partsOnlyOnAKeylessRepeatNotLast(release: OpenclawRelease, inputs: ModelInputs): void {
+  let parted = 0;
+  fc.assert(
+    fc.property(sequences({ nullContext: true, wide: true }), (ops) => {
+      const real = runReal(release, ops);
+      const model = runModel(ops, false, inputs);
+      const first = real.outcomes.findIndex((outcome, index) => JSON.stringify(outcome) !== JSON.stringify(model.outcomes[index]));
+      if (first < 0) return;
+      parted++;
+      const op = ops[first] as Op;
+      expect(op.kind).toBe('enqueue');
+      if (op.kind !== 'enqueue') return;
+      const text = inputs.text(op.text).trim();
+      expect(inputs.contextKey(op.contextKey)).toBeNull();
+      expect(real.outcomes[first]).toEqual({ accepted: true });
+      expect(model.outcomes[first]).toEqual({ accepted: false });
+      const queued = model.queues[first] as EventView[];
+      expect(queued.some((event) => event.text === text && event.contextKey === null)).toBe(true);
+      expect(queued.at(-1)?.text === text && queued.at(-1)?.contextKey === null).toBe(false);
+    }),
+    { numRuns: 120 },
+  );
+  expect(parted).toBeGreaterThan(0);
+}
+
 function releaseInputs(release: OpenclawRelease): ModelInputs {
   // 2026.7.1's queue sanitises at enqueue with the release's own sanitiser; the others keep the text as it is.
   const sanitize =
@@ -232,44 +274,10 @@ describe.skipIf(missing)('the real system-event queue against the model', () => 
     );
   });
 
-  it('2026.7.1 answers as the fixed model on every sequence whose events carry a context key', () => {
-    fc.assert(
-      fc.property(sequences({ nullContext: false, wide: true }), (ops) => {
-        const real = runReal('2026.7.1', ops);
-        expect(real.escapes).toEqual([]);
-        expect(real.outcomes).toEqual(runModel(ops, false, inputs71 as ModelInputs).outcomes);
-      }),
-      { numRuns: 120 },
-    );
-  });
+  it('2026.7.1 answers as the fixed model on every sequence whose events carry a context key', () => answersAsTheFixedModelWithKeys('2026.7.1', inputs71 as ModelInputs));
 
-  it('with null context keys, 2026.7.1 and the fixed model part only where 2026.7.1 accepts a repeat of an event that is not the last', () => {
-    let parted = 0;
-    fc.assert(
-      fc.property(sequences({ nullContext: true, wide: true }), (ops) => {
-        const real = runReal('2026.7.1', ops);
-        const model = runModel(ops, false, inputs71 as ModelInputs);
-        const first = real.outcomes.findIndex((outcome, index) => JSON.stringify(outcome) !== JSON.stringify(model.outcomes[index]));
-        if (first < 0) return;
-        // The first disagreement: an enqueue with no context key, accepted by the release, refused by the model
-        // because the same text without a key is queued, but not last. After it the two queues differ.
-        parted++;
-        const op = ops[first] as Op;
-        expect(op.kind).toBe('enqueue');
-        if (op.kind !== 'enqueue') return;
-        const text = (inputs71 as ModelInputs).text(op.text).trim();
-        expect((inputs71 as ModelInputs).contextKey(op.contextKey)).toBeNull();
-        expect(real.outcomes[first]).toEqual({ accepted: true });
-        expect(model.outcomes[first]).toEqual({ accepted: false });
-        const queued = model.queues[first] as EventView[];
-        expect(queued.some((event) => event.text === text && event.contextKey === null)).toBe(true);
-        expect(queued.at(-1)?.text === text && queued.at(-1)?.contextKey === null).toBe(false);
-      }),
-      { numRuns: 120 },
-    );
-    // The generator reaches the difference (or the property above says nothing).
-    expect(parted).toBeGreaterThan(0);
-  });
+  it('with null context keys, 2026.7.1 and the fixed model part only where 2026.7.1 accepts a repeat of an event that is not the last', () =>
+    partsOnlyOnAKeylessRepeatNotLast('2026.7.1', inputs71 as ModelInputs));
 
   it('gives the same answers twice in one process (fresh instances, same sequences)', () => {
     const samples = fc.sample(sequences({ nullContext: true, wide: true }), { numRuns: 25, seed: 22 });
@@ -425,41 +433,10 @@ describe.skipIf(missing || sqliteMissing || !node24Here)(`${underNode24} the SQL
   for (const release of openclawSqliteEraReleases) {
     const inputs = releaseInputs(release);
 
-    it(`${release} answers as the fixed model on every sequence whose events carry a context key`, () => {
-      fc.assert(
-        fc.property(sequences({ nullContext: false, wide: true }), (ops) => {
-          const real = runReal(release, ops);
-          expect(real.escapes).toEqual([]);
-          expect(real.outcomes).toEqual(runModel(ops, false, inputs).outcomes);
-        }),
-        { numRuns: 120 },
-      );
-    });
+    it(`${release} answers as the fixed model on every sequence whose events carry a context key`, () => answersAsTheFixedModelWithKeys(release, inputs));
 
-    it(`${release}, with null context keys, parts from the fixed model only where it accepts a repeat of an event that is not the last (as 2026.7.1)`, () => {
-      let parted = 0;
-      fc.assert(
-        fc.property(sequences({ nullContext: true, wide: true }), (ops) => {
-          const real = runReal(release, ops);
-          const model = runModel(ops, false, inputs);
-          const first = real.outcomes.findIndex((outcome, index) => JSON.stringify(outcome) !== JSON.stringify(model.outcomes[index]));
-          if (first < 0) return;
-          parted++;
-          const op = ops[first] as Op;
-          expect(op.kind).toBe('enqueue');
-          if (op.kind !== 'enqueue') return;
-          expect(inputs.contextKey(op.contextKey)).toBeNull();
-          expect(real.outcomes[first]).toEqual({ accepted: true });
-          expect(model.outcomes[first]).toEqual({ accepted: false });
-          const queued = model.queues[first] as EventView[];
-          const text = op.text.trim();
-          expect(queued.some((event) => event.text === text && event.contextKey === null)).toBe(true);
-          expect(queued.at(-1)?.text === text && queued.at(-1)?.contextKey === null).toBe(false);
-        }),
-        { numRuns: 120 },
-      );
-      expect(parted).toBeGreaterThan(0);
-    });
+    it(`${release}, with null context keys, parts from the fixed model only where it accepts a repeat of an event that is not the last (as 2026.7.1)`, () =>
+      partsOnlyOnAKeylessRepeatNotLast(release, inputs));
   }
 
   it('each gives the same answers twice in one process (fresh instances, same sequences, the same UUID draws)', () => {
