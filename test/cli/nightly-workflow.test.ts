@@ -11,7 +11,9 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import packageJson from '../../package.json' with { type: 'json' };
-import { openclawPinnedReleases } from '../../sim/real/openclaw/releases.ts';
+import { openclawBarePartsOf, openclawPartCodes, openclawPartsOf } from '../../sim/real/openclaw/choice.ts';
+import { partsNeedingSupportedNode } from '../../sim/real/openclaw/node-version.ts';
+import { openclawPinnedReleases, openclawReleases } from '../../sim/real/openclaw/releases.ts';
 import { cli } from './support.ts';
 
 interface Step {
@@ -22,7 +24,15 @@ interface Step {
 
 interface Workflow {
   on: Record<string, unknown>;
-  jobs: Record<string, { strategy?: { matrix?: { shard?: number[]; release?: string[] } }; env?: Record<string, string>; 'continue-on-error'?: boolean; steps: Step[] }>;
+  jobs: Record<
+    string,
+    {
+      strategy?: { matrix?: { shard?: number[]; release?: string[]; node?: number[]; include?: { release?: string; node?: number; parts?: string }[] } };
+      env?: Record<string, string>;
+      'continue-on-error'?: boolean;
+      steps: Step[];
+    }
+  >;
 }
 
 const workflow = parse(readFileSync('.github/workflows/nightly-fuzz.yml', 'utf8')) as Workflow;
@@ -150,10 +160,24 @@ describe('.github/workflows/nightly-fuzz.yml', () => {
   it('runs a campaign with each pinned OpenClaw release, installing the workspace, without hiding the failures of the model', () => {
     const job = Object.values(workflow.jobs).find((candidate) => candidate.strategy?.matrix?.release !== undefined);
     expect(job?.strategy?.matrix?.release).toEqual([...openclawPinnedReleases]);
+    // Every release on Node 24, which every release's engines accept (so every part runs in place, as its release
+    // supports); the JSONL-era releases again on Node 20 with every part that runs in place there (all but those
+    // that re-run themselves under a supported Node), so a part whose engines exclude Node 20 runs on both Nodes.
+    expect(job?.strategy?.matrix?.node).toEqual([24]);
+    const setup = job?.steps.find((step) => step.uses?.startsWith('actions/setup-node') === true);
+    expect(setup?.with?.['node-version']).toBe('${{ matrix.node }}');
+    const onNode20 = (job?.strategy?.matrix?.include ?? []).filter((entry) => entry.node === 20);
+    expect(onNode20.map((entry) => entry.release)).toEqual([...openclawReleases]);
+    for (const entry of onNode20) {
+      const release = entry.release as (typeof openclawReleases)[number];
+      const inPlace = openclawBarePartsOf(release).filter((part) => !partsNeedingSupportedNode.includes(part));
+      expect(entry.parts, release).toBe(`:${inPlace.map((part) => openclawPartCodes[part]).join(',')}`);
+      expect(inPlace.length, release).toBe(openclawPartsOf(release).length - partsNeedingSupportedNode.length);
+    }
     const lines = linesOf(job);
     expect(lines).toContain('npm ci --prefix openclaw --no-audit --no-fund');
     const fuzz = lines.find((line) => line.includes('--openclaw')) ?? '';
-    expect(fuzz).toContain('--openclaw ${{ matrix.release }}');
+    expect(fuzz).toContain('--openclaw ${{ matrix.release }}${{ matrix.parts }}');
     expect(fuzz).toMatch(/--artifacts out\/failures/);
     // A sample of its runs is replayed on a fresh worker thread (the release loaded again) and the traces compared.
     expect(fuzz).toMatch(/--check-determinism(?:=0?\.\d+)?(?:\s|$)/);
