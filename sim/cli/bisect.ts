@@ -104,7 +104,9 @@ export function planBisect(decoded: Decoded, rangeText: string | undefined, inst
   const rows = releases.map((release): PlannedRow => {
     let choice: OpenclawChoice;
     try {
-      choice = parseOpenclawChoice(`${release}:${codes}`);
+      // What runs around the parts is the string's: a string made before the release table (surroundings.ts) keeps
+      // the fixed model's defences around every release's parts, so that the releases differ only in their parts.
+      choice = { ...parseOpenclawChoice(`${release}:${codes}`), ...(from.around === undefined ? {} : { around: from.around }) };
     } catch (error) {
       if (!(error instanceof OpenclawChoiceError)) throw error;
       const lacking = from.parts.filter((part) => !openclawPartsOf(release).includes(part));

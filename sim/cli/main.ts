@@ -21,7 +21,8 @@ import { checkFractionDefault, parseCheckFraction } from './determinism-check.ts
 import { checkPathText, claimArtifactDir, freshSeed, isDirectory, isReexec, nodeVersionOf, prepareArtifactDir, recordArtifacts, reexecUnder, removeIfEmpty, runningNodeVersion, workspaceNodeBinary } from './real.ts';
 import { formatMs, runJson, runText, writeArtifacts } from './report.ts';
 import { cliInvocation, clip, decodeSeedString, encodeSeedString, loadOptions, parseSeedNumber, type RunTags, runOptionsOf, SeedStringError, tagsOf, verifySeedString } from './seed-string.ts';
-import { type OpenclawChoice, OpenclawChoiceError, openclawBarePartsOf, openclawGatewayParts, openclawMissingPartsOf, openclawPartsOf, parseOpenclawChoice } from '../real/openclaw/choice.ts';
+import { type OpenclawChoice, OpenclawChoiceError, openclawBarePartsOf, openclawGatewayParts, type OpenclawGatewayPart, openclawMissingPartsOf, openclawPartCodes, openclawPartsOf, parseOpenclawChoice } from '../real/openclaw/choice.ts';
+import { openclawSurroundingsOf, openclawSurroundingsRevision } from '../real/openclaw/surroundings.ts';
 import { openclawInstallCommand, openclawInstalled, openclawPinnedReleases, OpenclawWorkspaceMissingError } from '../real/openclaw/releases.ts';
 import { nodeNeedOf, nodeSatisfies, nodeVariable, openclawEngines, releasesNeedingSupportedNode, workspaceNodeVersion } from '../real/openclaw/node-version.ts';
 import { LoadError, loadModules, splitLoadOptions } from './load.ts';
@@ -115,6 +116,7 @@ function list(options: { json?: boolean }): number {
           lacks: openclawMissingPartsOf(release),
           node: releasesNeedingSupportedNode.includes(release) ? openclawEngines[release] : null,
           installed: openclawInstalled(release),
+          around: aroundJson(release),
         })),
       }),
     );
@@ -142,8 +144,23 @@ function list(options: { json?: boolean }): number {
     print(`  ${release.padEnd(releaseWidth)} parts: ${bare.join(', ')}${optIn.length > 0 ? `; only when named: ${optIn.join(', ')}` : ''}${node}${openclawInstalled(release) ? '' : ` (not installed: ${openclawInstallCommand})`}`);
     const lacks = openclawMissingPartsOf(release);
     if (lacks.length > 0) print(`  ${''.padEnd(releaseWidth)} lacks: ${lacks.map((missing) => `${missing.part} (${lackedAs[missing.kind]})`).join(', ')}`);
+    // Around the parts (surroundings.ts): the release's behaviour the model takes, and its own defences that stay.
+    const { settings, defences } = openclawSurroundingsOf(release);
+    const unless = (parts: readonly string[] | undefined): string => (parts === undefined || parts.length === 0 ? '' : ` [unless ${parts.map((part) => openclawPartCodes[part as OpenclawGatewayPart]).join(', ')} runs]`);
+    print(`  ${''.padEnd(releaseWidth)} around the parts as the release: ${settings.length === 0 ? 'nothing known' : settings.map((setting) => `${setting.name} (${setting.variant})${unless(setting.unlessParts)}`).join('; ')}`);
+    print(`  ${''.padEnd(releaseWidth)} model defences in force: ${defences.map((defence) => `${defence.name}${unless(defence.unlessParts)}`).join('; ')}`);
   }
   return 0;
+}
+
+/** A release's table of the parts around, as `list --json` gives it. */
+function aroundJson(release: (typeof openclawPinnedReleases)[number]): object {
+  const { settings, defences } = openclawSurroundingsOf(release);
+  return {
+    revision: openclawSurroundingsRevision,
+    settings: settings.map(({ id, name, release: does, variant, source, unlessParts = [] }) => ({ id, name, release: does, variant, source, unlessParts })),
+    defences: defences.map(({ id, name, defence, why, unlessParts = [] }) => ({ id, name, defence, why, unlessParts })),
+  };
 }
 
 interface RunOptions {

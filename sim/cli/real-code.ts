@@ -7,11 +7,18 @@
 import type { Violation } from '../checkers/index.ts';
 import type { TraceEvent } from '../kernel/trace.ts';
 import type { RealCode } from '../run/harness.ts';
+import { aroundTheParts } from '../real/openclaw/surroundings.ts';
 
 /** What a report says of a run's code: the real code that ran, and what stayed gatesim's. */
 export interface CodeUnderTest {
   /** OpenClaw's release and the parts that ran from it, or null. */
   openclaw: { release: string; parts: string[] } | null;
+  /**
+   * Around the OpenClaw parts (sim/real/openclaw/surroundings.ts), or null without them: the table's revision (null:
+   * the fixed model around the parts, a seed string made before the table), the release's settings this run applied,
+   * and the fixed model's defences that stayed in force.
+   */
+  openclawAround: { revision: number | null; applied: { id: string; name: string; variant: string }[]; defences: { id: string; name: string; why: string }[] } | null;
   /** The runner's SessionManager: gatesim's model or the real pi one. */
   sessionManager: 'model' | 'pi';
   /** Processes that ran a component of the caller's own. */
@@ -31,6 +38,16 @@ export function noteLoadedModules(modules: readonly string[]): void {
 
 export function codeUnderTest(realCode: RealCode, loadedModules: readonly string[] = processLoads): CodeUnderTest {
   const openclaw = realCode.openclaw === undefined ? null : { release: realCode.openclaw.release, parts: [...realCode.openclaw.parts] };
+  // A run records what it applied; a RealCode made by hand has the choice's defences (no setting known to apply).
+  const around = realCode.openclaw === undefined ? undefined : (realCode.openclawAround ?? aroundTheParts(realCode.openclaw, { bugs: [], knobs: {} }));
+  const openclawAround =
+    around === undefined
+      ? null
+      : {
+          revision: around.revision,
+          applied: around.applied.map((setting) => ({ id: setting.id, name: setting.name, variant: setting.variant })),
+          defences: around.defences.map((defence) => ({ id: defence.id, name: defence.name, why: defence.why })),
+        };
   const pieces = [
     ...(openclaw === null ? [] : [`OpenClaw ${openclaw.release}'s ${openclaw.parts.join(', ')}`]),
     ...(realCode.sessionManager === 'pi' ? ["pi's SessionManager (@mariozechner/pi-coding-agent)"] : []),
@@ -38,7 +55,20 @@ export function codeUnderTest(realCode: RealCode, loadedModules: readonly string
   ];
   const real = pieces.length === 0 ? "gatesim's model only, no real code" : `real code: ${pieces.join('; ')}, in place of gatesim's model; the rest is gatesim's model`;
   const loads = loadedModules.length === 0 ? '' : `; loaded modules: ${loadedModules.join(', ')}`;
-  return { openclaw, sessionManager: realCode.sessionManager, customComponents: [...realCode.custom], loadedModules: [...loadedModules], text: `${real}${loads}` };
+  return { openclaw, openclawAround, sessionManager: realCode.sessionManager, customComponents: [...realCode.custom], loadedModules: [...loadedModules], text: `${real}${aroundText(openclawAround)}${loads}` };
+}
+
+/** Around the OpenClaw parts, in words: what of the release ran around them, and the model defences still in force. */
+function aroundText(around: CodeUnderTest['openclawAround']): string {
+  if (around === null) return '';
+  const ran =
+    around.revision === null
+      ? "; around them the fixed model's defences (a seed string made before the table of the parts around)"
+      : around.applied.length === 0
+        ? ''
+        : `; around them as the release: ${around.applied.map((setting) => setting.name).join(', ')}`;
+  const defences = around.defences.length === 0 ? '' : `; model defences in force: ${around.defences.map((defence) => defence.name).join(', ')}`;
+  return `${ran}${defences}`;
 }
 
 /** Whether anything but gatesim's own model ran (then each violation is matched against the documented findings). */

@@ -81,7 +81,7 @@ export function runOptionsOf(tags: RunTags): { sessionManager?: 'pi'; openclaw?:
 export function tagsOf(header: RunTags): RunTags {
   return {
     ...(header.sessionManager === 'pi' ? { sessionManager: 'pi' as const } : {}),
-    ...(header.openclaw === undefined ? {} : { openclaw: { release: header.openclaw.release, parts: [...header.openclaw.parts] } }),
+    ...(header.openclaw === undefined ? {} : { openclaw: { release: header.openclaw.release, parts: [...header.openclaw.parts], ...(header.openclaw.around === undefined ? {} : { around: header.openclaw.around }) } }),
     ...(header.custom !== undefined && header.custom.length > 0 ? { custom: [...header.custom].sort() } : {}),
     ...(header.loads !== undefined && header.loads.length > 0 ? { loads: [...new Set(header.loads.map((module) => loadName(module, process.cwd())))] } : {}),
   };

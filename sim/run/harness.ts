@@ -29,8 +29,9 @@ import {
   transcriptPath,
   webchatName,
 } from '../../src/index.ts';
-import type { CompactionKnobs, GatewayParts, SessionManagerFactory } from '../../src/index.ts';
+import type { CompactionKnobs, GatewayParts, ModelKnobs, SessionManagerFactory } from '../../src/index.ts';
 import type { OpenclawChoice } from '../real/openclaw/gateway-parts.ts';
+import { aroundTheParts, type AroundTheParts } from '../real/openclaw/surroundings.ts';
 import { buildWorld, type Ledger, type World } from '../world/index.ts';
 import { poisonInput } from '../world/fake-model.ts';
 import { assert } from '../kernel/assert.ts';
@@ -93,6 +94,11 @@ export interface RunResult {
  */
 export interface RealCode {
   openclaw?: OpenclawChoice;
+  /**
+   * Around the OpenClaw parts: the release's settings this run applied (surroundings.ts) and the fixed model's defences
+   * that stayed in force; reports name them (sim/cli/real-code.ts). Absent without OpenClaw parts.
+   */
+  openclawAround?: AroundTheParts;
   sessionManager: 'model' | 'pi';
   custom: readonly string[];
 }
@@ -114,6 +120,7 @@ export interface RunOptions {
   /**
    * Gateway parts run as a pinned OpenClaw release's (sim/real/openclaw; needs the optional openclaw/ workspace, and a
    * missing one is an Error saying how to install it). What the real code reaches that is not simulated fails the run.
+   * Around them the model follows the release where docs/MODEL.md knows it (surroundings.ts), unless `around: 'model'`.
    */
   openclaw?: OpenclawChoice;
 }
@@ -139,7 +146,10 @@ export async function runSpec(spec: RunSpec, options: RunOptions): Promise<RunRe
   });
   const sessions = Array.from({ length: plan.sessions }, (_, index) => sessionKey(index));
   const queueModes = Object.fromEntries(sessions.map((session, index) => [session, plan.queueModes?.[index] ?? 'collect']));
-  const config = modelConfig({ bugs: spec.bugs, sessions, knobs: { agentCacheSize: plan.model.agentCacheSize, queueModes, ...plan.secondWriters, ...(plan.processing === undefined ? {} : { processing: plan.processing }), ...scheduledTasks(plan), ...(plan.promptEnvelope === undefined ? {} : { promptEnvelope: plan.promptEnvelope }), ...clientKnobs(plan), ...compactionKnobs(plan), ...(plan.heartbeatRun === undefined ? {} : { heartbeatRun: plan.heartbeatRun }), ...(plan.toolDeadlines === undefined ? {} : { toolDeadlines: plan.toolDeadlines }), ...(plan.abandonedCalls === undefined ? {} : { abandonedCalls: plan.abandonedCalls }) } });
+  const knobs: Partial<ModelKnobs> = { agentCacheSize: plan.model.agentCacheSize, queueModes, ...plan.secondWriters, ...(plan.processing === undefined ? {} : { processing: plan.processing }), ...scheduledTasks(plan), ...(plan.promptEnvelope === undefined ? {} : { promptEnvelope: plan.promptEnvelope }), ...clientKnobs(plan), ...compactionKnobs(plan), ...(plan.heartbeatRun === undefined ? {} : { heartbeatRun: plan.heartbeatRun }), ...(plan.toolDeadlines === undefined ? {} : { toolDeadlines: plan.toolDeadlines }), ...(plan.abandonedCalls === undefined ? {} : { abandonedCalls: plan.abandonedCalls }) };
+  // Around a release's parts the model follows the release where docs/MODEL.md knows it (sim/real/openclaw/surroundings.ts).
+  const around = options.openclaw === undefined ? undefined : aroundTheParts(options.openclaw, { bugs: spec.bugs, knobs });
+  const config = modelConfig({ bugs: around?.setup.bugs ?? spec.bugs, sessions, knobs: around?.setup.knobs ?? knobs });
   const world = buildWorld({
     timers: config.timers,
     gatewayName,
@@ -208,6 +218,7 @@ export async function runSpec(spec: RunSpec, options: RunOptions): Promise<RunRe
     ledger: world.ledger,
     realCode: {
       ...(options.openclaw === undefined ? {} : { openclaw: options.openclaw }),
+      ...(around === undefined ? {} : { openclawAround: { revision: around.revision, applied: around.applied, defences: around.defences } }),
       sessionManager: options.sessionManager === 'pi' ? 'pi' : 'model',
       custom: Object.keys(components).filter((name) => components[name as keyof typeof components] !== undefined).sort(),
     },

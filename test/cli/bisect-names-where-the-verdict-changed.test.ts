@@ -97,7 +97,13 @@ describe('the rows of a bisect', () => {
     expect(plan.rows[1]).toMatchObject({ release: '2026.7.1', verdict: 'not-installed', choice: parseOpenclawChoice('2026.7.1:se,hw,ne') });
     expect(plan.rows[1]?.seed).toMatch(/^gs2\.exec-replay@oc-2026_7_1~se\+hw\+ne\.none\.11\.r\./);
     expect(plan.rows[1]?.reason).toMatch(/openclaw 2026\.7\.1 is not installed: run `npm ci --prefix openclaw`.*only the workspace's pinned releases run/);
-    expect(choicesToRun(plan)).toEqual([parseOpenclawChoice('2026.4.24:se,hw,ne')]);
+    // The string was made before the release table around the parts (surroundings.ts): every release runs with the
+    // fixed model's defences around its parts, as the string's own run did; a string made with the table gives each
+    // release its own.
+    expect(choicesToRun(plan)).toEqual([{ ...parseOpenclawChoice('2026.4.24:se,hw,ne'), around: 'model' }]);
+    const withTable = encodeSeedString({ ...decodeSeedString(seed11), openclaw: parseOpenclawChoice('2026.4.24:se,hw,ne') }, plan.spec);
+    expect(withTable).toMatch(/@oc-2026_4_24~se\+hw\+ne~r1\./);
+    expect(choicesToRun(planBisect(decodeSeedString(withTable), undefined, (release) => release === '2026.4.24'))).toEqual([parseOpenclawChoice('2026.4.24:se,hw,ne')]);
   });
 
   it("a release that cannot run the parts is not comparable, by choice.ts's refusal", () => {

@@ -15,8 +15,11 @@ describe('a bare --openclaw <release>', () => {
     const bare = parseOpenclawChoice('2026.7.1');
     expect(bare.parts).toContain('mirror-append');
     expect(bare.parts).toContain('session-write-lock');
-    expect(openclawTag(bare)).toBe('oc-2026_7_1~se+hw+ne+om+fr+wl+ma');
+    // `~r1`: the run follows 2026.7.1 around its parts as the release table's first revision says (surroundings.ts).
+    expect(openclawTag(bare)).toBe('oc-2026_7_1~se+hw+ne+om+fr+wl+ma~r1');
     // A seed string of the former bare choice (without ma) still names its parts and replays them.
     expect(openclawChoiceOfTag('oc-2026_7_1~se+hw+ne+om+fr+wl')?.parts).not.toContain('mirror-append');
+    // And, made before the release table, it keeps the fixed model around its parts.
+    expect(openclawChoiceOfTag('oc-2026_7_1~se+hw+ne+om+fr+wl')?.around).toBe('model');
   });
 });

@@ -16,7 +16,7 @@ describe('OpenClaw part codes', () => {
     }
     expect(parseOpenclawChoice('2026.4.24:se,hw')).toEqual({ release: '2026.4.24', parts: ['system-events', 'heartbeat-wake'] });
     expect(parseOpenclawChoice('2026.4.24:se, heartbeat-wake,ne')).toEqual({ release: '2026.4.24', parts: ['system-events', 'heartbeat-wake', 'node-events'] });
-    expect(openclawTag(parseOpenclawChoice('2026.7.1:ma,wl'))).toBe('oc-2026_7_1~wl+ma');
+    expect(openclawTag(parseOpenclawChoice('2026.7.1:ma,wl'))).toBe('oc-2026_7_1~wl+ma~r1');
   });
 
   it('are held to the same rules as names (node-events needs se and hw)', () => {

@@ -34,10 +34,14 @@ describe.skipIf(missing)('--openclaw mirror-append: the release appends the mirr
         expect(result.sim.trace.events.filter((event) => event.kind === 'model.mirror-store-rebound').length, `${release}: the rotation`).toBe(1);
         expect(mirrors.filter((event) => event.fields.rule === 'latest-equivalent-assistant').length, `${release}: the latest equivalent`).toBeGreaterThan(0);
       }
-    });
+      // The fixed model around the part (its mirror locks): the release's append itself, under gatesim's callers.
+      // 2026.4.24's unlocked mirror around it is openclaw-around-the-parts-runs.slow.test.ts's.
+    }, 'model');
   }, 900_000);
 
   it('the seed string records the part, and repro in a fresh process gives the same trace hash', () => {
-    for (const release of openclawReleases) runThenRepro(release, seeds[1] as number, partsOf(release), codesOf(release));
+    // From the command line the run follows the release around the part (2026.4.24's mirror unlocked): whatever the
+    // verdict, repro gives the same.
+    for (const release of openclawReleases) runThenRepro(release, seeds[1] as number, partsOf(release), codesOf(release), { verdict: release === '2026.4.24' ? 'any' : 'pass' });
   }, 600_000);
 });

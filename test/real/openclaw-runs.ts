@@ -33,11 +33,12 @@ export async function runTwice(
   parts: readonly OpenclawGatewayPart[],
   label: string,
   check: (result: RunResult) => void = () => undefined,
+  around?: 'model',
 ): Promise<string> {
   const sql = await loadSqlJs();
   const hashes: string[] = [];
   for (let round = 0; round < 2; round++) {
-    const result = await runSpec(spec, { sql, openclaw: { release, parts: [...parts] } });
+    const result = await runSpec(spec, { sql, openclaw: { release, parts: [...parts], ...(around === undefined ? {} : { around }) } });
     hashes.push(result.traceHash);
     try {
       check(result);
@@ -51,12 +52,15 @@ export async function runTwice(
 
 /**
  * Runs the first chaos plan of each seed twice under each release with `parts(release)` in place of the model's
- * ({@link runTwice}), calling `check` on every run. Returns the trace hash by `<release>/<seed>`.
+ * ({@link runTwice}), calling `check` on every run. Returns the trace hash by `<release>/<seed>`. With `around:
+ * 'model'` the fixed model's defences stay around the parts (a test of a part itself, under the callers gatesim's model
+ * gives it) instead of the release's behaviour (sim/real/openclaw/surroundings.ts).
  */
 export async function runTwiceUnderEachRelease(
   seeds: readonly number[],
   parts: (release: OpenclawRelease) => OpenclawGatewayPart[],
   check: (run: ReleaseRun) => void,
+  around?: 'model',
 ): Promise<Map<string, string>> {
   const chaos = findScenario('chaos');
   if (chaos === undefined) throw new Error('chaos is built in');
@@ -65,7 +69,7 @@ export async function runTwiceUnderEachRelease(
     for (const seed of seeds) {
       const spec = generateSpec(chaos, [], seed, undefined);
       const label = `${release} seed ${seed}`;
-      hashOf.set(`${release}/${seed}`, await runTwice(spec, release, parts(release), label, (result) => check({ release, seed, spec, result, label })));
+      hashOf.set(`${release}/${seed}`, await runTwice(spec, release, parts(release), label, (result) => check({ release, seed, spec, result, label }), around));
     }
   }
   return hashOf;
@@ -90,7 +94,8 @@ export function runThenRepro(release: OpenclawRelease, seed: number, parts: read
   if (verdict === 'pass') expect(ran.status, ran.stderr).toBe(0);
   const json = JSON.parse(ran.stdout) as { seed: string; traceHash: string };
   expect(decodeSeedString(json.seed).openclaw).toEqual({ release, parts: [...parts] });
-  expect(json.seed).toContain(`@oc-${release.replace(/\./g, '_')}~${codes}.`);
+  // `~r<n>`: the revision of the release's table of the parts around (surroundings.ts), when it sets anything.
+  expect(json.seed).toMatch(new RegExp(`@oc-${release.replace(/\./g, '_')}~${codes.replace(/\+/g, '\\+')}(?:~r\\d+)?\\.`));
   const again = cli(['repro', json.seed, '--json'], {}, timeoutMs);
   expect(again.status, again.stderr).toBe(ran.status);
   expect((JSON.parse(again.stdout) as { traceHash: string }).traceHash).toBe(json.traceHash);

@@ -26,10 +26,14 @@ describe.skipIf(missing)('--openclaw session-write-lock: the release locks in a 
       expect(locks.length, label).toBeGreaterThan(10);
       expect(locks.every((event) => event.fields.real === true)).toBe(true);
       expect(locks.filter((event) => Number(event.fields.waitedMs) > 50).length, `${label}: contended`).toBeGreaterThan(0);
-    });
+      // The fixed model around the part: its mirror asks the release's lock, as 2026.7.1's own mirror does. Around
+      // 2026.4.24 as released the mirror takes no lock at all (surroundings.ts), so nothing would contend with the runner.
+    }, 'model');
   }, 900_000);
 
   it('the seed string records ~wl, and repro in a fresh process gives the same trace hash', () => {
-    for (const release of openclawReleases) runThenRepro(release, seeds[0] as number, ['session-write-lock'], 'wl');
+    // From the command line the run follows the release around the part: 2026.4.24's unlocked mirror may fork the
+    // transcript (its documented finding), so its verdict is whatever it is, and repro must give the same.
+    for (const release of openclawReleases) runThenRepro(release, seeds[0] as number, ['session-write-lock'], 'wl', { verdict: release === '2026.4.24' ? 'any' : 'pass' });
   }, 600_000);
 });

@@ -22,12 +22,19 @@
 // files the model's lock does not read as the release does (the model's payload names an incarnation id, not a pid):
 // with 2026.7.1 it runs with `session-write-lock`, so that the runner takes the same lock.
 //
+// Around the parts (issue 43 item 5, surroundings.ts): the rest of the run follows the release where docs/MODEL.md
+// knows how it behaves (2026.4.24's mirror takes no write lock, say), not the fixed model's defences. A choice whose
+// release's table sets something records the table's revision in its tag, `~r<n>` after the codes
+// (`@oc-2026_4_24~se+hw+ne~r1`); a tag without it, for such a release, was made before the table and means the fixed
+// model around the parts (`around: 'model'`), so it replays as it ran then. A tag naming another revision is refused.
+//
 // The SQLite-era releases (2026.8.1, 2026.9.6) run the system-event queue, the wakes (2026.9.6's session-event wake)
 // and the orphan merge; each part they lack is listed with why (`missingPart`): gone, a no-op, or needing the
 // release's SQLite agent DB, which gatesim does not simulate yet (part 2, a later issue). A bare `--openclaw 2026.9.6`
 // runs the parts it has; naming one it lacks is refused with the reason (exit 2).
 import { appendLocksItself } from './mirror-append.ts';
 import { isOpenclawRelease, openclawPinnedReleases, type OpenclawRelease } from './releases.ts';
+import { openclawSettingsFor, openclawSurroundingsRevision } from './surroundings.ts';
 
 /** The gateway parts a run can take from a release (the rest of the gateway stays the model's). */
 export const openclawGatewayParts = ['system-events', 'heartbeat-wake', 'node-events', 'orphan-merge', 'session-file-repair', 'session-write-lock', 'mirror-append'] as const;
@@ -116,6 +123,11 @@ export function openclawPartsOf(release: OpenclawRelease): readonly OpenclawGate
 export interface OpenclawChoice {
   release: OpenclawRelease;
   parts: readonly OpenclawGatewayPart[];
+  /**
+   * What runs around the parts. Absent: the release's behaviour where docs/MODEL.md knows it (surroundings.ts);
+   * `model`: the fixed model's defences, as every run had before that table (what a seed string made then names).
+   */
+  around?: 'model';
 }
 
 /** A bad `--openclaw` value or seed-string tag: the message says what is accepted. */
@@ -156,24 +168,39 @@ export function parseOpenclawChoice(text: string): OpenclawChoice {
   return { release, parts };
 }
 
-/** The seed-string tag of a choice (without the `@`). */
-export function openclawTag(choice: OpenclawChoice): string {
-  return `oc-${choice.release.replace(/\./g, '_')}~${openclawGatewayParts.filter((part) => choice.parts.includes(part)).map((part) => codes[part]).join('+')}`;
+/**
+ * Whether a choice's tag names the table of the parts around (surroundings.ts): when it runs the release's settings
+ * and the release has any for these parts. Otherwise the run around the parts is the fixed model's either way.
+ */
+function namesSurroundings(choice: OpenclawChoice): boolean {
+  return choice.around !== 'model' && openclawSettingsFor(choice.release, choice.parts).length > 0;
 }
 
-/** The choice a seed-string tag names, or undefined when the tag is not a well-formed OpenClaw tag. */
+/** The seed-string tag of a choice (without the `@`): `oc-<release>~<codes>`, then `~r<n>` for the table it ran with. */
+export function openclawTag(choice: OpenclawChoice): string {
+  const revision = namesSurroundings(choice) ? `~r${openclawSurroundingsRevision}` : '';
+  return `oc-${choice.release.replace(/\./g, '_')}~${openclawGatewayParts.filter((part) => choice.parts.includes(part)).map((part) => codes[part]).join('+')}${revision}`;
+}
+
+/**
+ * The choice a seed-string tag names, or undefined when the tag is not a well-formed OpenClaw tag or names a revision
+ * of the table around the parts this build does not have. A tag without a revision whose release's table sets
+ * something for its parts was made before the table: the fixed model around the parts (`around: 'model'`).
+ */
 export function openclawChoiceOfTag(tag: string): OpenclawChoice | undefined {
-  const match = /^oc-([0-9_]+)~([a-z]{2}(?:\+[a-z]{2})*)$/.exec(tag);
+  const match = /^oc-([0-9_]+)~([a-z]{2}(?:\+[a-z]{2})*)(?:~r([1-9][0-9]{0,5}))?$/.exec(tag);
   const release = match?.[1]?.replace(/_/g, '.') ?? '';
   if (match === null || !isOpenclawRelease(release)) return undefined;
   const wanted = (match[2] ?? '').split('+');
   const parts = openclawGatewayParts.filter((part) => wanted.includes(codes[part]));
   if (parts.length !== wanted.length || partsProblem(release, parts) !== undefined) return undefined;
-  const choice = { release, parts };
+  if (match[3] !== undefined && Number(match[3]) !== openclawSurroundingsRevision) return undefined;
+  const current: OpenclawChoice = { release, parts };
+  const choice: OpenclawChoice = match[3] === undefined && namesSurroundings(current) ? { ...current, around: 'model' } : current;
   return openclawTag(choice) === tag ? choice : undefined;
 }
 
 /** How the choice reads in a report: `openclaw 2026.4.24 (system-events, heartbeat-wake, node-events)`. */
 export function describeOpenclawChoice(choice: OpenclawChoice): string {
-  return `openclaw ${choice.release} (${choice.parts.join(', ')})`;
+  return `openclaw ${choice.release} (${choice.parts.join(', ')})${choice.around === 'model' ? ", the fixed model's defences around them" : ''}`;
 }
