@@ -12,6 +12,11 @@
 // costs no events: a write at time w is durable from the first 5 s flusher tick at or after w + 30 s.
 // A real module written against synchronous fs (sim/real) uses the *Now calls: they take effect at once and take no
 // simulated time (a blocking call holds the thread, the clock does not move), under the same durability rules.
+// Binary files (the simulated node:sqlite's database, -wal and -shm: sim/real/openclaw-hooks/sqlite.mjs) hold bytes,
+// written in place (pwrite) or truncated, under the same rules: each write is volatile until a sync of the file (syncNow:
+// fdatasync, at once) or the writeback; a power loss keeps the synced bytes plus the writes the writeback had made
+// durable, and may keep a torn prefix of the oldest unsynced write. A text call on a binary file, or the reverse, is a
+// bug of the caller (asserted). A run without binary files takes exactly the paths it took before they existed.
 import { assert } from './assert.ts';
 import type { Incarnation } from './process.ts';
 import type { Prng } from './prng.ts';
@@ -53,8 +58,37 @@ interface FileState {
   current: string;
 }
 
+/** A write of bytes at an offset (the file grows with zeros up to it), or a truncation (or extension with zeros). */
+type BinaryOp = { kind: 'pwrite'; offset: number; data: Uint8Array; atMs: number } | { kind: 'truncate'; size: number; atMs: number };
+
+interface BinaryFileState {
+  synced: Uint8Array;
+  pending: BinaryOp[];
+  /** The page-cache bytes: `size` bytes of `buffer` (which has room to grow). */
+  buffer: Uint8Array;
+  size: number;
+}
+
+/**
+ * One incarnation's view of the disk's binary files, every call at once (the *Now calls): what the simulated
+ * node:sqlite's VFS reads and writes (sim/real/openclaw-hooks.d.mts `SqliteFiles`). A dead owner reads nothing and its
+ * writes are dropped, as everywhere on the disk.
+ */
+export interface BinaryFiles {
+  /** The disk itself: locks and shared memory are per disk. */
+  readonly disk: SimDisk;
+  alive(): boolean;
+  size(path: string): number | undefined;
+  read(path: string, offset: number, length: number): Uint8Array | undefined;
+  write(path: string, offset: number, data: Uint8Array): void;
+  truncate(path: string, size: number): void;
+  sync(path: string): void;
+  remove(path: string): void;
+}
+
 export class SimDisk {
   private readonly files = new Map<string, FileState>();
+  private readonly binaryFiles = new Map<string, BinaryFileState>();
   faults: DiskFaults = { ...defaultDiskFaults };
 
   constructor(
@@ -63,9 +97,29 @@ export class SimDisk {
     private readonly prng: Prng,
   ) {}
 
-  /** Current (page-cache) content, for inspection by checkers and tests. */
+  /** Current (page-cache) content, for inspection by checkers and tests (a binary file's: one character per byte). */
   peek(path: string): string | undefined {
+    const binary = this.binaryFiles.get(path);
+    if (binary !== undefined) return latin1(binary.buffer.subarray(0, binary.size));
     return this.files.get(path)?.current;
+  }
+
+  /** Current (page-cache) bytes of a binary file (a copy), for inspection by checkers and tests. */
+  peekBytes(path: string): Uint8Array | undefined {
+    const binary = this.binaryFiles.get(path);
+    return binary === undefined ? undefined : binary.buffer.slice(0, binary.size);
+  }
+
+  /** Durable bytes of a binary file only: what a power loss now would leave (without a torn prefix); a copy. */
+  peekSyncedBytes(path: string): Uint8Array | undefined {
+    const binary = this.binaryFiles.get(path);
+    if (binary !== undefined) this.writeBackExpiredBinary(binary);
+    return binary?.synced.slice();
+  }
+
+  /** Whether the path is a binary file. */
+  isBinary(path: string): boolean {
+    return this.binaryFiles.has(path);
   }
 
   /** Durable content only: what a power loss now would leave (without a torn prefix). */
@@ -76,7 +130,8 @@ export class SimDisk {
   }
 
   paths(): string[] {
-    return [...this.files.keys()].sort();
+    if (this.binaryFiles.size === 0) return [...this.files.keys()].sort();
+    return [...this.files.keys(), ...this.binaryFiles.keys()].sort();
   }
 
   read(owner: Incarnation, path: string): Promise<string | undefined> {
@@ -113,7 +168,12 @@ export class SimDisk {
   }
 
   rename(owner: Incarnation, from: string, to: string): Promise<void> {
-    if (owner.alive) {
+    if (owner.alive && this.binaryFiles.size > 0 && this.binaryFiles.has(from)) {
+      const file = this.binaryFiles.get(from) as BinaryFileState;
+      this.binaryFiles.delete(from);
+      this.binaryFiles.set(to, file);
+      this.trace.record('disk.rename', { from, to });
+    } else if (owner.alive) {
       const file = this.files.get(from);
       assert(file !== undefined, `rename of a missing file ${from}`);
       this.files.delete(from);
@@ -125,7 +185,7 @@ export class SimDisk {
   }
 
   remove(owner: Incarnation, path: string): Promise<void> {
-    if (owner.alive && this.files.delete(path)) this.trace.record('disk.remove', { path });
+    if (owner.alive && (this.files.delete(path) || (this.binaryFiles.size > 0 && this.binaryFiles.delete(path)))) this.trace.record('disk.remove', { path });
     return this.complete(owner, this.latency(), undefined);
   }
 
@@ -134,9 +194,40 @@ export class SimDisk {
     return this.complete(owner, this.latency(), names);
   }
 
-  /** Synchronous read (readFileSync): the page-cache content, or undefined if missing or the caller is dead. */
+  /**
+   * Synchronous read (readFileSync): the page-cache content, or undefined if missing or the caller is dead. A binary
+   * file reads as one character per byte (its existence is what a text reader can use).
+   */
   readNow(owner: Incarnation, path: string): string | undefined {
-    return owner.alive ? this.files.get(path)?.current : undefined;
+    if (!owner.alive) return undefined;
+    if (this.binaryFiles.size > 0 && this.binaryFiles.has(path)) return this.peek(path);
+    return this.files.get(path)?.current;
+  }
+
+  /** The binary-file calls of one incarnation (the simulated node:sqlite's VFS), each at once. */
+  binaryFilesOf(owner: Incarnation): BinaryFiles {
+    return {
+      disk: this,
+      alive: () => owner.alive,
+      size: (path) => (owner.alive ? this.binaryFiles.get(path)?.size : undefined),
+      read: (path, offset, length) => {
+        const file = owner.alive ? this.binaryFiles.get(path) : undefined;
+        if (file === undefined) return undefined;
+        return file.buffer.slice(Math.min(offset, file.size), Math.min(offset + length, file.size));
+      },
+      write: (path, offset, data) => {
+        if (owner.alive) this.applyBinary(path, { kind: 'pwrite', offset, data: data.slice(), atMs: this.scheduler.clock.nowMs() });
+      },
+      truncate: (path, size) => {
+        if (owner.alive) this.applyBinary(path, { kind: 'truncate', size, atMs: this.scheduler.clock.nowMs() });
+      },
+      sync: (path) => {
+        if (owner.alive) this.syncBinary(path, 'fsync');
+      },
+      remove: (path) => {
+        if (owner.alive && this.binaryFiles.delete(path)) this.trace.record('disk.remove', { path });
+      },
+    };
   }
 
   /** Synchronous whole-file write (writeFileSync): volatile until an fsync or writeback. */
@@ -170,9 +261,25 @@ export class SimDisk {
       file.current = file.synced;
       this.trace.record('disk.crash', { path, tornBytes, lostBytes, keptBytes: file.current.length });
     }
+    for (const [path, file] of this.binaryFiles) {
+      this.writeBackExpiredBinary(file);
+      const first = file.pending[0];
+      if (first === undefined) continue;
+      let tornBytes = 0;
+      if (first.kind === 'pwrite' && first.data.length > 0 && this.prng.chance(this.faults.tearPer1000, 1000)) {
+        tornBytes = this.prng.int(0, first.data.length - 1);
+        file.synced = applyBinaryOps(file.synced, [{ ...first, data: first.data.subarray(0, tornBytes) }]);
+      }
+      const lostOps = file.pending.length;
+      file.pending = [];
+      file.buffer = file.synced.slice();
+      file.size = file.synced.length;
+      this.trace.record('disk.crash', { path, tornBytes, lostOps, keptBytes: file.size });
+    }
   }
 
   private applyWrite(path: string, kind: 'write' | 'append', data: string): void {
+    assert(this.binaryFiles.size === 0 || !this.binaryFiles.has(path), `a text ${kind} of the binary file ${path}`);
     let file = this.files.get(path);
     if (file === undefined) {
       file = { synced: '', pending: [], current: '' };
@@ -192,6 +299,10 @@ export class SimDisk {
   }
 
   private sync(path: string, reason: 'fsync' | 'writeback'): void {
+    if (this.binaryFiles.size > 0 && this.binaryFiles.has(path)) {
+      this.syncBinary(path, reason);
+      return;
+    }
     const file = this.files.get(path);
     if (file === undefined || file.pending.length === 0) return;
     assert(file.pending.reduce(applyOp, file.synced) === file.current, `${path}: the page cache is not its synced content plus its pending writes`);
@@ -219,6 +330,67 @@ export class SimDisk {
     }
   }
 
+  private applyBinary(path: string, op: BinaryOp): void {
+    assert(!this.files.has(path), `a binary write of the text file ${path}`);
+    let file = this.binaryFiles.get(path);
+    if (file === undefined) {
+      file = { synced: new Uint8Array(0), pending: [], buffer: new Uint8Array(0), size: 0 };
+      this.binaryFiles.set(path, file);
+    }
+    file.pending.push(op);
+    if (op.kind === 'pwrite') {
+      const end = op.offset + op.data.length;
+      if (end > file.buffer.length) {
+        const grown = new Uint8Array(Math.max(end, file.buffer.length * 2));
+        grown.set(file.buffer.subarray(0, file.size));
+        file.buffer = grown;
+      }
+      // The gap between the old end and the offset (if any) reads as zeros, as a sparse file's hole does.
+      if (op.offset > file.size) file.buffer.fill(0, file.size, op.offset);
+      file.buffer.set(op.data, op.offset);
+      file.size = Math.max(file.size, end);
+      this.trace.record('disk.write', { path, offset: op.offset, bytes: op.data.length });
+    } else {
+      if (op.size > file.buffer.length) {
+        const grown = new Uint8Array(op.size);
+        grown.set(file.buffer.subarray(0, file.size));
+        file.buffer = grown;
+      } else if (op.size > file.size) file.buffer.fill(0, file.size, op.size);
+      file.size = op.size;
+      this.trace.record('disk.write', { path, truncateTo: op.size });
+    }
+    if (this.prng.chance(this.faults.backgroundSyncPer1000, 1000)) {
+      const delayMs = this.prng.int(1, this.faults.backgroundSyncDelayMsMax);
+      this.scheduler.schedule(delayMs, () => this.sync(path, 'writeback'));
+    }
+  }
+
+  private syncBinary(path: string, reason: 'fsync' | 'writeback'): void {
+    const file = this.binaryFiles.get(path);
+    if (file === undefined || file.pending.length === 0) return;
+    const synced = applyBinaryOps(file.synced, file.pending);
+    // Paired with the read back: the synced bytes plus the pending writes are the page cache's.
+    assert(synced.length === file.size && bytesEqual(synced, file.buffer.subarray(0, file.size)), `${path}: the page cache is not its synced bytes plus its pending writes`);
+    file.synced = synced;
+    file.pending = [];
+    this.trace.record('disk.sync', { path, reason, bytes: file.size });
+  }
+
+  /** writeBackExpired for a binary file: the flusher's ticks that have passed wrote back what was dirty by them. */
+  private writeBackExpiredBinary(file: BinaryFileState): void {
+    const now = this.scheduler.clock.nowMs();
+    while (file.pending.length > 0) {
+      const dirtySince = (file.pending[0] as BinaryOp).atMs;
+      const tickMs = Math.ceil((dirtySince + dirtyExpireMs) / flusherIntervalMs) * flusherIntervalMs;
+      if (tickMs > now) return;
+      let written = 0;
+      while (written < file.pending.length && (file.pending[written] as BinaryOp).atMs <= tickMs) written++;
+      assert(written > 0, 'a writeback tick before the oldest dirty write');
+      file.synced = applyBinaryOps(file.synced, file.pending.slice(0, written));
+      file.pending = file.pending.slice(written);
+    }
+  }
+
   private latency(): number {
     return this.prng.int(0, this.faults.latencyMsMax);
   }
@@ -232,4 +404,41 @@ export class SimDisk {
 
 function applyOp(content: string, op: PendingOp): string {
   return op.kind === 'write' ? op.data : content + op.data;
+}
+
+/** Binary ops applied in order to bytes: a new array (the old one is left as it was). */
+function applyBinaryOps(content: Uint8Array, ops: readonly BinaryOp[]): Uint8Array {
+  let capacity = content.length;
+  let size = content.length;
+  for (const op of ops) {
+    size = op.kind === 'truncate' ? op.size : Math.max(size, op.offset + op.data.length);
+    capacity = Math.max(capacity, size);
+  }
+  const out = new Uint8Array(capacity);
+  out.set(content);
+  size = content.length;
+  for (const op of ops) {
+    if (op.kind === 'truncate') {
+      if (op.size > size) out.fill(0, size, op.size);
+      size = op.size;
+    } else {
+      if (op.offset > size) out.fill(0, size, op.offset);
+      out.set(op.data, op.offset);
+      size = Math.max(size, op.offset + op.data.length);
+    }
+  }
+  return out.slice(0, size);
+}
+
+function bytesEqual(a: Uint8Array, b: Uint8Array): boolean {
+  if (a.length !== b.length) return false;
+  for (let index = 0; index < a.length; index++) if (a[index] !== b[index]) return false;
+  return true;
+}
+
+/** Bytes as a string of one character per byte. */
+function latin1(bytes: Uint8Array): string {
+  let out = '';
+  for (let start = 0; start < bytes.length; start += 8192) out += String.fromCharCode(...bytes.subarray(start, start + 8192));
+  return out;
 }

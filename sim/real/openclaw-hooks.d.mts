@@ -35,6 +35,33 @@ export interface HooksBinding {
   codeGeneration?: boolean;
   /** `process.kill(pid, 0)`: whether a simulated process with this pid exists (without it, any kill is not simulated). */
   processExists?: (pid: number) => boolean;
+  /**
+   * The simulated disk's binary files as this incarnation sees them (sim/kernel/disk.ts binaryFilesOf): with them,
+   * node:sqlite is the simulated one (sim/real/openclaw-hooks/sqlite.mjs; its engine loaded first with
+   * loadSimulatedSqlite); without them, in-memory databases only.
+   */
+  sqliteFiles?: SqliteFiles;
+  /**
+   * The simulated node:sqlite's busy fault, per 1,000 calls that take a write lock: such a call fails with
+   * SQLITE_BUSY ("database is locked") before writing anything, its busy handler's retries refused too (0 or absent:
+   * never, and no draw from the PRNG).
+   */
+  sqliteBusyPer1000?: number;
+}
+
+/** The binary-file calls the simulated node:sqlite's VFS makes, each at once (sim/kernel/disk.ts BinaryFiles). */
+export interface SqliteFiles {
+  /** Locks and the WAL index are shared per disk. */
+  readonly disk: object;
+  alive(): boolean;
+  size(path: string): number | undefined;
+  read(path: string, offset: number, length: number): Uint8Array | undefined;
+  write(path: string, offset: number, data: Uint8Array): void;
+  truncate(path: string, size: number): void;
+  sync(path: string): void;
+  remove(path: string): void;
+  /** Whether a folder exists (a new database file needs its folder, as on Linux); without it, every folder does. */
+  directoryExists?(path: string): boolean;
 }
 
 export interface InstanceWorld {

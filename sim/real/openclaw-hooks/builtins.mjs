@@ -1,8 +1,8 @@
 // The built-in modules a chunk imports or requires: node:os (a simulated home), node:crypto (hashes as they are,
 // randomness from the PRNG), node:timers and node:timers/promises, node:process, node:tty (no terminal),
 // node:diagnostics_channel (channels of the instance's own), node:readline over a simulated file, node:module
-// (createRequire through the instance's loader), AsyncLocalStorage of node:async_hooks, node:sqlite's in-memory
-// databases (Node 24; the SQLite-era releases compute schema contracts in one at load), node:zlib's pure functions
+// (createRequire through the instance's loader), AsyncLocalStorage of node:async_hooks, node:sqlite (in-memory
+// databases only, or with the binding's sqliteFiles the simulation of sqlite.mjs), node:zlib's pure functions
 // (compression of a buffer in memory); node:fs and node:fs/promises
 // from fs.mjs; the pure ones (node:path as posix, node:url, node:util, node:events, ...) as they are; of any other
 // built-in module only its constants. Exempt from the determinism ban (eslint.config.js, test/determinism-ban.test.ts):
@@ -31,6 +31,7 @@ import { SimulatedAsyncLocalStorage } from './async-local-storage.mjs';
 import { fillRandom, simulatedWebCrypto } from './globals.mjs';
 import { partialModule } from './loud.mjs';
 import { hostRequire } from './package-loader.mjs';
+import { simulatedNodeSqlite } from './sqlite.mjs';
 
 /** A module namespace from a real module: every export as it is (pure modules). */
 function passThrough(module) {
@@ -146,7 +147,11 @@ export function builtinModule(world, specifier, importedNames) {
   } else if (name === 'readline') namespace = partialModule(loud, 'readline', realReadline, simulatedReadline(loud));
   else if (name === 'diagnostics_channel') namespace = partialModule(loud, 'diagnostics_channel', realDiagnosticsChannel, simulatedDiagnosticsChannel(loud));
   else if (name === 'tty') namespace = partialModule(loud, 'tty', realTty, { isatty: () => false });
-  else if (name === 'sqlite') namespace = partialModule(loud, 'sqlite', hostRequire('node:sqlite'), simulatedSqlite(loud), ['constants']);
+  else if (name === 'sqlite') {
+    namespace = binding.sqliteFiles === undefined
+      ? partialModule(loud, 'sqlite', hostRequire('node:sqlite'), simulatedSqlite(loud), ['constants'])
+      : partialModule(loud, 'sqlite', hostRequire('node:sqlite'), simulatedNodeSqlite(binding, loud));
+  }
   else if (name === 'zlib') namespace = partialModule(loud, 'zlib', realZlib, {}, pureZlibFunctions.filter((key) => key in realZlib));
   else if (name === 'perf_hooks') namespace = partialModule(loud, 'perf_hooks', realPerfHooks, { performance: world.globals.performance });
   else {
@@ -171,10 +176,12 @@ const pureZlibFunctions = [
 const hostSql = /\b(?:random|randomblob)\s*\(|['"]now['"]|\bcurrent_(?:time|date|timestamp)\b/i;
 
 /**
- * node:sqlite with in-memory databases only: `new DatabaseSync(':memory:')` is the host's (a pure computation over SQL
- * and values: no file, no clock; the SQLite-era releases build schema contracts in one at module load,
- * dist/openclaw-state-db-readonly-*.js), each statement checked for SQL that reads the clock or randomness (loud). A
- * database on a path is the release's agent DB, which the simulated disk does not hold yet (part 2): loud.
+ * node:sqlite where the binding gives no binary files of the simulated disk (`sqliteFiles`): in-memory databases only.
+ * Where it gives them, node:sqlite is the simulation of sqlite.mjs (every database, ':memory:' too, on SQLite's
+ * WebAssembly build; a database on a path on the simulated disk). Without them: `new DatabaseSync(':memory:')` is the
+ * host's (a pure computation over SQL and values: no file, no clock; the SQLite-era releases build schema contracts
+ * in one at module load, dist/openclaw-state-db-readonly-*.js), each statement checked for SQL that reads the clock or
+ * randomness (loud), and a database on a path is loud.
  */
 function simulatedSqlite(loud) {
   const real = hostRequire('node:sqlite');
