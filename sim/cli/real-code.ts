@@ -93,14 +93,14 @@ export const documentedFindings: readonly DocumentedFinding[] = [
   {
     section: 'Node exec events, real',
     summary: "a command's event taken twice: a replayed exec.started after the drain (both releases), or exec.finished resent after a gateway restart (2026.4.24)",
-    code: { openclawPart: 'node-events', releases: ['2026.4.24', '2026.7.1'] },
+    code: { openclawPart: 'node-events', releases: ['2026.4.24', '2026.7.1', '2026.7.35'] },
     invariants: ['no-double-ingestion'],
     shows: { message: /command run-/ },
   },
   {
     section: 'The session-file repair, real (`fr`, both releases)',
     summary: "a power loss just after the release's repair empties the transcript (its writes are never synced)",
-    code: { openclawPart: 'session-file-repair', releases: ['2026.4.24', '2026.7.1'] },
+    code: { openclawPart: 'session-file-repair', releases: ['2026.4.24', '2026.7.1', '2026.7.35'] },
     invariants: ['transcript-consistent', 'one-assistant-row-per-visible-reply', 'no-lost-user-message'],
     shows: { fault: 'power-loss' },
   },

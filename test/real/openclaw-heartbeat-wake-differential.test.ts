@@ -187,8 +187,8 @@ describe.skipIf(missing)("the JSONL-era releases' heartbeat wakes against the mo
     );
   }, 120_000);
 
-  it('covers both JSONL-era releases', () => {
-    expect([...openclawReleases]).toEqual(['2026.4.24', '2026.7.1']);
+  it('covers every JSONL-era release', () => {
+    expect([...openclawReleases]).toEqual(['2026.4.24', '2026.7.1', '2026.7.35']);
   });
 
   it('by example: an exec event then a default request for one session, 100 ms apart, and a busy answer', async () => {

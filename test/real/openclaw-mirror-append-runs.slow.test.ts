@@ -8,6 +8,7 @@ import type { OpenclawGatewayPart } from '../../sim/real/openclaw/choice.ts';
 import { type OpenclawRelease, openclawReleases } from '../../sim/real/openclaw/index.ts';
 import { openclawMissing } from './openclaw-support.ts';
 import { runThenRepro, runTwiceUnderEachRelease } from './openclaw-runs.ts';
+import { isJulyLine } from '../../sim/real/openclaw/releases.ts';
 
 const missing = openclawMissing('--openclaw mirror-append run tests');
 
@@ -19,8 +20,8 @@ const missing = openclawMissing('--openclaw mirror-append run tests');
 const seeds = [13, 17];
 
 /** The parts each release runs the mirror append with (2026.7.1's append takes the release's own lock). */
-const partsOf = (release: OpenclawRelease): OpenclawGatewayPart[] => (release === '2026.7.1' ? ['session-write-lock', 'mirror-append'] : ['mirror-append']);
-const codesOf = (release: OpenclawRelease): string => (release === '2026.7.1' ? 'wl+ma' : 'ma');
+const partsOf = (release: OpenclawRelease): OpenclawGatewayPart[] => (isJulyLine(release) ? ['session-write-lock', 'mirror-append'] : ['mirror-append']);
+const codesOf = (release: OpenclawRelease): string => (isJulyLine(release) ? 'wl+ma' : 'ma');
 
 describe.skipIf(missing)('--openclaw mirror-append: the release appends the mirror entries in a run', () => {
   it('every mirror entry is the release’s, and a run gives the same trace hash twice in one process, for each release', async () => {

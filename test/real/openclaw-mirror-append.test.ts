@@ -31,6 +31,7 @@ import { Simulation } from '../../sim/kernel/simulation.ts';
 import { openclawGatewayPartsFor } from '../../sim/real/openclaw/gateway-parts.ts';
 import { type OpenclawRelease, openclawReleases } from '../../sim/real/openclaw/index.ts';
 import { openclawMissing } from './openclaw-support.ts';
+import { isJulyLine } from '../../sim/real/openclaw/releases.ts';
 
 const missing = openclawMissing('real OpenClaw mirror-append tests');
 
@@ -133,7 +134,7 @@ function linesOf(text: string | undefined): Line[] | 'no file' {
 /** One case in a fresh machine: the gateway mirrors the delivered text, with the model's append or a release's. */
 async function runMirrorCase(release: OpenclawRelease | undefined, mirrorCase: MirrorCase): Promise<{ lines: Line[] | 'no file'; notes: string[]; escapes: string[] }> {
   const sim = new Simulation({ seed: `mirror-append/${JSON.stringify(mirrorCase)}`, sql, simTimeMsMax: 600_000 });
-  const parts = release === undefined ? undefined : openclawGatewayPartsFor(sim, { release, parts: release === '2026.7.1' ? ['session-write-lock', 'mirror-append'] : ['mirror-append'] });
+  const parts = release === undefined ? undefined : openclawGatewayPartsFor(sim, { release, parts: isJulyLine(release) ? ['session-write-lock', 'mirror-append'] : ['mirror-append'] });
   const initial = initialFile(mirrorCase);
   let done = false;
   sim.spawn('gateway', async (ctx) => {
@@ -177,7 +178,7 @@ function expectedOfRelease(release: OpenclawRelease, mirrorCase: MirrorCase, mod
   if (appends && mirrorCase.text === 'latest' && latest !== undefined) return before;
   if (!appends || model === 'no file' || before === 'no file') return model;
   const expected = model.map((row) => ({ ...row }));
-  if (mirrorCase.torn && release === '2026.7.1') {
+  if (mirrorCase.torn && isJulyLine(release)) {
     // The torn line stays a line of its own; the mirror entry parses, after it.
     expected.splice(expected.length - 1, 1, { kind: 'unparsable' }, { kind: 'entry', type: 'message', role: 'assistant', text: 'A brand new reply', mirror: true, key, parent: parentOfRelease(before) });
     return expected;
@@ -212,6 +213,6 @@ describe.skipIf(missing)('the mirror append: each release against the model', ()
       { numRuns: 40, seed: 22 },
     );
     // Each named difference was met (the cases are fixed by the seed).
-    expect([...seen.keys()].sort()).toEqual(['2026.4.24 latest', '2026.7.1 latest', '2026.7.1 torn']);
+    expect([...seen.keys()].sort()).toEqual(['2026.4.24 latest', '2026.7.1 latest', '2026.7.1 torn', '2026.7.35 latest', '2026.7.35 torn']);
   }, 600_000);
 });

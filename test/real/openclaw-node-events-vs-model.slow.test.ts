@@ -49,6 +49,7 @@ import { Simulation } from '../../sim/kernel/simulation.ts';
 import { openclawGatewayPartsFor } from '../../sim/real/openclaw/gateway-parts.ts';
 import { type OpenclawJsonlRelease, openclawReleases } from '../../sim/real/openclaw/releases.ts';
 import { openclawMissing } from './openclaw-support.ts';
+import { isJulyLine } from '../../sim/real/openclaw/releases.ts';
 
 const missing = openclawMissing('real OpenClaw node-event differential tests', openclawReleases);
 
@@ -295,7 +296,7 @@ class RuleState {
       if (this.keys.has(execKeyOf(run, event))) return 'key';
       return queue.includes(text) ? 'queued' : undefined;
     }
-    if (this.side === '2026.7.1') {
+    if (isJulyLine(this.side)) {
       if (this.authorized.get(run.runId) !== connection) return 'unauthorized';
       if (event === 'exec.finished') this.authorized.delete(run.runId);
     }
@@ -409,7 +410,7 @@ const opArb: fc.Arbitrary<Op> = fc.oneof(
 const planArb: fc.Arbitrary<Op[]> = fc.array(opArb, { minLength: 4, maxLength: 18 }).filter((ops) => ops.filter((op) => op.kind === 'restart').length <= 1);
 /** For 2026.7.1, half the plans begin with every run invoked (else most events are of runs not invoked yet). */
 const invokedFirst: Op[] = runs.map((_, run) => ({ kind: 'invoke', run }));
-const planArbOf = (release: OpenclawJsonlRelease): fc.Arbitrary<Op[]> => (release === '2026.7.1' ? fc.tuple(fc.boolean(), planArb).map(([first, ops]) => (first ? [...invokedFirst, ...ops] : ops)) : planArb);
+const planArbOf = (release: OpenclawJsonlRelease): fc.Arbitrary<Op[]> => (isJulyLine(release) ? fc.tuple(fc.boolean(), planArb).map(([first, ops]) => (first ? [...invokedFirst, ...ops] : ops)) : planArb);
 
 /** Each side against its rule (and so the release against the model where the rules agree); the differences counted. */
 async function checkPlan(ops: readonly Op[], release: OpenclawJsonlRelease, seen: Map<Difference, number>): Promise<void> {
@@ -448,6 +449,8 @@ const named: Record<OpenclawJsonlRelease, { may: readonly Difference[]; reached:
   // (2026.7.1's start doubling needs an invoke, a start, a drain and the start again on one connection: rare in 20
   // plans; the by-example test pins it.)
   '2026.7.1': { may: ['start-doubling', 'unauthorized', 'finish-window-kept', 'knock-on'], reached: ['unauthorized'], numRuns: 20 },
+  // The same code as 2026.7.1 (releases.ts isJulyLine).
+  '2026.7.35': { may: ['start-doubling', 'unauthorized', 'finish-window-kept', 'knock-on'], reached: ['unauthorized'], numRuns: 10 },
 };
 
 describe.skipIf(missing)("the JSONL-era releases' node-event ingestion against the model's, on generated sequences", () => {

@@ -158,8 +158,8 @@ describe.skipIf(missing)('resolving real OpenClaw functions', () => {
   });
 
   it('refuses a release gatesim does not pin', () => {
-    expect(() => resolveOpenclawExport('2026.7.35' as never, 'src/infra/system-events.ts', 'enqueueSystemEvent')).toThrow(
-      /openclaw 2026\.7\.35 is not a pinned release \(gatesim pins 2026\.4\.24, 2026\.7\.1, 2026\.8\.1, 2026\.9\.6\)/,
+    expect(() => resolveOpenclawExport('2026.7.34' as never, 'src/infra/system-events.ts', 'enqueueSystemEvent')).toThrow(
+      /openclaw 2026\.7\.34 is not a pinned release \(gatesim pins 2026\.4\.24, 2026\.7\.1, 2026\.7\.35, 2026\.8\.1, 2026\.9\.6\)/,
     );
   });
 });

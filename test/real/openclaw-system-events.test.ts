@@ -45,6 +45,7 @@ import { openclawSqliteEraReleases } from '../../sim/real/openclaw/index.ts';
 import { Prng } from '../../sim/kernel/prng.ts';
 import { node24Here, rerunUnderNode24, sqliteEraMissing, underNode24 } from './openclaw-node24.ts';
 import { openclawMissing } from './openclaw-support.ts';
+import { isJulyLine } from '../../sim/real/openclaw/releases.ts';
 
 const missing = openclawMissing('real OpenClaw tests');
 const sqliteMissing = sqliteEraMissing();
@@ -179,7 +180,7 @@ function partsOnlyOnAKeylessRepeatNotLast(release: OpenclawRelease, inputs: Mode
 function releaseInputs(release: OpenclawRelease): ModelInputs {
   // 2026.7.1's queue sanitises at enqueue with the release's own sanitiser; the others keep the text as it is.
   const sanitize =
-    release === '2026.7.1'
+    isJulyLine(release)
       ? new OpenclawInstance(release, openclawBinding(release, { clock: new ManualClock(), timers: noTimers, random: noRandom, alive: () => true, fs: emptyDisk })).function<(text: string) => string>('src/security/system-tags.ts', 'sanitizeInboundSystemTags')
       : (text: string) => text;
   return {
@@ -415,11 +416,11 @@ describe.skipIf(missing)('the real queue in simulated processes', () => {
     };
     const first = await run();
     expect(first.escapes).toEqual([]);
+    // Each release's first incarnation, in table order, then each one's second after the kill and restart.
+    const releases = [...openclawReleases];
     expect(first.seen).toEqual([
-      { release: '2026.4.24', incarnation: 1, before: [], entries: [{ text: 'hello from 1', ts: 1_500 }] },
-      { release: '2026.7.1', incarnation: 2, before: [], entries: [{ text: 'hello from 2', ts: 1_500 }] },
-      { release: '2026.4.24', incarnation: 3, before: [], entries: [{ text: 'hello from 3', ts: 13_500 }] },
-      { release: '2026.7.1', incarnation: 4, before: [], entries: [{ text: 'hello from 4', ts: 13_500 }] },
+      ...releases.map((release, index) => ({ release, incarnation: index + 1, before: [], entries: [{ text: `hello from ${index + 1}`, ts: 1_500 }] })),
+      ...releases.map((release, index) => ({ release, incarnation: releases.length + index + 1, before: [], entries: [{ text: `hello from ${releases.length + index + 1}`, ts: 13_500 }] })),
     ]);
     // The real queues keep their state on globalThis (Symbol.for('openclaw.systemEvents.queues')): an instance's own.
     expect(Object.getOwnPropertySymbols(globalThis).map(String)).not.toContain('Symbol(openclaw.systemEvents.queues)');

@@ -37,6 +37,7 @@ import { openclawGatewayPartsFor } from '../../sim/real/openclaw/gateway-parts.t
 import { type OpenclawJsonlRelease, openclawReleases } from '../../sim/real/openclaw/releases.ts';
 import type { WriteLockCaller } from '../../sim/real/openclaw/write-lock.ts';
 import { openclawMissing } from './openclaw-support.ts';
+import { isJulyLine } from '../../sim/real/openclaw/releases.ts';
 
 const missing = openclawMissing('real OpenClaw write-lock edge tests', openclawReleases);
 
@@ -80,9 +81,9 @@ interface EdgeOutcome {
 
 const processOf = (caller: WriteLockCaller) => (caller === 'run-attempt' ? 'runner' : 'gateway');
 const other = (caller: WriteLockCaller): WriteLockCaller => (caller === 'run-attempt' ? 'delivery-mirror' : 'run-attempt');
-const timeoutOf = (side: Side) => (side === '2026.7.1' ? 60_000 : 10_000);
+const timeoutOf = (side: Side) => (isJulyLine(side) ? 60_000 : 10_000);
 /** Whether the holder's watchdog lets go at 360 s (a 5 min max hold). */
-const watchdogLetsGo = (side: Side, holder: WriteLockCaller) => side === '2026.7.1' || (side === '2026.4.24' && holder === 'delivery-mirror');
+const watchdogLetsGo = (side: Side, holder: WriteLockCaller) => isJulyLine(side) || (side === '2026.4.24' && holder === 'delivery-mirror');
 
 async function runEdgeCase(side: Side, edge: EdgeCase): Promise<EdgeOutcome> {
   const sim = new Simulation({ seed: `write-lock-edges/${JSON.stringify(edge)}`, sql, simTimeMsMax: 4_000_000 });
@@ -174,7 +175,7 @@ function expectRule(side: Side, edge: EdgeCase, outcome: EdgeOutcome): EdgeFindi
     const gapMs = (attempts[index] as Attempt).atMs - (attempts[index - 1] as Attempt).atMs;
     const reclaimed = outcome.removedBy === processOf(other(edge.holder)) && (attempts[index] as Attempt).created;
     if (reclaimed) continue;
-    const sleepMs = side === '2026.7.1' ? 50 : Math.min(1_000, 50 * index);
+    const sleepMs = isJulyLine(side) ? 50 : Math.min(1_000, 50 * index);
     const leftMs = timeoutMs - ((attempts[index - 1] as Attempt).atMs - startedAtMs);
     expect(gapMs, label).toBeLessThanOrEqual(Math.max(0, Math.min(sleepMs, leftMs)) + slackMs);
     // A lock file removed between a failed create and the read of its payload: every side tries again at once.
@@ -184,13 +185,13 @@ function expectRule(side: Side, edge: EdgeCase, outcome: EdgeOutcome): EdgeFindi
   // The timeout.
   const last = attempts.at(-1) as Attempt;
   const heldAtLastMs = last.atMs - outcome.heldAtMs;
-  if (side === '2026.7.1' && edge.kind === 'stuck' && !outcome.took && removedAtMs === undefined && heldAtLastMs > maxHoldMs - slackMs && heldAtLastMs < watchdogTickMs) {
+  if (isJulyLine(side) && edge.kind === 'stuck' && !outcome.took && removedAtMs === undefined && heldAtLastMs > maxHoldMs - slackMs && heldAtLastMs < watchdogTickMs) {
     // 2026.7.1 reports a lock held past its holder's max hold (5 min) as stale: the acquire throws at once rather
     // than waiting for the watchdog (SessionWriteLockStaleError, `hold-exceeded`).
     for (const attempt of attempts.slice(0, -1)) expect(attempt.atMs - outcome.heldAtMs, label).toBeLessThanOrEqual(maxHoldMs + slackMs);
     expect(outcome.doneAtMs - last.atMs, label).toBeLessThanOrEqual(slackMs);
     findings.push('hold-exceeded');
-  } else if (side === '2026.7.1') {
+  } else if (isJulyLine(side)) {
     // At or past the timeout only its last try, or the try at once after it when the file vanished meanwhile.
     const late = attempts.filter((attempt) => attempt.atMs - startedAtMs >= timeoutMs);
     expect(late.length, label).toBeLessThanOrEqual(2);
@@ -266,7 +267,7 @@ describe.skipIf(missing)('the session write lock at its edges: each side follows
       expect(found.get('model gave-up-with-the-lock-free') ?? 0, counts).toBeGreaterThan(0);
       expect(found.get('model stale-reclaimed') ?? 0, counts).toBeGreaterThan(0);
       expect(found.get(`${release} watchdog-let-go`) ?? 0, counts).toBeGreaterThan(0);
-      if (release === '2026.7.1') {
+      if (isJulyLine(release)) {
         expect(found.get('2026.7.1 took-at-the-timeout') ?? 0, counts).toBeGreaterThan(0);
         expect(found.get('2026.7.1 hold-exceeded') ?? 0, counts).toBeGreaterThan(0);
       }

@@ -29,6 +29,7 @@ import { openclawGatewayPartsFor } from '../../sim/real/openclaw/gateway-parts.t
 import { type OpenclawRelease, openclawReleases } from '../../sim/real/openclaw/index.ts';
 import type { WriteLockCaller } from '../../sim/real/openclaw/write-lock.ts';
 import { openclawMissing } from './openclaw-support.ts';
+import { isJulyLine } from '../../sim/real/openclaw/releases.ts';
 
 const missing = openclawMissing('real OpenClaw write-lock tests');
 
@@ -108,7 +109,7 @@ async function runLockCase(release: OpenclawRelease | undefined, lockCase: LockC
 
 /** The timeout each side's contender waits (its caller's, as write-lock.ts passes it). */
 function timeoutOf(release: OpenclawRelease | undefined): number {
-  return release === '2026.7.1' ? 60_000 : 10_000;
+  return isJulyLine(release) ? 60_000 : 10_000;
 }
 
 /** The holder's max hold, past which its watchdog force-releases (undefined: never within these cases). */
@@ -147,7 +148,7 @@ function expectRule(release: OpenclawRelease | undefined, lockCase: LockCase, ou
     expect(outcome.took, label).toBe(true);
     // Within a retry of the freeing (2026.4.24 and the model back off to 1 s, 2026.7.1 retries every 50 ms).
     expect(outcome.afterMs, label).toBeGreaterThanOrEqual(waitMs);
-    expect(outcome.afterMs, label).toBeLessThanOrEqual(waitMs + (release === '2026.7.1' ? 200 : 1_100));
+    expect(outcome.afterMs, label).toBeLessThanOrEqual(waitMs + (isJulyLine(release) ? 200 : 1_100));
     expect(outcome.cleanAfter, label).toBe(true);
   } else if (waitMs > timeout + 100) {
     expect(outcome.took, label).toBe(false);

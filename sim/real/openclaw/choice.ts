@@ -59,6 +59,7 @@ const sqliteEraParts: readonly OpenclawGatewayPart[] = ['system-events', 'heartb
 const partsOfRelease: Readonly<Record<OpenclawRelease, readonly OpenclawGatewayPart[]>> = {
   '2026.4.24': openclawGatewayParts,
   '2026.7.1': openclawGatewayParts,
+  '2026.7.35': openclawGatewayParts,
   '2026.8.1': sqliteEraParts,
   '2026.9.6': sqliteEraParts,
 };

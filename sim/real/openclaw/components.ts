@@ -51,9 +51,9 @@ export interface OpenclawComponent {
 
 const systemEventFunctions = ['enqueueSystemEvent', 'drainSystemEvents', 'drainSystemEventEntries', 'peekSystemEvents', 'peekSystemEventEntries'];
 
-/** The same file and functions in the JSONL-era releases (2026.4.24, 2026.7.1). */
+/** The same file and functions in the JSONL-era releases (2026.4.24, 2026.7.1, 2026.7.35). */
 function same(sourceFile: string, functions: readonly string[]): Partial<Record<OpenclawRelease, ComponentSource>> {
-  return { '2026.4.24': { sourceFile, functions }, '2026.7.1': { sourceFile, functions } };
+  return { '2026.4.24': { sourceFile, functions }, '2026.7.1': { sourceFile, functions }, '2026.7.35': { sourceFile, functions } };
 }
 
 export const openclawComponents: Readonly<Record<OpenclawComponentName, OpenclawComponent>> = {
@@ -72,6 +72,7 @@ export const openclawComponents: Readonly<Record<OpenclawComponentName, Openclaw
     sources: {
       '2026.4.24': { sourceFile: 'src/infra/heartbeat-wake.ts', functions: ['requestHeartbeatNow', 'setHeartbeatWakeHandler', 'setHeartbeatsEnabled'] },
       '2026.7.1': { sourceFile: 'src/infra/heartbeat-wake.ts', functions: ['requestHeartbeat', 'setHeartbeatWakeHandler', 'setHeartbeatsEnabled'] },
+      '2026.7.35': { sourceFile: 'src/infra/heartbeat-wake.ts', functions: ['requestHeartbeat', 'setHeartbeatWakeHandler', 'setHeartbeatsEnabled'] },
       '2026.8.1': { sourceFile: 'src/infra/heartbeat-wake.ts', functions: ['requestHeartbeat', 'setHeartbeatWakeHandler', 'setHeartbeatsEnabled'] },
       '2026.9.6': {
         sourceFile: 'src/infra/session-event-wake.ts',
@@ -94,6 +95,7 @@ export const openclawComponents: Readonly<Record<OpenclawComponentName, Openclaw
     sources: {
       '2026.4.24': { sourceFile: 'src/agents/session-write-lock.ts', functions: ['acquireSessionWriteLock', 'resolveSessionLockMaxHoldFromTimeout', 'cleanStaleLockFiles'] },
       '2026.7.1': { sourceFile: 'src/agents/session-write-lock.ts', functions: ['acquireSessionWriteLock', 'resolveSessionLockMaxHoldFromTimeout', 'resolveSessionWriteLockOptions', 'cleanStaleLockFiles'] },
+      '2026.7.35': { sourceFile: 'src/agents/session-write-lock.ts', functions: ['acquireSessionWriteLock', 'resolveSessionLockMaxHoldFromTimeout', 'resolveSessionWriteLockOptions', 'cleanStaleLockFiles'] },
     },
   },
   'mirror-append': {
@@ -112,6 +114,7 @@ export const openclawComponents: Readonly<Record<OpenclawComponentName, Openclaw
     sources: {
       '2026.4.24': { sourceFile: 'src/agents/pi-embedded-runner/run/attempt.prompt-helpers.ts', functions: ['mergeOrphanedTrailingUserPrompt'] },
       '2026.7.1': { sourceFile: 'src/agents/embedded-agent-runner/run/attempt.prompt-helpers.ts', functions: ['mergeOrphanedTrailingUserPrompt'] },
+      '2026.7.35': { sourceFile: 'src/agents/embedded-agent-runner/run/attempt.prompt-helpers.ts', functions: ['mergeOrphanedTrailingUserPrompt'] },
       '2026.8.1': { sourceFile: 'src/agents/embedded-agent-runner/run/attempt-prompt-helpers.ts', functions: ['mergeOrphanedTrailingUserPrompt'] },
       '2026.9.6': { sourceFile: 'src/agents/embedded-agent-runner/run/attempt-prompt-helpers.ts', functions: ['mergeOrphanedTrailingUserPrompt'] },
     },

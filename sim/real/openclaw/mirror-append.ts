@@ -44,7 +44,7 @@ import type { Incarnation } from '../../kernel/process.ts';
 import type { SimulatedDirectories } from './binding.ts';
 import { componentSource } from './components.ts';
 import type { OpenclawInstance } from './instance.ts';
-import type { OpenclawRelease } from './releases.ts';
+import { isJulyLine, type OpenclawRelease } from './releases.ts';
 import { isRealLockError } from './write-lock.ts';
 
 /** The pump's first tick, its longest, and a bound on its ticks per call (callRelease). */
@@ -83,7 +83,7 @@ export function installMirrorStore(home: SimulatedDirectories, sessions: readonl
 
 /** Which releases' appends take the session write lock themselves (2026.7.1's persistSessionTranscriptTurn). */
 export function appendLocksItself(release: OpenclawRelease): boolean {
-  return release === '2026.7.1';
+  return isJulyLine(release);
 }
 
 type RealAppend = (params: Record<string, unknown>) => Promise<{ ok: true; sessionFile: string; messageId: string } | { ok: false; reason: string; code?: string }>;

@@ -41,6 +41,7 @@ import { assert } from '../../kernel/assert.ts';
 import { componentSource } from './components.ts';
 import type { RealSystemEventQueue } from './gateway-parts.ts';
 import type { OpenclawInstance } from './instance.ts';
+import { isJulyLine } from './releases.ts';
 
 type HandleNodeEvent = (ctx: object, nodeId: string, event: { event: string; payloadJSON: string }, opts?: { connId?: string; deviceId?: string }) => Promise<unknown>;
 
@@ -54,7 +55,7 @@ interface NodeRegistry {
 
 /** Which releases authorize exec events against the gateway's own system.run invokes (GatewayParts.systemRunInvokes). */
 export function authorizesExecEvents(release: string): boolean {
-  return release === '2026.7.1';
+  return isJulyLine(release);
 }
 
 /** 2026.7.1's exec tool: the run timeout (tools.exec.timeoutSec, default 1,800 s) and the invoke's (plus 5 s). */

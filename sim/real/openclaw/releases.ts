@@ -13,10 +13,11 @@ import { openclawWorkspaceDir, releasePackageDir } from '../openclaw-hooks.mjs';
  * agent DB (node:sqlite) and dropped the session-file repair and the session write lock (a no-op stub); 2026.9.6
  * (what users run) ships its chunks as `.mjs` and replaced the heartbeat wake with the session-event wake. Both need
  * Node 24 (engines, node-version.ts). choice.ts says which parts each release has and why it lacks the others.
- * (2026.7.35, the July extended-stable line published after 2026.8.1, is the last JSONL-era release: it has the
- * session-file repair and JSONL transcripts; not pinned, docs/MODEL.md says why.)
+ * 2026.7.35, the July extended-stable line published after 2026.8.1 (on 2026-09-21), is the last JSONL-era release: it
+ * has the session-file repair and JSONL transcripts, and every part gatesim runs has 2026.7.1's code in it but for two
+ * lines (isJulyLine). The table is in version order, which bisect follows.
  */
-export const openclawPinnedReleases = ['2026.4.24', '2026.7.1', '2026.8.1', '2026.9.6'] as const;
+export const openclawPinnedReleases = ['2026.4.24', '2026.7.1', '2026.7.35', '2026.8.1', '2026.9.6'] as const;
 export type OpenclawRelease = (typeof openclawPinnedReleases)[number];
 
 /**
@@ -24,7 +25,15 @@ export type OpenclawRelease = (typeof openclawPinnedReleases)[number];
  * part iterate. The SQLite-era releases (2026.8.1, 2026.9.6) run fewer parts, under Node 24, and have tests of their
  * own (test/real/openclaw-sqlite-era-*.test.ts).
  */
-export const openclawReleases = ['2026.4.24', '2026.7.1'] as const satisfies readonly OpenclawRelease[];
+export const openclawReleases = ['2026.4.24', '2026.7.1', '2026.7.35'] as const satisfies readonly OpenclawRelease[];
+
+/**
+ * The July line (2026.7.1 and its extended-stable 2026.7.35): the parts gatesim runs have the same code in both
+ * (docs/MODEL.md, "2026.7.35, the last JSONL-era release"), so what the adapters know of 2026.7.1 holds for both.
+ */
+export function isJulyLine(release: string | undefined): boolean {
+  return release === '2026.7.1' || release === '2026.7.35';
+}
 export type OpenclawJsonlRelease = (typeof openclawReleases)[number];
 
 /** The releases of the SQLite era (sessions in the agent DB): fewer parts, and only under Node 24. */
@@ -59,8 +68,8 @@ export const openclawInstallCommand = openclawInstallCommandFor();
 /** How to install a release, for the one line of an error or a skip: the command, and in a project esbuild too. */
 export function openclawInstallHint(workspaceDir: string = openclawWorkspaceDir, cwd: string = process.cwd()): string {
   const command = openclawInstallCommandFor(workspaceDir, cwd);
-  if (!openclawWorkspaceInPackage(workspaceDir)) return `run \`${command}\` (the openclaw/ workspace, about 2.2 GB)`;
-  return `run \`${command}\` (the pinned releases, about 2.2 GB, where this gatesim looks for them) and \`npm install --save-dev esbuild@${openclawEsbuildVersion}\` in your project`;
+  if (!openclawWorkspaceInPackage(workspaceDir)) return `run \`${command}\` (the openclaw/ workspace, about 2.4 GB)`;
+  return `run \`${command}\` (the pinned releases, about 2.4 GB, where this gatesim looks for them) and \`npm install --save-dev esbuild@${openclawEsbuildVersion}\` in your project`;
 }
 
 /** The openclaw/ workspace (or the release in it) is not installed. */

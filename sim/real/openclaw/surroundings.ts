@@ -252,16 +252,22 @@ const sqliteEraHeartbeat: ModelDefence = {
 /** The JSONL-era defences every such release keeps. */
 const jsonlEraCommon: readonly ModelDefence[] = [runnerExactlyOnce, heartbeatReplyUnguarded, runAttemptLockWithMirror, tornLockAtOnce, runnerTranscriptSynced, mirrorSynced, repairSynced, orphanRemovalPersisted];
 
+/** 2026.7.1 and 2026.7.35 (releases.ts isJulyLine). */
+const julyLine: ReleaseSurroundings = {
+  settings: [mirrorKeyCurrentFile, chatDedupeInMemory],
+  defences: [...jsonlEraCommon, durableExecKeys, heldHeartbeatRow, modelLockReclaim, lockHeldWholeAttempt, chatResumeReplays],
+};
+
 /** The table: per release, the settings around the parts and the defences of the fixed model that stay. */
 const surroundingsOf: Readonly<Record<OpenclawRelease, ReleaseSurroundings>> = {
   '2026.4.24': {
     settings: [mirrorUnlocked, lockReclaimUnguarded, execDedupeInMemory, queueLastText, heartbeatRunAsReleased],
     defences: [...jsonlEraCommon, mirrorKeyAllFiles, chatDedupeDurable, chatResumeReplays],
   },
-  '2026.7.1': {
-    settings: [mirrorKeyCurrentFile, chatDedupeInMemory],
-    defences: [...jsonlEraCommon, durableExecKeys, heldHeartbeatRow, modelLockReclaim, lockHeldWholeAttempt, chatResumeReplays],
-  },
+  '2026.7.1': julyLine,
+  // The same code as 2026.7.1 in every part and in what these settings stand for (the chat.send dedupe map's 5 min TTL
+  // read again there); docs/MODEL.md, "2026.7.35, the last JSONL-era release".
+  '2026.7.35': julyLine,
   '2026.8.1': { settings: [], defences: [runnerExactlyOnce, heartbeatReplyUnguarded, sqliteEraStores, sqliteEraExecKeys, sqliteEraHeartbeat, chatDedupeDurable, chatResumeReplays] },
   '2026.9.6': { settings: [], defences: [runnerExactlyOnce, heartbeatReplyUnguarded, sqliteEraStores, sqliteEraExecKeys, sqliteEraHeartbeat, chatDedupeDurable, chatResumeReplays] },
 };

@@ -54,6 +54,7 @@ export const realLockErrorCodes = ['OPENCLAW_SESSION_WRITE_LOCK_TIMEOUT', 'OPENC
 const runAttemptTimeouts: Readonly<Partial<Record<OpenclawRelease, { runTimeoutMs: number; compactionTimeoutMs: number }>>> = {
   '2026.4.24': { runTimeoutMs: 2_880 * 60_000, compactionTimeoutMs: 900_000 },
   '2026.7.1': { runTimeoutMs: 2_880 * 60_000, compactionTimeoutMs: 180_000 },
+  '2026.7.35': { runTimeoutMs: 2_880 * 60_000, compactionTimeoutMs: 180_000 },
 };
 
 /** The parameters the release's own caller passes besides the session file (header). */
