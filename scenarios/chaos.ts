@@ -6,27 +6,44 @@
 // in half the runs. In about one run in eight a user message is a poison message (see poisonDraw). Every restart of a
 // process takes a start-up delay, long in some runs (startupKnobs), and half the runs process messages as Hermes'
 // gateway does (one message per run, ending at its first failure) instead of nanoclaw's runner.
+// The shapes of the focused scenarios are swarm choices too (issue 44 item 1, `shapeWeights`): each run switches on a
+// random subset of WebChat client sessions (with their socket drops), scheduled tasks, compaction, the prompt
+// envelope, the gateway's own heartbeat runs and Hermes' dashboard (a second writer of state.db, whose runs get
+// answers that name the history they were given), so they meet each other and the faults above without flooding a run.
+// And some runs have a quiet gap of 11-45 min, quiet or with the runner stalled past the sweep's 30 min ceiling or the
+// node host cut off (issue 44 item 4, `quietGap`), so each retention window of the model can close inside a run.
 import fc from 'fast-check';
 import { queueModes, type WorkloadStep } from '../sim/run/plan.ts';
+import type { Plan } from '../sim/run/plan.ts';
 import {
   byTime,
   clearStep,
+  clientDrop,
+  clientDropAt,
+  clientPlan,
+  compactionKnobs,
   configBump,
+  dashboardStep,
   execStep,
   groupUserStep,
+  heartbeatRunKnobs,
   killAtPhase,
   linkFault,
   modelKnobs,
   modelOutage,
   powerLoss,
+  quietGap,
   resetAtPhase,
   type Scenario,
+  secondWriters,
   settleMs,
   stall,
   swarmFaultKnobs,
+  taskPlan,
   timedKill,
   userBurst,
   phaseArb,
+  withQuietGap,
 } from './common.ts';
 
 const faultPhaseMsMax = 3 * 3_600_000;
@@ -56,46 +73,119 @@ function poisoned(users: WorkloadStep[], poison: number | null): WorkloadStep[] 
   return users.map((step, index) => (index === poison % users.length && step.kind === 'user' ? { ...step, poison: true } : step));
 }
 
+/**
+ * How often each shape is switched on (per 1000 runs). A shape switched off leaves its plan field absent, so a shrunk
+ * counterexample keeps only the shapes it needs. Tuned so no shape dilutes the hunts (`npm run bench -- --only hunt`).
+ */
+export const shapeWeights = {
+  clients: 250,
+  tasks: 250,
+  compaction: 200,
+  promptEnvelope: 250,
+  heartbeatRun: 250,
+  quietGap: 300,
+  dashboard: 200,
+} as const;
+
+/** `arbitrary` in `per1000` of the runs, else null (what shrinking goes to). */
+function sometimes<T>(per1000: number, arbitrary: fc.Arbitrary<T>): fc.Arbitrary<T | null> {
+  return fc.oneof({ weight: 1000 - per1000, arbitrary: fc.constant(null) }, { weight: per1000, arbitrary });
+}
+
+/** The swarm's shapes of one run (null: off). */
+function shapes(faultPhaseMs: number) {
+  return fc.record({
+    // Sessions chatted from the WebChat client (session 0 and any of the others), with drops of its WebSocket.
+    clients: sometimes(
+      shapeWeights.clients,
+      fc.record({ plan: clientPlan(4), drops: fc.array(fc.oneof({ weight: 2, arbitrary: clientDropAt() }, clientDrop(faultPhaseMs)), { maxLength: 4 }) }),
+    ),
+    // Scheduled tasks of any sessions, their occurrences due inside the fault phase.
+    tasks: sometimes(shapeWeights.tasks, fc.array(fc.nat({ max: 3 }).chain((session) => taskPlan(session, Math.max(2_001, faultPhaseMs - 9 * 60_000))), { minLength: 1, maxLength: 3 })),
+    compaction: sometimes(shapeWeights.compaction, compactionKnobs()),
+    // Both releases' envelopes (their sabotaged modes are for tests only).
+    promptEnvelope: sometimes(shapeWeights.promptEnvelope, fc.constantFrom('submit-then-rewrite' as const, 'transform' as const)),
+    heartbeatRun: sometimes(shapeWeights.heartbeatRun, heartbeatRunKnobs()),
+    // A quiet gap, maybe with the runner stalled or the node host cut off all through it.
+    quietGap: sometimes(shapeWeights.quietGap, quietGap(faultPhaseMs)),
+    // Hermes' dashboard, a second writer of state.db, typing turns between the chat's (issue 44 item 5); the answers
+    // then name the history they were given, so a stale context shows (context-holds-durable-turns).
+    dashboard: sometimes(shapeWeights.dashboard, fc.array(dashboardStep(faultPhaseMs, 4), { minLength: 1, maxLength: 4 })),
+  });
+}
+
+type Shapes = ReturnType<typeof shapes> extends fc.Arbitrary<infer T> ? T : never;
+
+/**
+ * A run with client sessions drops at most this share of the messages on a link (per 1000). The client's WebSocket
+ * takes the run's drop rate and a drop breaks it; at the swarm's higher rates, over a chaos run's hours, it never
+ * comes back while the faults last (each reconnect resends every unacknowledged frame, sim/kernel/network.ts, and the
+ * client adds a resume every 5 s), a reconnect storm of millions of steps that cut the run short
+ * (gs2.chaos.none.1623534521.r.0_1_0-0012ab.3315ffa4: 12.5 million steps, stopped at 120 of 129 simulated minutes).
+ */
+const clientDropPer1000Max = 20;
+
+/** The plan with the run's shapes switched on (each absent when off, as in a plan without it). */
+function withShapes(plan: Plan, drawn: Shapes): Plan {
+  const out: Plan = {
+    ...plan,
+    ...(drawn.clients === null ? {} : { faultKnobs: { ...plan.faultKnobs, dropPer1000: Math.min(plan.faultKnobs.dropPer1000, clientDropPer1000Max) } }),
+    faults: [...plan.faults, ...(drawn.clients?.drops ?? [])],
+    ...(drawn.clients === null ? {} : { clients: drawn.clients.plan }),
+    ...(drawn.tasks === null ? {} : { tasks: drawn.tasks }),
+    ...(drawn.compaction === null ? {} : { compaction: drawn.compaction }),
+    ...(drawn.promptEnvelope === null ? {} : { promptEnvelope: drawn.promptEnvelope }),
+    ...(drawn.heartbeatRun === null ? {} : { heartbeatRun: drawn.heartbeatRun }),
+    ...(drawn.dashboard === null ? {} : { workload: byTime([...plan.workload, ...drawn.dashboard]), contextAnswers: true }),
+  };
+  return drawn.quietGap === null ? out : withQuietGap(out, drawn.quietGap);
+}
+
+/** The plan's parts every chaos run has (the shapes come on top, see withShapes). */
+function basePlan(faultPhaseMs: number): fc.Arbitrary<Plan> {
+  return fc.record({
+    sessions: fc.integer({ min: 1, max: 4 }),
+    workload: fc
+      .tuple(
+        fc.array(groupUserStep(faultPhaseMs, 4), { minLength: 1, maxLength: 24 }),
+        fc.array(execStep(faultPhaseMs, 4), { maxLength: 8 }),
+        fc.array(fc.oneof(clearStep(faultPhaseMs, 4), configBump(faultPhaseMs)), { maxLength: 2 }),
+        fc.array(userBurst(faultPhaseMs, 4, burstGapMs), { maxLength: 4 }),
+        poisonDraw,
+      )
+      .map(([users, execs, other, bursts, poison]) => byTime([...poisoned(users, poison), ...execs, ...other, ...bursts.flat()])),
+    faults: fc.array(
+      fc.oneof(
+        timedKill(faultPhaseMs),
+        killAtPhase(['gateway', 'runner', 'tool-server', 'node-host'], phaseArb),
+        linkFault(faultPhaseMs),
+        resetAtPhase(phaseArb),
+        { weight: 2, arbitrary: powerLoss(faultPhaseMs) },
+        modelOutage(faultPhaseMs),
+        stall(faultPhaseMs),
+      ),
+      { maxLength: 10 },
+    ),
+    queueModes: fc.array(fc.constantFrom(...queueModes), { minLength: 4, maxLength: 4 }),
+    // The second writers, swarm-chosen per run (their sabotaged modes are for tests only).
+    secondWriters: secondWriters(),
+    keylessPlatform: fc.boolean(),
+    startup: startupKnobs,
+    // Hermes' processing mode in half the runs (its sabotaged mode is for tests only).
+    processing: fc.constantFrom('nanoclaw' as const, 'hermes' as const),
+    faultKnobs: swarmFaultKnobs(),
+    // Every chaos run offers the agent an action on the world (issue 23 item 3): a quarter of the answers book an event.
+    model: modelKnobs().map((knobs) => ({ ...knobs, effectToolPer1000: 250 })),
+    faultPhaseMs: fc.constant(faultPhaseMs),
+    settleMs: fc.constant(settleMs),
+  });
+}
+
 export const chaos: Scenario = {
   name: 'chaos',
-  description: 'every component and fault type with swarm testing, several sessions over simulated hours',
+  description: 'every component, shape and fault type with swarm testing, several sessions over simulated hours',
   focus: [],
-  plan: fc.integer({ min: 10 * 60_000, max: faultPhaseMsMax }).chain((faultPhaseMs) =>
-    fc.record({
-      sessions: fc.integer({ min: 1, max: 4 }),
-      workload: fc
-        .tuple(
-          fc.array(groupUserStep(faultPhaseMs, 4), { minLength: 1, maxLength: 24 }),
-          fc.array(execStep(faultPhaseMs, 4), { maxLength: 8 }),
-          fc.array(fc.oneof(clearStep(faultPhaseMs, 4), configBump(faultPhaseMs)), { maxLength: 2 }),
-          fc.array(userBurst(faultPhaseMs, 4, burstGapMs), { maxLength: 4 }),
-          poisonDraw,
-        )
-        .map(([users, execs, other, bursts, poison]) => byTime([...poisoned(users, poison), ...execs, ...other, ...bursts.flat()])),
-      faults: fc.array(
-        fc.oneof(
-          timedKill(faultPhaseMs),
-          killAtPhase(['gateway', 'runner', 'tool-server', 'node-host'], phaseArb),
-          linkFault(faultPhaseMs),
-          resetAtPhase(phaseArb),
-          { weight: 2, arbitrary: powerLoss(faultPhaseMs) },
-          modelOutage(faultPhaseMs),
-          stall(faultPhaseMs),
-        ),
-        { maxLength: 10 },
-      ),
-      queueModes: fc.array(fc.constantFrom(...queueModes), { minLength: 4, maxLength: 4 }),
-      // The second writers, swarm-chosen per run (their sabotaged modes are for tests only).
-      secondWriters: fc.record({ deliveryMirror: fc.constantFrom('off' as const, 'on' as const), gatewayAppend: fc.constantFrom('off' as const, 'skip-db' as const) }),
-      keylessPlatform: fc.boolean(),
-      startup: startupKnobs,
-      // Hermes' processing mode in half the runs (its sabotaged mode is for tests only).
-      processing: fc.constantFrom('nanoclaw' as const, 'hermes' as const),
-      faultKnobs: swarmFaultKnobs(),
-      // Every chaos run offers the agent an action on the world (issue 23 item 3): a quarter of the answers book an event.
-      model: modelKnobs().map((knobs) => ({ ...knobs, effectToolPer1000: 250 })),
-      faultPhaseMs: fc.constant(faultPhaseMs),
-      settleMs: fc.constant(settleMs),
-    }),
-  ),
+  plan: fc
+    .integer({ min: 10 * 60_000, max: faultPhaseMsMax })
+    .chain((faultPhaseMs) => fc.tuple(basePlan(faultPhaseMs), shapes(faultPhaseMs)).map(([plan, drawn]) => withShapes(plan, drawn))),
 };

@@ -7,10 +7,13 @@
 // connection), gateway kills and power losses (every connection dies with the gateway, and its memory with it), runner
 // kills at a turn's phases, stalls, LLM errors and outages, busy databases.
 import fc from 'fast-check';
-import { clientPoints, type FaultStep, queueModes } from '../sim/run/plan.ts';
+import { queueModes } from '../sim/run/plan.ts';
 import {
   byTime,
   clearStep,
+  clientDrop,
+  clientDropAt,
+  clientPlan,
   killAtPhase,
   modelKnobs,
   modelOutage,
@@ -26,20 +29,6 @@ import {
 
 const faultPhaseMs = 480_000;
 
-/** The client's WebSocket dropped at a point of an exchange (the nth time it is reached), a little after it. */
-function clientDropAt(): fc.Arbitrary<FaultStep> {
-  return fc.record({
-    kind: fc.constant('client-drop-at' as const),
-    point: fc.constantFrom(...clientPoints),
-    nth: fc.integer({ min: 0, max: 8 }),
-    delayMs: fc.integer({ min: 0, max: 30 }),
-  });
-}
-
-function clientDrop(): fc.Arbitrary<FaultStep> {
-  return fc.record({ kind: fc.constant('client-drop' as const), atMs: fc.integer({ min: 0, max: faultPhaseMs - 1 }) });
-}
-
 export const clientConnections: Scenario = {
   name: 'client-connections',
   description: "OpenClaw's WebChat client: chat.send with an idempotency key, retries and resumed event streams under socket drops, gateway kills and power losses",
@@ -48,7 +37,7 @@ export const clientConnections: Scenario = {
     fc.record({
       sessions: fc.constant(sessions),
       // Session 0 is always chatted from the client; the others from the client or the platform.
-      clients: fc.array(fc.boolean(), { minLength: sessions - 1, maxLength: sessions - 1 }).map((more) => ({ sessions: [0, ...more.flatMap((client, index) => (client ? [index + 1] : []))] })),
+      clients: clientPlan(sessions),
       workload: fc
         .tuple(
           fc.array(userStep(faultPhaseMs, sessions), { minLength: 1, maxLength: 8 }),
@@ -59,7 +48,7 @@ export const clientConnections: Scenario = {
       faults: fc.array(
         fc.oneof(
           { weight: 4, arbitrary: clientDropAt() },
-          { weight: 2, arbitrary: clientDrop() },
+          { weight: 2, arbitrary: clientDrop(faultPhaseMs) },
           { weight: 2, arbitrary: timedKill(faultPhaseMs, ['gateway', 'runner']) },
           killAtPhase(['gateway', 'runner'], fc.constantFrom('ingest', 'model-call', 'flush', 'delivery')),
           stall(faultPhaseMs, ['gateway', 'runner']),

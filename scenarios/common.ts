@@ -4,6 +4,8 @@
 import fc from 'fast-check';
 import type { BugId, ModelComponents } from '../src/index.ts';
 import {
+  type ClientPlan,
+  clientPoints,
   type FaultKnobs,
   type FaultStep,
   killableProcesses,
@@ -13,6 +15,7 @@ import {
   type Phase,
   phases,
   type Plan,
+  type TaskPlan,
   type WorkloadStep,
 } from '../sim/run/plan.ts';
 
@@ -230,7 +233,129 @@ export function faultKnobs(overrides: Partial<Record<keyof FaultKnobs, fc.Arbitr
   return fc.record(record) as unknown as fc.Arbitrary<FaultKnobs>;
 }
 
+/** The second writers, drawn per run (their sabotaged modes are for tests only). */
+export function secondWriters(): fc.Arbitrary<NonNullable<Plan['secondWriters']>> {
+  return fc.record({ deliveryMirror: fc.constantFrom('off' as const, 'on' as const), gatewayAppend: fc.constantFrom('off' as const, 'skip-db' as const) });
+}
+
+/** The client's WebSocket dropped at a point of an exchange (the nth time it is reached), a little after it. */
+export function clientDropAt(): fc.Arbitrary<FaultStep> {
+  return fc.record({
+    kind: fc.constant('client-drop-at' as const),
+    point: fc.constantFrom(...clientPoints),
+    nth: fc.integer({ min: 0, max: 8 }),
+    delayMs: fc.integer({ min: 0, max: 30 }),
+  });
+}
+
+/** The client's WebSocket dropped at a time inside the fault phase. */
+export function clientDrop(faultPhaseMs: number): fc.Arbitrary<FaultStep> {
+  return fc.record({ kind: fc.constant('client-drop' as const), atMs: fc.integer({ min: 0, max: faultPhaseMs - 1 }) });
+}
+
+/** Which of `sessions` sessions are chatted from the WebChat client: session 0 always, each other one or not. */
+export function clientPlan(sessions: number): fc.Arbitrary<ClientPlan> {
+  return fc.array(fc.boolean(), { minLength: sessions - 1, maxLength: sessions - 1 }).map((more) => ({ sessions: [0, ...more.flatMap((client, index) => (client ? [index + 1] : []))] }));
+}
+
+const taskPrompts = ['Post the morning digest', 'Check the build and report', 'Remind me to water the plants', 'Summarise the inbox'];
+
+/**
+ * A scheduled task of `session`: once, or 2-4 occurrences 1-3 min apart, first due 2 s to `firstDueMsMax` into the
+ * run (scheduled-tasks: 3 min).
+ */
+export function taskPlan(session: number, firstDueMsMax = 180_000): fc.Arbitrary<TaskPlan> {
+  return fc
+    .record({
+      prompt: fc.constantFrom(...taskPrompts),
+      firstDueMs: fc.integer({ min: 2_000, max: firstDueMsMax }),
+      everyMs: fc.oneof(fc.constant(null), fc.integer({ min: 60_000, max: 180_000 })),
+      count: fc.integer({ min: 2, max: 4 }),
+    })
+    .map(({ prompt, firstDueMs, everyMs, count }) => ({ session, prompt, firstDueMs, everyMs, count: everyMs === null ? 1 : count }));
+}
+
+/**
+ * A context limit of 80-320 estimated tokens (a turn adds about 30-60), so most sessions compact once or more, keeping
+ * 20 tokens to a third of the limit.
+ */
+export function compactionKnobs(): fc.Arbitrary<NonNullable<Plan['compaction']>> {
+  return fc.integer({ min: 80, max: 320 }).chain((contextTokensMax) =>
+    fc.record({ contextTokensMax: fc.constant(contextTokensMax), keepRecentTokens: fc.integer({ min: 20, max: Math.floor(contextTokensMax / 3) }) }),
+  );
+}
+
+/** The gateway's own heartbeat runs: a 5-60 s timeout per candidate, 0-2 fallback models, a retry 1-60 s after a failed run. */
+export function heartbeatRunKnobs(): fc.Arbitrary<NonNullable<Plan['heartbeatRun']>> {
+  return fc.record({
+    mode: fc.constant('gateway' as const),
+    timeoutMs: fc.integer({ min: 5_000, max: 60_000 }),
+    fallbacks: fc.integer({ min: 0, max: 2 }),
+    retryMs: fc.integer({ min: 1_000, max: 60_000 }),
+  });
+}
+
+/**
+ * A quiet gap (issue 44 item 4): everything timed at or after `atMs` (workload, timed faults, scheduled tasks) moves
+ * `lengthMs` later and the fault phase grows by as much, so the run has a stretch with no activity and activity after
+ * it, long enough for the model's retention windows to close in between. `during` the gap nothing else happens
+ * (`quiet`, 11-40 min), the runner is stalled for all of it (`runner-stalled`, 36-45 min: past the sweep's 30 min
+ * heartbeat ceiling even when its idle heartbeat was touched 5 min before), or the gateway's link to the node host is
+ * partitioned for all of it (`node-host-cut`, 11-30 min: the node host resends what the gateway did not acknowledge
+ * only after the gateway's exec key window, 10 min, closed).
+ */
+export interface QuietGap {
+  atMs: number;
+  lengthMs: number;
+  during: 'quiet' | 'runner-stalled' | 'node-host-cut';
+}
+
+const minuteMs = 60_000;
+
+export function quietGap(faultPhaseMs: number): fc.Arbitrary<QuietGap> {
+  const atMs = fc.integer({ min: 0, max: faultPhaseMs - 1 });
+  return fc.oneof(
+    fc.record({ atMs, lengthMs: fc.integer({ min: 11 * minuteMs, max: 40 * minuteMs }), during: fc.constant('quiet' as const) }),
+    fc.record({ atMs, lengthMs: fc.integer({ min: 36 * minuteMs, max: 45 * minuteMs }), during: fc.constant('runner-stalled' as const) }),
+    fc.record({ atMs, lengthMs: fc.integer({ min: 11 * minuteMs, max: 30 * minuteMs }), during: fc.constant('node-host-cut' as const) }),
+  );
+}
+
+const nodeHostLink = linkPairs.findIndex(([a, b]) => a === 'gateway' && b === 'node-host');
+
+/** The plan with `gap` opened in it (see QuietGap). */
+export function withQuietGap(plan: Plan, gap: QuietGap): Plan {
+  const later = (atMs: number): number => (atMs >= gap.atMs ? atMs + gap.lengthMs : atMs);
+  const during: FaultStep[] =
+    gap.during === 'runner-stalled'
+      ? [{ kind: 'stall', atMs: gap.atMs, process: 'runner', durationMs: gap.lengthMs }]
+      : gap.during === 'node-host-cut'
+        ? [{ kind: 'partition', atMs: gap.atMs, link: nodeHostLink, healAfterMs: gap.lengthMs }]
+        : [];
+  return {
+    ...plan,
+    workload: plan.workload.map((step) => ({ ...step, atMs: later(step.atMs) })),
+    faults: [...plan.faults.map((fault) => ('atMs' in fault ? { ...fault, atMs: later(fault.atMs) } : fault)), ...during],
+    ...(plan.tasks === undefined ? {} : { tasks: plan.tasks.map((task) => ({ ...task, firstDueMs: later(task.firstDueMs) })) }),
+    faultPhaseMs: plan.faultPhaseMs + gap.lengthMs,
+  };
+}
+
 /** Sort the workload by time so plans read chronologically (and shrink the same way). */
 export function byTime(steps: WorkloadStep[]): WorkloadStep[] {
   return [...steps].sort((a, b) => a.atMs - b.atMs);
+}
+
+/**
+ * A turn typed at Hermes' dashboard (issue 44 item 5, src/dashboard.ts): a second process that shares the sessions'
+ * state.db appends a user message and its answer to the session between the gateway's turns, so a cached agent of the
+ * runner must be rebuilt or it answers from a stale history. For chaos to draw (with the plan's `contextAnswers` on).
+ */
+export function dashboardStep(faultPhaseMs: number, sessions: number): fc.Arbitrary<WorkloadStep> {
+  return fc.record({
+    kind: fc.constant('dashboard' as const),
+    atMs: fc.integer({ min: 500, max: faultPhaseMs - 1 }),
+    session: fc.integer({ min: 0, max: sessions - 1 }),
+    text: fc.constantFrom(...words).map((word) => `note on ${word}`),
+  });
 }

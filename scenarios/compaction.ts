@@ -7,8 +7,7 @@
 // and the append), timed kills and power losses, LLM errors and outages (a summary call that fails fails its attempt),
 // stalls, busy databases, link faults, second writers (the delivery mirror appends to the same JSONL under the write
 // lock) and key-less platforms; group chat, bursts and a /clear (a new session starts a new transcript).
-import fc from 'fast-check';
-import type { Scenario } from './common.ts';
+import { compactionKnobs, type Scenario } from './common.ts';
 import { transcriptTurnsPlan } from './transcript-turns.ts';
 
 export const compaction: Scenario = {
@@ -16,8 +15,6 @@ export const compaction: Scenario = {
   description: 'transcripts that grow past a context limit are compacted (a summary call, then a compaction entry), under kills, power losses, failing summaries and second writers',
   focus: [],
   plan: transcriptTurnsPlan({ minLength: 4, maxLength: 14 }, {
-    compaction: fc.integer({ min: 80, max: 320 }).chain((contextTokensMax) =>
-      fc.record({ contextTokensMax: fc.constant(contextTokensMax), keepRecentTokens: fc.integer({ min: 20, max: Math.floor(contextTokensMax / 3) }) }),
-    ),
+    compaction: compactionKnobs(),
   }),
 };

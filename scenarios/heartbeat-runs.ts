@@ -7,7 +7,7 @@
 // row, runner and node-host kills, resets that lose the node host's acknowledgement (it resends), link duplicates and
 // drops; chat in between (a message that arrives during a run makes the gateway's row wait for the next wake).
 import fc from 'fast-check';
-import { byTime, execStep, faultKnobs, killAtPhase, modelKnobs, modelOutage, resetAtPhase, type Scenario, settleMs, timedKill, userStep } from './common.ts';
+import { byTime, execStep, faultKnobs, heartbeatRunKnobs, killAtPhase, modelKnobs, modelOutage, resetAtPhase, type Scenario, settleMs, timedKill, userStep } from './common.ts';
 
 const faultPhaseMs = 180_000;
 const maybe = (max: number): fc.Arbitrary<number> => fc.oneof(fc.constant(0), fc.integer({ min: 1, max }));
@@ -39,12 +39,7 @@ export const heartbeatRuns: Scenario = {
       modelSlowPer1000: maybe(500),
     }),
     model: modelKnobs(),
-    heartbeatRun: fc.record({
-      mode: fc.constant('gateway' as const),
-      timeoutMs: fc.integer({ min: 5_000, max: 60_000 }),
-      fallbacks: fc.integer({ min: 0, max: 2 }),
-      retryMs: fc.integer({ min: 1_000, max: 60_000 }),
-    }),
+    heartbeatRun: heartbeatRunKnobs(),
     faultPhaseMs: fc.constant(faultPhaseMs),
     settleMs: fc.constant(settleMs),
   }),

@@ -6,7 +6,7 @@
 // kill lands there often), busy databases (a fanout or a claim that fails), LLM errors and outages, link faults, and
 // swarm-chosen network and disk faults, second writers and a platform without idempotency keys.
 import fc from 'fast-check';
-import { queueModes, type TaskPlan } from '../sim/run/plan.ts';
+import { queueModes } from '../sim/run/plan.ts';
 import {
   byTime,
   clearStep,
@@ -18,28 +18,16 @@ import {
   powerLoss,
   resetAtPhase,
   type Scenario,
+  secondWriters,
   settleMs,
   stall,
   swarmFaultKnobs,
+  taskPlan,
   timedKill,
   userBurst,
 } from './common.ts';
 
 const faultPhaseMs = 600_000;
-
-const prompts = ['Post the morning digest', 'Check the build and report', 'Remind me to water the plants', 'Summarise the inbox'];
-
-/** One task per session: once, or 2-4 occurrences 1-3 min apart, every occurrence due inside the fault phase. */
-function taskPlan(session: number): fc.Arbitrary<TaskPlan> {
-  return fc
-    .record({
-      prompt: fc.constantFrom(...prompts),
-      firstDueMs: fc.integer({ min: 2_000, max: 180_000 }),
-      everyMs: fc.oneof(fc.constant(null), fc.integer({ min: 60_000, max: 180_000 })),
-      count: fc.integer({ min: 2, max: 4 }),
-    })
-    .map(({ prompt, firstDueMs, everyMs, count }) => ({ session, prompt, firstDueMs, everyMs, count: everyMs === null ? 1 : count }));
-}
 
 export const scheduledTasks: Scenario = {
   name: 'scheduled-tasks',
@@ -69,7 +57,7 @@ export const scheduledTasks: Scenario = {
         { maxLength: 6 },
       ),
       queueModes: fc.array(fc.constantFrom(...queueModes), { minLength: 3, maxLength: 3 }),
-      secondWriters: fc.record({ deliveryMirror: fc.constantFrom('off' as const, 'on' as const), gatewayAppend: fc.constantFrom('off' as const, 'skip-db' as const) }),
+      secondWriters: secondWriters(),
       keylessPlatform: fc.boolean(),
       faultKnobs: swarmFaultKnobs(),
       model: modelKnobs({ toolCallsMax: fc.integer({ min: 1, max: 3 }) }),

@@ -3,7 +3,7 @@
 // and key-less platforms, with one knob of the transcript's own (`shape`) drawn where each scenario's plan had it.
 import fc from 'fast-check';
 import { type Plan, queueModes } from '../sim/run/plan.ts';
-import { byTime, clearStep, groupUserStep, killAtPhase, linkFault, modelKnobs, modelOutage, powerLoss, settleMs, stall, swarmFaultKnobs, timedKill, userBurst } from './common.ts';
+import { byTime, clearStep, groupUserStep, killAtPhase, linkFault, modelKnobs, modelOutage, powerLoss, secondWriters, settleMs, stall, swarmFaultKnobs, timedKill, userBurst } from './common.ts';
 
 const faultPhaseMs = 600_000;
 
@@ -36,7 +36,7 @@ export function transcriptTurnsPlan(users: { minLength: number; maxLength: numbe
         { maxLength: 6 },
       ),
       queueModes: fc.array(fc.constantFrom(...queueModes), { minLength: 2, maxLength: 2 }),
-      secondWriters: fc.record({ deliveryMirror: fc.constantFrom('off' as const, 'on' as const), gatewayAppend: fc.constantFrom('off' as const, 'skip-db' as const) }),
+      secondWriters: secondWriters(),
       keylessPlatform: fc.boolean(),
       faultKnobs: swarmFaultKnobs(),
       model: modelKnobs({ toolCallsMax: fc.integer({ min: 1, max: 3 }) }),

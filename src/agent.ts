@@ -15,6 +15,11 @@
 // does not realign the flush cursor to the history of the new turn. An agent writes to the session id it was built
 // for (Hermes' AIAgent.session_id): after a rotation (/clear) the cache rebuilds it for the new id, so a cached agent
 // never flushes into the session the rotation ended.
+// A reused agent replays the conversation it holds in memory (Hermes #45966: the cached AIAgent carries the transcript
+// as its last turn left it and sends that to the LLM): `replay` is the session's state.db rows as its last turn left
+// them, read with the message count the entry keeps, so the count check is what keeps the replay current. The
+// coherence mode `none` is Hermes before #46095/#46237 (no count check: a write by another process, such as the
+// dashboard's turn, is never seen by the cached agent); only tests switch it on.
 import { assert, assertNonNegativeInteger } from './assert.ts';
 import { isBusy } from './busy.ts';
 import type { SessionDb, DbMessage } from './session-db.ts';
@@ -38,6 +43,8 @@ export class AiAgent {
   lastActivityTs = 0;
   lastActivityDesc = '';
   apiCallCount = 0;
+  /** The session's rows as this agent's last turn left them (what a reused agent replays); undefined before one ended. */
+  replay: readonly DbMessage[] | undefined;
 
   constructor(
     readonly sessionKey: string,
@@ -91,6 +98,10 @@ export class AiAgent {
   }
 }
 
+/** How the cache decides a cached agent is still current: by the session's message count (fixed), or not at all. */
+export const agentCacheCoherences = ['message-count', 'none'] as const;
+export type AgentCacheCoherence = (typeof agentCacheCoherences)[number];
+
 export interface CacheLookup {
   agent: AiAgent;
   reused: boolean;
@@ -110,7 +121,10 @@ export class AgentCache {
   private readonly entries = new Map<string, CacheEntry>();
   private readonly running = new Set<string>();
 
-  constructor(private readonly capacity: number) {
+  constructor(
+    private readonly capacity: number,
+    private readonly coherence: AgentCacheCoherence = 'message-count',
+  ) {
     assert(capacity >= 1, 'an agent cache holds at least one agent');
     assert(Number.isSafeInteger(capacity), `an agent cache capacity is a whole number, not ${capacity}`);
   }
@@ -124,7 +138,9 @@ export class AgentCache {
     assertNonNegativeInteger(messageCount, `message count of ${sessionKey}`);
     const cached = this.entries.get(sessionKey);
     const rotated = cached !== undefined && cached.agent.sessionId !== sessionId;
-    if (cached !== undefined && !rotated && cached.agent.signature === signature && cached.messageCount === messageCount) {
+    // Hermes before #46095 reused an agent whatever another process had written since (coherence `none`).
+    const current = this.coherence === 'none' || cached?.messageCount === messageCount;
+    if (cached !== undefined && !rotated && cached.agent.signature === signature && current) {
       assert(cached.agent.sessionKey === sessionKey, `the agent cached for ${sessionKey} is for ${cached.agent.sessionKey}`);
       // LRU: move to the end.
       this.entries.delete(sessionKey);
@@ -146,12 +162,19 @@ export class AgentCache {
     this.running.add(sessionKey);
   }
 
-  /** The turn ended: the entry remembers the session's message count the agent's own writes left. */
-  end(sessionKey: string, messageCount: number): void {
+  /**
+   * The turn ended: the entry remembers the session's message count the agent's own writes left, and the agent the
+   * rows it replays on reuse (Hermes re-baselines the count after each turn, #46237). `rows`, when given, are the
+   * session's rows read at the same instant as the count (one per row: append_message counts each).
+   */
+  end(sessionKey: string, messageCount: number, rows?: readonly DbMessage[]): void {
     assert(this.running.has(sessionKey), `a turn of ${sessionKey} ends without having begun`);
+    assert(rows === undefined || rows.length === messageCount, `the ${rows?.length ?? 0} rows ${sessionKey}'s agent replays are its ${messageCount} counted messages`);
     this.running.delete(sessionKey);
     const entry = this.entries.get(sessionKey);
-    if (entry !== undefined) entry.messageCount = messageCount;
+    if (entry === undefined) return;
+    entry.messageCount = messageCount;
+    if (rows !== undefined) entry.agent.replay = rows;
   }
 
   /** Session reset (/clear) or an explicit eviction. */

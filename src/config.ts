@@ -2,6 +2,7 @@
 // scenario may turn. Every bug is off by default (the fixed behaviour).
 import { assert } from './assert.ts';
 import type { PromptEnvelopeMode } from './envelope.ts';
+import type { AgentCacheCoherence } from './agent.ts';
 import type { CompactionKnobs } from './compaction.ts';
 import type { HeartbeatRunKnobs } from './heartbeat-run.ts';
 import type { LockReclaimMode } from './session-write-lock.ts';
@@ -223,6 +224,13 @@ export interface ModelKnobs {
   compaction: CompactionKnobs | null;
   /** Who runs a heartbeat (issue 24 item 5; heartbeat-run.ts): null, the runner from a prompt row; else the gateway's own run. */
   heartbeatRun: HeartbeatRunKnobs | null;
+  /**
+   * Hermes' dashboard backend runs beside the gateway and appends its own turns to the sessions' state.db (issue 44
+   * item 5; dashboard.ts); off by default (no process is spawned for it).
+   */
+  dashboard: boolean;
+  /** How the agent cache knows a cached agent is current: `message-count` (fixed, Hermes #46237) or `none` (tests only). */
+  agentCacheCoherence: AgentCacheCoherence;
 }
 
 export const defaultKnobs: ModelKnobs = {
@@ -243,6 +251,8 @@ export const defaultKnobs: ModelKnobs = {
   clients: { sessions: [], dedupe: 'durable', replay: 'after' },
   compaction: null,
   heartbeatRun: null,
+  dashboard: false,
+  agentCacheCoherence: 'message-count',
 };
 
 /** The model's configuration: bugs switched on, sessions, timers and knobs. */

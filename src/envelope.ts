@@ -151,9 +151,16 @@ export async function rewriteSubmittedTranscript(
   assert(session.leaf?.id !== target.id, `the rewrite moved the leaf off ${target.id}`);
   // The sabotage: a rewrite that loses the entry (the branch moves, nothing replaces it).
   const replacement = mode === 'rewrite-drops-entry' ? null : await session.appendMessage({ role: 'user', content: plain.trim().length > 0 ? plain : '[OpenClaw runtime event]' }, target.turnId);
+  // As the release (appendBranchEntry, remapEntryId): a compaction appended again keeps from the new copy of its first
+  // kept entry, the plain entry included (chaos with compaction and the envelope: a compaction kept from the enveloped
+  // entry, off the branch after the rewrite).
+  const rewritten = new Map<string, string>(replacement === null ? [] : [[target.id, replacement.id]]);
   for (const entry of branch.slice(index + 1)) {
-    if (entry.compaction === undefined) await session.appendMessage(entry.message, entry.turnId);
-    else await session.appendCompaction(entry.compaction);
+    const copy =
+      entry.compaction === undefined
+        ? await session.appendMessage(entry.message, entry.turnId)
+        : await session.appendCompaction({ ...entry.compaction, firstKeptEntryId: rewritten.get(entry.compaction.firstKeptEntryId) ?? entry.compaction.firstKeptEntryId });
+    rewritten.set(entry.id, copy.id);
   }
   assert(!session.activeBranch().some((entry) => entry.id === target.id), `the enveloped entry ${target.id} is off the active branch`);
   return { from: target.id, to: replacement?.id ?? null };

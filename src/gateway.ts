@@ -470,20 +470,23 @@ class Gateway {
       // nanoclaw's sweep ends with the recurrence fanout, over the completions its sync just recorded.
       if (this.scheduler !== undefined) await this.scheduler.fanoutAll();
       this.wakeRunner();
-      await this.pruneExecKeys(this.ctx.clock.nowMs());
+      await this.pruneExecKeys();
     }
   }
 
-  private async pruneExecKeys(nowMs: number): Promise<void> {
-  assert(this.config.timers.execDedupeKeysMax >= 1, `exec_seen keeps at least one key, not ${this.config.timers.execDedupeKeysMax}`);
+  /**
+   * Forget all but the newest execDedupeKeysMax keys of each session. Not by age: the node host resends an event it
+   * has no acknowledgement of whenever its connection comes back, however late, so a key forgotten after a window
+   * (the 10 minutes of seed 000's proposed fix, which this prune had until issue 44) let a resend after a long cut
+   * become a second turn (chaos with a quiet gap: the link to the node host partitioned for 17 min after the prompt of
+   * an `exec.started` was written and before its acknowledgement arrived). `seen_at < 0` holds for no key; the
+   * statement keeps its keep-the-newest form (sim/kernel/sqlite.ts skips it when it would delete nothing).
+   */
+  private async pruneExecKeys(): Promise<void> {
+    assert(this.config.timers.execDedupeKeysMax >= 1, `exec_seen keeps at least one key, not ${this.config.timers.execDedupeKeysMax}`);
     for (const sessionKey of this.config.sessions) {
       const inbound = await this.dbs.inboundDb(sessionKey);
-      await ignoreBusy(
-        inbound.run('DELETE FROM exec_seen WHERE seen_at < ? OR key NOT IN (SELECT key FROM exec_seen ORDER BY seen_at DESC LIMIT ?)', [
-          nowMs - this.config.timers.execDedupeWindowMs,
-          this.config.timers.execDedupeKeysMax,
-        ]),
-      );
+      await ignoreBusy(inbound.run('DELETE FROM exec_seen WHERE seen_at < ? OR key NOT IN (SELECT key FROM exec_seen ORDER BY seen_at DESC LIMIT ?)', [0, this.config.timers.execDedupeKeysMax]));
     }
   }
 }

@@ -1,5 +1,6 @@
 // The model's public entry: sim/ and scenarios/ import from here only.
-export { AiAgent, AgentCache } from './agent.ts';
+export { AiAgent, AgentCache, type AgentCacheCoherence, agentCacheCoherences } from './agent.ts';
+export { Dashboard, dashboardName, type DashboardShown, type DashboardTurn } from './dashboard.ts';
 export {
   bugDescriptions,
   type BugId,

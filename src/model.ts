@@ -4,6 +4,7 @@
 import { assert } from './assert.ts';
 import { type ModelConfig } from './config.ts';
 import type { ModelEnvironment } from './environment.ts';
+import { Dashboard, dashboardName } from './dashboard.ts';
 import { gatewayMain } from './gateway.ts';
 import { ExecTool, NodeHost } from './node-host.ts';
 import type { ProcessMain } from './ports.ts';
@@ -26,6 +27,8 @@ export interface BuiltModel {
   config: ModelConfig;
   /** The node host's command entry (a workload event asks it to run a command). */
   nodeHost: NodeHost;
+  /** Hermes' dashboard backend, a second writer of state.db (knob `dashboard`); the workload types its turns. */
+  dashboard?: Dashboard;
   /** Start order matters only for the trace; every process tolerates the others being down. */
   processes: { name: string; main: ProcessMain }[];
   links: LinkSpec[];
@@ -52,14 +55,19 @@ export function buildModel(config: ModelConfig, env: ModelEnvironment, component
     assert((replaceableProcesses as readonly string[]).includes(name), `cannot replace process "${name}" (replaceable: ${replaceableProcesses.join(', ')})`);
   }
   const own = (name: ReplaceableProcess, builtin: ProcessMain): ProcessMain => components[name]?.(config, env) ?? builtin;
+  // Spawned only in runs that have it, so every other run keeps its processes (and its trace).
+  const dashboard = config.knobs.dashboard ? new Dashboard(env.llm) : undefined;
+  const dashboardProcess = dashboard === undefined ? [] : [{ name: dashboardName, main: (ctx: Parameters<ProcessMain>[0]) => dashboard.main(ctx) }];
   return {
     config,
     nodeHost,
+    ...(dashboard === undefined ? {} : { dashboard }),
     processes: [
       { name: gatewayName, main: own(gatewayName, (ctx) => gatewayMain(ctx, config, env.sessionManagerFactory, env.gatewayParts, execTool, env.llm)) },
       { name: toolServerName, main: own(toolServerName, (ctx) => toolServerMain(ctx, config.bugs)) },
       { name: runnerName, main: own(runnerName, (ctx) => runnerMain(ctx, config, env)) },
       { name: nodeHostName, main: (ctx) => nodeHost.main(ctx) },
+      ...dashboardProcess,
     ],
     links: [
       { from: nodeHostName, to: gatewayName, reconnecting: true },

@@ -190,10 +190,25 @@ export interface LlmAnswer {
   streamCut?: boolean;
 }
 
-/** What the agent sends the LLM: the session it speaks for and the prompt. Nothing else reaches the API. */
+/** A message of the conversation history a request carries before its prompt. */
+export interface LlmContextMessage {
+  role: 'user' | 'assistant';
+  content: string;
+}
+
+/**
+ * What the agent sends the LLM: the session it speaks for, the conversation history it holds (Hermes'
+ * `conversation_history`, oldest first; absent: none) and the prompt. Nothing else reaches the API.
+ */
 export interface LlmRequest {
   sessionKey: string;
   prompt: string;
+  context?: readonly LlmContextMessage[];
+  /**
+   * The caller offers no tools and reads the answer as plain text, not `<message to>` blocks: a terminal or dashboard
+   * chat (src/dashboard.ts). Absent: the gateway's agent, with its tools and its message blocks.
+   */
+  plain?: boolean;
 }
 
 /**

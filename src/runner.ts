@@ -33,7 +33,7 @@ export async function runnerMain(ctx: ProcessContext, config: ModelConfig, env: 
   assert(config.knobs.turnTriesMax >= 1, `a turn is tried at least once, not ${config.knobs.turnTriesMax} times`);
   const sessionDb = await SessionDb.open(ctx.sqlite);
   const dbs = new SessionDbs(ctx.sqlite);
-  const cache = new AgentCache(config.knobs.agentCacheSize);
+  const cache = new AgentCache(config.knobs.agentCacheSize, config.knobs.agentCacheCoherence);
   const rpc = new RpcClient(ctx, config.timers.toolCallTimeoutMs);
   const heartbeat = new HeartbeatFile(ctx);
   ctx.spawnTask('rpc-replies', () => rpc.receiveLoop());

@@ -97,6 +97,28 @@ export class SessionDb {
     });
   }
 
+  /**
+   * A second writer's turn (src/dashboard.ts): its rows, in one transaction, into a session that no rotation has ended
+   * (each counted in message_count as append_message counts it); false, and nothing written, when it was ended.
+   */
+  async appendTurnIfOpen(sessionId: string, messages: readonly DbMessage[], timestampMs: number): Promise<boolean> {
+    assert(messages.length > 0 && messages.every((message) => message.turnId.length > 0), `a turn appended to ${sessionId} has rows, each naming its turn`);
+    assertNonNegativeInteger(timestampMs, `a turn's timestamp in ${sessionId}`);
+    return this.db.transaction((tx) => {
+      const endedAt = tx.query('SELECT ended_at FROM sessions WHERE id = ?', [sessionId])[0]?.ended_at;
+      if (endedAt !== undefined && endedAt !== null) return false;
+      tx.run('INSERT OR IGNORE INTO sessions(id, started_at) VALUES (?, ?)', [sessionId, timestampMs]);
+      for (const message of messages) {
+        tx.run(
+          'INSERT INTO messages(session_id, role, content, tool_call_id, tool_calls, tool_name, timestamp, turn_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+          [sessionId, message.role, message.content, message.toolCallId, message.toolCalls, message.toolName, timestampMs, message.turnId],
+        );
+        tx.run('UPDATE sessions SET message_count = message_count + 1 WHERE id = ?', [sessionId]);
+      }
+      return true;
+    });
+  }
+
   /** The session a key's turns write to now: its first session (the key itself), followed through every rotation. */
   async currentSessionId(sessionKey: string): Promise<string> {
     return (await this.sessionsOf(sessionKey)).at(-1) ?? sessionKey;

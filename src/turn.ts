@@ -13,7 +13,7 @@ import { type Batch, type BatchMember, claimOf, mergeTurn, newerMessageDue, rele
 import { effectiveQueueMode, type ModelConfig } from './config.ts';
 import { type EnvelopeFacts, envelopeFacts, envelopePrompt, envelopes, isEnveloped, rewriteSubmittedTranscript, storesSubmitted } from './envelope.ts';
 import type { ModelEnvironment, OrphanMergeDecision, OrphanMergePolicy, OrphanMergeQuestion, RunTrigger } from './environment.ts';
-import { type LlmAnswer, LlmTransientError, type ProcessContext, type SqlDatabase, type ToolName } from './ports.ts';
+import { type LlmAnswer, type LlmContextMessage, LlmTransientError, type ProcessContext, type SqlDatabase, type ToolName } from './ports.ts';
 import type { GatewayTranscriptAppend } from './gateway-append.ts';
 import type { HeartbeatFile } from './heartbeat-file.ts';
 import { type DbMessage, rotatedSessionId, type SessionDb } from './session-db.ts';
@@ -74,6 +74,8 @@ interface TurnState {
    * rows the turn read; undefined: none may, or the `none` sabotage. A turn that gives up waits for it.
    */
   effectsSettleAtMs: number | undefined;
+  /** The conversation history the turn's LLM request carries (what its agent holds: replayed when it was reused). */
+  context: LlmContextMessage[];
 }
 
 /** Runs the turn for a batch; returns the ids of the transcript's active branch as this process holds it in memory. */
@@ -101,7 +103,9 @@ export async function runTurn(deps: TurnDeps, sessionKey: string, batch: Batch, 
   } finally {
     // Without the mirror the runner takes no lock, and its turn keeps the await hops it had.
     if (lock !== undefined) await lock.release();
-    deps.cache.end(sessionKey, await deps.sessionDb.messageCount(sessionId));
+    // The session's rows now, the count and what a reuse replays at once (one read, as the count query it replaces).
+    const rowsAtEnd = await deps.sessionDb.messages(sessionId);
+    deps.cache.end(sessionKey, rowsAtEnd.length, rowsAtEnd);
   }
 }
 
@@ -171,7 +175,8 @@ async function runTurnWithAgent(
   if (lookup.reused) initCachedAgentForTurn(agent, built.history.length, config, ctx.clock.nowMs());
   assert(members.length > 0, `turn ${turnId} answers at least one message`);
   const effectsSettle = config.knobs.toolDeadlines === 'propagated' ? effectsSettleAtMs(rows, config.timers.toolCallDeadlineMs) : undefined;
-  const state: TurnState = { deps, sessionKey, sessionId, turnId, agent, history: built.history, historyLength: built.history.length, own: built.own, session, inbound, outbound, members, effectsSettleAtMs: effectsSettle };
+  const context = turnContext(deps, lookup, rows, turnId);
+  const state: TurnState = { deps, sessionKey, sessionId, turnId, agent, history: built.history, historyLength: built.history.length, own: built.own, session, inbound, outbound, members, effectsSettleAtMs: effectsSettle, context };
   // Each transcript records a folded message once: the prompt written to it leaves out what it already holds as a
   // user message of its own (Hermes keeps consecutive user rows; OpenClaw's repaired JSONL no longer has the orphan).
   const userRows = rows.filter((message) => message.role === 'user' && message.turnId !== turnId).map((message) => message.content);
@@ -242,6 +247,21 @@ async function runTurnWithAgent(
   await dispatchResult(state, answer.result, answer.toolCalls.map((call) => call.id));
   assert(recovered || (agent.messages.at(-1)?.role === 'assistant' && agent.messages.at(-1)?.toolCalls === null), `turn ${turnId} ends on its final assistant message`);
   return session.activeBranch().map((entry) => entry.id);
+}
+
+/**
+ * The history the turn's request carries: a reused agent replays the rows its last turn left (Hermes' cached agent sends
+ * its in-memory transcript, #45966); a new one holds the history it was built from. With the cache's count check the
+ * replay is every row the session had at the lookup (rows are only ever appended); a row committed since may be
+ * missing from it, as from any context built before it.
+ */
+function turnContext(deps: TurnDeps, lookup: CacheLookup, rows: readonly DbMessage[], turnId: string): LlmContextMessage[] {
+  const replay = lookup.reused ? lookup.agent.replay : undefined;
+  assert(replay === undefined || deps.config.knobs.agentCacheCoherence !== 'message-count' || replay.length <= rows.length, `the replay of turn ${turnId} holds ${replay?.length ?? 0} rows, more than the session's ${rows.length}`);
+  return buildHistory(replay ?? rows, turnId).history.map((message) => {
+    assert(message.role !== 'tool', `turn ${turnId}'s context holds no tool row`);
+    return { role: message.role, content: message.content };
+  });
 }
 
 /** A run in interrupt mode that a newer message aborted (OpenClaw aborts the active run and starts a new one). */
@@ -532,7 +552,7 @@ async function completeWithAgentRetries(state: TurnState, prompt: string): Promi
   assertNonNegativeInteger(retriesMax, 'the agent retries of an LLM call');
   for (let retry = 1; ; retry++) {
     try {
-      return await env.llm.complete({ sessionKey: state.sessionKey, prompt }, ctx.timers);
+      return await env.llm.complete({ sessionKey: state.sessionKey, prompt, context: state.context }, ctx.timers);
     } catch (error) {
       if (!(error instanceof LlmTransientError) || retry > retriesMax) throw error;
       const baseMs = Math.min(config.timers.agentRetryBaseMs * 2 ** (retry - 1), config.timers.agentRetryMaxMs);
@@ -632,8 +652,11 @@ async function toolSend(state: TurnState, answer: LlmAnswer, index: number): Pro
 async function callUntilAnswered(state: TurnState, message: ToolCallMessage): Promise<boolean> {
   assert(message.turnId.length > 0 && message.callId.length > 0, 'a tool call names its turn and its call id');
   for (let attempt = 1; attempt <= toolCallAttemptsMax; attempt++) {
-    // Past its deadline the tool server would refuse the call: it failed, and nothing of it can act any more.
+    // Past its deadline the tool server would refuse the call: it failed, and nothing of it can act any more. Unless a
+    // durable result row says an earlier attempt or incarnation had its answer: it was made, and a resumed turn says
+    // so in the JSONL as state.db does (issue 44: chaos with the envelope, a power loss and a late resumption).
     if (!withinDeadline(message.deadlineMs, state.deps.ctx.clock.nowMs())) {
+      if (state.own.some((row) => row.role === 'tool' && row.toolCallId === message.callId && row.content === 'sent')) return true;
       state.deps.ctx.note('tool-call-expired', { session: state.sessionKey, turn: state.turnId, call: message.callId, attempt });
       return false;
     }

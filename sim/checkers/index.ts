@@ -5,6 +5,7 @@
 import type { Simulation } from '../kernel/simulation.ts';
 import type { Ledger } from '../world/ledger.ts';
 import { attributeAll } from './attribution.ts';
+import { checkContexts } from './context.ts';
 import { readDurableState } from './durable.ts';
 import { checkIngestion } from './ingestion.ts';
 import { checkEffects } from './effects.ts';
@@ -77,6 +78,7 @@ export function checkRun(input: CheckInput): Violation[] {
   checkEffects(o, attributions, out, place);
   checkIngestion(o, out, place);
   checkRotations(o, out, place);
+  checkContexts(o, out, place);
   checkSendsInFlight(o, out);
   out.push(...transcriptViolations);
   checkLiveness(o, attributions, out);

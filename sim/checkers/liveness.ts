@@ -24,7 +24,9 @@
 //   retried through a 15-minute LLM outage and a poison message the supervisor killed five times, taken up at 30 min
 //   27 s and answered 2 s later, all within a fault phase of 34 min). The 30 minutes are the system's own time: time
 //   the world held a process of the system down (from a kill by a fault or a power loss until the process's next
-//   incarnation is ready, and a start-up the world made slow; the kernel's facts) is not counted, since nothing can
+//   incarnation is ready, a start-up the world made slow, and a stall: from the world stopping an incarnation until it
+//   lets it go on, or until the next incarnation is ready if a supervisor killed the stalled one (issue 44's quiet gaps
+//   stall the runner past the sweep's 30 min ceiling); the kernel's facts) is not counted, since nothing can
 //   answer while the world holds the system down; a supervisor's kill is the system's own and counts (chaos seed 985,
 //   run 40169, stop 38: a poison message given up after nanoclaw's 5 tries 33.5 min after its first request, 17 min of
 //   them with three power losses and slow start-ups holding the system down). The bound after the faults is not moved;
@@ -32,7 +34,8 @@
 //   incarnation younger than the sweep's shortest staleness threshold (youngestKillableMs, 60 s: it cannot have written a stale
 //   record of its own yet, so it was judged by an earlier incarnation's), and no process is killed by a supervisor
 //   more than killsWithoutProgressMax (6: the first claim and nanoclaw's 5 retries) times in a row with no progress in between (no answer from the LLM API and
-//   nothing shown to the user). Kills, starts and their causes are the kernel's facts; progress is the world's.
+//   nothing shown to the user); a kill of an incarnation the world holds stalled is not one of that streak (the
+//   supervisor doing as it should: a runner stalled for 36 min, killed by the sweep, then a poison message's six kills). Kills, starts and their causes are the kernel's facts; progress is the world's.
 import type { CommandFact, UserMessageFact } from '../world/ledger.ts';
 import type { Attribution } from './attribution.ts';
 import { addressedMessages, carries, commandsOf, describeSubject, type Observations, stepAt, subjectKey, systemOf, takenUp } from './observations.ts';
@@ -92,6 +95,16 @@ export function worldDowntime(o: Pick<Observations, 'kernel' | 'endMs'>): Interv
   const starts = o.kernel.filter((fact) => fact.kind === 'start');
   for (const fact of o.kernel) {
     if (fact.kind === 'start' && fact.slow === true) spans.push({ fromMs: fact.timeMs, toMs: fact.readyAtMs ?? fact.timeMs });
+    // A stall: the world holds the incarnation until it lets it go on, or, if it is killed meanwhile (a supervisor
+    // judging it stale), until the process's next incarnation is ready.
+    if (fact.kind === 'stop') {
+      const after = o.kernel.filter((later) => later.step > fact.step && later.process === fact.process);
+      const cont = after.find((later) => later.kind === 'cont' && later.incarnation === fact.incarnation);
+      const kill = after.find((later) => later.kind === 'kill' && later.incarnation === fact.incarnation);
+      const next = kill === undefined ? undefined : starts.find((start) => start.process === fact.process && start.step > kill.step);
+      const toMs = cont !== undefined && (kill === undefined || cont.step < kill.step) ? cont.timeMs : kill === undefined ? o.endMs : next === undefined ? o.endMs : (next.readyAtMs ?? next.timeMs);
+      spans.push({ fromMs: fact.timeMs, toMs });
+    }
     if (fact.kind !== 'kill' || fact.cause === 'supervisor') continue;
     const next = starts.find((start) => start.process === fact.process && start.step > fact.step);
     spans.push({ fromMs: fact.timeMs, toMs: next === undefined ? o.endMs : (next.readyAtMs ?? next.timeMs) });
@@ -155,8 +168,12 @@ function checkSupervision(o: Observations, out: Violation[]): void {
   const progress = [...o.ledger.answers.map((answer) => answer.returnedAtMs), ...o.ledger.shown.map((fact) => fact.atMs)].sort((a, b) => a - b);
   const progressBetween = (fromMs: number, toMs: number): boolean => progress.some((atMs) => atMs > fromMs && atMs <= toMs);
   const streaks = new Map<string, { count: number; lastMs: number; reported: boolean }>();
+  // Incarnations the world holds stopped (a stall): a supervisor that kills one does as it should, whatever else.
+  const stopped = new Set<number>();
   for (const fact of o.kernel) {
     if (fact.kind === 'start' && fact.restarted === true) startedAt.set(fact.incarnation, fact.timeMs);
+    if (fact.kind === 'stop') stopped.add(fact.incarnation);
+    if (fact.kind === 'cont') stopped.delete(fact.incarnation);
     if (fact.kind !== 'kill' || fact.cause !== 'supervisor') continue;
     const startedMs = startedAt.get(fact.incarnation);
     const ageMs = startedMs === undefined ? Infinity : fact.timeMs - startedMs;
@@ -170,6 +187,8 @@ function checkSupervision(o: Observations, out: Violation[]): void {
         evidence: `a supervisor kills ${fact.process} ${ageMs} ms after it started`,
       });
     }
+    // A stalled incarnation's kill is not one of a streak without progress (the streak goes on past it).
+    if (stopped.has(fact.incarnation)) continue;
     const streak = streaks.get(fact.process);
     const next = streak === undefined || progressBetween(streak.lastMs, fact.timeMs) ? { count: 1, lastMs: fact.timeMs, reported: false } : { ...streak, count: streak.count + 1, lastMs: fact.timeMs };
     streaks.set(fact.process, next);

@@ -16,5 +16,6 @@ export const invariantMeanings: Readonly<Record<BuiltinInvariantName, string>> =
   'failure-notice-final': 'once the user was shown the error reply for a message or command, the LLM is never asked about it again, and a /clear told it failed starts no new session',
   'one-send-in-flight': 'one outbound message is never sent while an earlier send of it is in flight, and again only after a restart, a timed-out wait or a lost acknowledgement',
   'effect-at-most-once': 'each action a tool asked an external service for takes effect at most once, and never after the user was shown the error reply for its request',
+  'context-holds-durable-turns': "every LLM request's context holds every durable turn of its session committed before it was built (a dashboard's turn, an answer already shown)",
   'no-process-crash': 'no process of the system dies of an error it does not handle',
 };

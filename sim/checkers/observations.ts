@@ -18,10 +18,11 @@ export const cannedReplies = cannedRepliesOf(referenceSystem);
 
 /**
  * A start, kill or crash of a process incarnation, as the kernel recorded it. A kill says what caused it: a fault of
- * the plan, a supervisor (a process of the system killing another through the kernel), or a power loss.
+ * the plan, a supervisor (a process of the system killing another through the kernel), or a power loss. A stop and a
+ * cont are the world stalling an incarnation (SIGSTOP, a `stall` fault) and letting it go on.
  */
 export interface KernelFact {
-  kind: 'start' | 'kill' | 'crash';
+  kind: 'start' | 'kill' | 'crash' | 'stop' | 'cont';
   process: string;
   incarnation: number;
   timeMs: number;
@@ -90,6 +91,10 @@ export function kernelFacts(events: readonly TraceEvent[]): KernelFact[] {
       }
       case 'proc.exit':
         out.push({ kind: 'crash', ...base });
+        break;
+      case 'proc.stop':
+      case 'proc.cont':
+        out.push({ kind: event.kind === 'proc.stop' ? 'stop' : 'cont', ...base });
         break;
       case 'proc.spawn':
       case 'proc.restart': {

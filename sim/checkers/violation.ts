@@ -18,6 +18,7 @@ export const builtinInvariantNames = [
   'failure-notice-final',
   'one-send-in-flight',
   'effect-at-most-once',
+  'context-holds-durable-turns',
 ] as const;
 
 /** A built-in invariant's name, or the crash check's. */

@@ -44,6 +44,8 @@ function workloadText(step: WorkloadStep): string {
       return `${at} /clear (s${step.session})`;
     case 'config-bump':
       return `${at} config bump`;
+    case 'dashboard':
+      return `${at} dashboard ${JSON.stringify(clipText(step.text))} (s${step.session})`;
   }
 }
 

@@ -5,8 +5,9 @@
 // row the host marked failed after 5 tries, an LLM request that hung on a poison message (the world's shape that
 // leads there), an LLM response stream cut after its closing text (the shape that leads to the backfill), a session rotation (/clear), a run on a platform without idempotency keys (once per run, idle) and an
 // interrupt-mode abort, a restart that waited out a start-up delay, and in Hermes' processing mode a run ended at its
-// first failure and an LLM call the agent retried within its run. The recorder also draws each restart's start-up
-// delay (issue 24 item 6), since a slow start-up is a fault: only while the faults last.
+// first failure and an LLM call the agent retried within its run; and each retention window of the model closing
+// inside a run (issue 44 item 4). The recorder also draws each restart's start-up delay (issue 24 item 6), since a
+// slow start-up is a fault: only while the faults last.
 import { assert } from '../kernel/assert.ts';
 import { type FaultType, faultTypes, hostProcesses, type KillableProcess, linkPairs, type Phase, phaseOfTrace, phases, type StartupKnobs } from './plan.ts';
 import type { Simulation } from '../kernel/simulation.ts';
@@ -14,7 +15,7 @@ import type { FakeModelApi } from '../world/fake-model.ts';
 import type { TraceEvent } from '../kernel/trace.ts';
 import { ClientShapes, clientShapes } from './client-coverage.ts';
 import { EnvelopeShapes, envelopeShapes } from './envelope-coverage.ts';
-import { occurrenceId, type ScheduledTask, taskDueTimes } from '../../src/index.ts';
+import { defaultTimers, occurrenceId, type ScheduledTask, taskDueTimes } from '../../src/index.ts';
 
 const gatewayProcess: (typeof hostProcesses)[number] = 'gateway';
 
@@ -22,9 +23,10 @@ const gatewayProcess: (typeof hostProcesses)[number] = 'gateway';
  * What the second writers did, counted like the faults (the phase they happened in): the delivery mirror appended an
  * entry, found its idempotency key already there, or gave up on a busy session write lock; a stale lock was reclaimed;
  * Hermes' gateway appended a run's exchange with every row skipped for state.db, wrote a failed run's user row there
- * itself, or backfilled a response that no message of the run carried.
+ * itself, or backfilled a response that no message of the run carried; Hermes' dashboard committed a turn of its own
+ * (issue 44 item 5), and a cached agent was rebuilt because another writer appended to its session between two turns.
  */
-export const secondWriterShapes = ['mirror-appended', 'mirror-deduped', 'mirror-lock-busy', 'lock-reclaimed', 'append-skip-db', 'append-to-db', 'append-backfill'] as const;
+export const secondWriterShapes = ['mirror-appended', 'mirror-deduped', 'mirror-lock-busy', 'lock-reclaimed', 'append-skip-db', 'append-to-db', 'append-backfill', 'dashboard-turn', 'cached-agent-rebuilt-for-another-writer'] as const;
 /**
  * Where the faults met scheduled tasks (issue 24 item 2): a runner or tool server killed (or the machine's power lost)
  * while a task occurrence's turn ran; a poll that took an occurrence some earlier poll had already taken (after a kill,
@@ -44,8 +46,17 @@ export const compactionShapes = ['compaction', 'compaction-kill', 'compaction-su
  * gateway killed (or the power lost) while a heartbeat run waited for its answer.
  */
 export const heartbeatRunShapes = ['heartbeat-run-timeout', 'heartbeat-run-failover', 'heartbeat-run-failed', 'heartbeat-run-kill'] as const;
+/**
+ * The model's retention windows closing inside a run (issue 44 item 4; docs/MODEL.md "Retention windows"): a node
+ * host's resend of an exec event deduped more than execDedupeWindowMs (10 min) after the event was first taken (the
+ * window the durable exec keys had until issue 44; they are now kept by count); the sweep killing a runner whose claim
+ * (and session heartbeat) was silent past claimStaleMs (60 s), or whose heartbeat was older than heartbeatStaleMs (30
+ * min, the ceiling); a tool call that acts on the world let go at its deadline (toolCallDeadlineMs, 30 s); the platform
+ * giving up redelivering a webhook (platformRedeliveriesMax redeliveries, platformRedeliverMs apart).
+ */
+export const windowShapes = ['exec-resend-after-window', 'claim-stale-kill', 'heartbeat-stale-kill', 'tool-deadline-passed', 'redelivery-ended'] as const;
 /** Other shapes of a run counted beside the faults (not fault types: the plan does not switch them on and off). */
-export const shapeTypes = ['failed-row', 'poison-hang', 'stream-cut', 'session-rotation', 'keyless-run', 'interrupt-abort', 'startup-wait', 'first-failure-end', 'agent-retry', ...taskShapes, ...clientShapes, ...compactionShapes, ...heartbeatRunShapes] as const;
+export const shapeTypes = ['failed-row', 'poison-hang', 'stream-cut', 'session-rotation', 'keyless-run', 'interrupt-abort', 'startup-wait', 'first-failure-end', 'agent-retry', ...taskShapes, ...clientShapes, ...compactionShapes, ...heartbeatRunShapes, ...windowShapes] as const;
 export type ShapeType = (typeof shapeTypes)[number];
 /** The rows of the coverage table: fault types, then the shapes the system took. */
 export const coverageRows = [...faultTypes, ...secondWriterShapes, ...shapeTypes, ...envelopeShapes] as const;
@@ -227,6 +238,9 @@ export class FaultRecorder {
     for (const shape of this.envelope.observe(event)) this.coverage[shape][this.phase]++;
   }
 
+  /** When each exec event (session, run, event) was first taken up by the gateway. */
+  private readonly execTaken = new Map<string, number>();
+
   private faultTypeOf(event: TraceEvent): CoverageRow | undefined {
     const fields = event.fields;
     switch (event.kind) {
@@ -252,6 +266,17 @@ export class FaultRecorder {
         return fields.reason === 'timeout' ? 'heartbeat-run-timeout' : undefined;
       case 'model.heartbeat-run-failed':
         return 'heartbeat-run-failed';
+      case 'model.system-event':
+        this.execTaken.set(execEventKey(fields), Math.min(this.execTaken.get(execEventKey(fields)) ?? event.timeMs, event.timeMs));
+        return undefined;
+      case 'model.exec-duplicate-dropped':
+        return event.timeMs - (this.execTaken.get(execEventKey(fields)) ?? event.timeMs) > defaultTimers.execDedupeWindowMs ? 'exec-resend-after-window' : undefined;
+      case 'model.sweep-kill':
+        return fields.reason === 'heartbeat' ? 'heartbeat-stale-kill' : fields.reason === 'claim' ? 'claim-stale-kill' : undefined;
+      case 'model.tool-call-expired':
+        return 'tool-deadline-passed';
+      case 'model.inbound-abandoned':
+        return 'redelivery-ended';
       case 'model.mirror-appended':
       case 'model.mirror-deduped':
         return event.kind === 'model.mirror-appended' ? 'mirror-appended' : 'mirror-deduped';
@@ -259,6 +284,10 @@ export class FaultRecorder {
         return 'mirror-lock-busy';
       case 'model.session-lock-reclaimed':
         return 'lock-reclaimed';
+      case 'model.dashboard-turn':
+        return 'dashboard-turn';
+      case 'model.agent-rebuilt':
+        return fields.reason === 'another-writer' ? 'cached-agent-rebuilt-for-another-writer' : undefined;
       case 'model.gateway-append':
         if (Number(fields.backfilled) > 0) return 'append-backfill';
         return Number(fields.toDb) > 0 ? 'append-to-db' : 'append-skip-db';
@@ -296,6 +325,10 @@ export class FaultRecorder {
         return undefined;
     }
   }
+}
+
+function execEventKey(fields: TraceEvent['fields']): string {
+  return `${String(fields.session)}|${String(fields.run)}|${String(fields.event)}`;
 }
 
 function killType(process: string): FaultType | undefined {

@@ -29,7 +29,7 @@ import {
   transcriptPath,
   webchatName,
 } from '../../src/index.ts';
-import type { CompactionKnobs, GatewayParts, ModelKnobs, SessionManagerFactory } from '../../src/index.ts';
+import type { AgentCacheCoherence, CompactionKnobs, GatewayParts, ModelKnobs, SessionManagerFactory } from '../../src/index.ts';
 import type { OpenclawChoice } from '../real/openclaw/gateway-parts.ts';
 import { aroundTheParts, type AroundTheParts } from '../real/openclaw/surroundings.ts';
 import { buildWorld, type Ledger, type World } from '../world/index.ts';
@@ -146,7 +146,7 @@ export async function runSpec(spec: RunSpec, options: RunOptions): Promise<RunRe
   });
   const sessions = Array.from({ length: plan.sessions }, (_, index) => sessionKey(index));
   const queueModes = Object.fromEntries(sessions.map((session, index) => [session, plan.queueModes?.[index] ?? 'collect']));
-  const knobs: Partial<ModelKnobs> = { agentCacheSize: plan.model.agentCacheSize, queueModes, ...plan.secondWriters, ...(plan.processing === undefined ? {} : { processing: plan.processing }), ...scheduledTasks(plan), ...(plan.promptEnvelope === undefined ? {} : { promptEnvelope: plan.promptEnvelope }), ...clientKnobs(plan), ...compactionKnobs(plan), ...(plan.heartbeatRun === undefined ? {} : { heartbeatRun: plan.heartbeatRun }), ...(plan.toolDeadlines === undefined ? {} : { toolDeadlines: plan.toolDeadlines }), ...(plan.abandonedCalls === undefined ? {} : { abandonedCalls: plan.abandonedCalls }) };
+  const knobs: Partial<ModelKnobs> = { agentCacheSize: plan.model.agentCacheSize, queueModes, ...plan.secondWriters, ...(plan.processing === undefined ? {} : { processing: plan.processing }), ...scheduledTasks(plan), ...(plan.promptEnvelope === undefined ? {} : { promptEnvelope: plan.promptEnvelope }), ...clientKnobs(plan), ...compactionKnobs(plan), ...(plan.heartbeatRun === undefined ? {} : { heartbeatRun: plan.heartbeatRun }), ...(plan.toolDeadlines === undefined ? {} : { toolDeadlines: plan.toolDeadlines }), ...(plan.abandonedCalls === undefined ? {} : { abandonedCalls: plan.abandonedCalls }), ...dashboardKnobs(plan) };
   // Around a release's parts the model follows the release where docs/MODEL.md knows it (sim/real/openclaw/surroundings.ts).
   const around = options.openclaw === undefined ? undefined : aroundTheParts(options.openclaw, { bugs: spec.bugs, knobs });
   const config = modelConfig({ bugs: around?.setup.bugs ?? spec.bugs, sessions, knobs: around?.setup.knobs ?? knobs });
@@ -273,6 +273,7 @@ function configureWorld(sim: Simulation, model: BuiltModel, world: World, spec: 
     toolCallsMax: knobs.toolCallsMax,
     slowPer1000: faultKnobs.modelSlowPer1000,
     effectToolPer1000: knobs.effectToolPer1000 ?? 0,
+    namesContext: spec.plan.contextAnswers === true,
   };
 }
 
@@ -299,6 +300,9 @@ function scheduleWorkload(sim: Simulation, model: BuiltModel, world: World, spec
           model.nodeHost.run(command);
         });
         break;
+      case 'dashboard':
+        sim.at(step.atMs, () => dashboardTurn(sim, model, world, session, `${step.text} ${dashboardMarker(index)}`, dashboardMarker(index)));
+        break;
       case 'config-bump':
         sim.at(step.atMs, () => {
           world.deployed.configGeneration++;
@@ -306,6 +310,28 @@ function scheduleWorkload(sim: Simulation, model: BuiltModel, world: World, spec
         });
         break;
     }
+  });
+}
+
+/** Issue 44 item 5: Hermes' dashboard runs when the plan types a turn at it; the agent cache's coherence mode. */
+function dashboardKnobs(plan: RunSpec['plan']): { dashboard?: boolean; agentCacheCoherence?: AgentCacheCoherence } {
+  return {
+    ...(plan.workload.some((step) => step.kind === 'dashboard') ? { dashboard: true } : {}),
+    ...(plan.agentCacheCoherence === undefined ? {} : { agentCacheCoherence: plan.agentCacheCoherence }),
+  };
+}
+
+/** The unique token the workload puts in the text of dashboard turn i (a step of the workload, like userMarker). */
+export function dashboardMarker(index: number): string {
+  return `[w${index}]`;
+}
+
+/** The dashboard's user types a turn: the world records it, and the answer the dashboard shows when it shows it. */
+function dashboardTurn(sim: Simulation, model: BuiltModel, world: World, sessionKey: string, text: string, marker: string): void {
+  const fact = world.ledger.dashboardTyped({ sessionKey, text, marker, typedAtMs: sim.clock.nowMs() });
+  assert(model.dashboard !== undefined, 'a run whose plan types at the dashboard runs it');
+  model.dashboard.submit({ id: `dashboard:${marker}`, sessionKey, text }, (answer) => {
+    if (answer !== null) world.ledger.dashboardShown(fact, answer, sim.clock.nowMs());
   });
 }
 

@@ -1,7 +1,7 @@
 // A plan: everything one run of the model needs besides the seed. Workload (what users and commands do), faults
 // with their timing, and knobs. Scenarios generate plans with fast-check, so a failing plan shrinks; the seed
 // string encodes a plan exactly.
-import type { BugId, CompactionCut, DeliveryMirrorMode, GatewayAppendMode, HeartbeatRunKnobs, LockReclaimMode, ProcessingMode, PromptEnvelopeMode, QueueMode, RecurrenceMode, ToolDeadlineMode, AbandonedCallMode } from '../../src/index.ts';
+import type { AgentCacheCoherence, BugId, CompactionCut, DeliveryMirrorMode, GatewayAppendMode, HeartbeatRunKnobs, LockReclaimMode, ProcessingMode, PromptEnvelopeMode, QueueMode, RecurrenceMode, ToolDeadlineMode, AbandonedCallMode } from '../../src/index.ts';
 
 export { type QueueMode, queueModes } from '../../src/index.ts';
 
@@ -38,7 +38,12 @@ export type WorkloadStep =
   | { kind: 'user'; atMs: number; session: number; text: string; mentions?: boolean; poison?: boolean }
   | { kind: 'exec'; atMs: number; session: number; durationMs: number; exitCode: number; output: string }
   | { kind: 'clear'; atMs: number; session: number }
-  | { kind: 'config-bump'; atMs: number };
+  | { kind: 'config-bump'; atMs: number }
+  /**
+   * A turn typed at Hermes' dashboard (issue 44 item 5, src/dashboard.ts): a second process appends a user message and
+   * its answer to the session's state.db, between the gateway's turns (its text gets the marker `[w<i>]`).
+   */
+  | { kind: 'dashboard'; atMs: number; session: number; text: string };
 
 /** A fault: a kill, a power loss or a reset (each timed or at a phase), a partition or a hold. */
 export type FaultStep =
@@ -206,6 +211,16 @@ export interface Plan {
   heartbeatRun?: HeartbeatRunKnobs;
   /** Client connections (issue 24 item 1); absent: every session chats through the platform. */
   clients?: ClientPlan;
+  /**
+   * The fake LLM's answers name the newest assistant message of the context they were given (issue 44 item 5,
+   * sim/world/fake-model.ts); absent: off, and every answer reads as in plans made before it.
+   */
+  contextAnswers?: boolean;
+  /**
+   * How the runner's agent cache knows a cached agent is current (src/agent.ts); absent: the fixed `message-count`;
+   * `none` (Hermes before #46095: a dashboard's turn is never seen by the cached agent) is for tests only.
+   */
+  agentCacheCoherence?: AgentCacheCoherence;
   /** Faults stop at this time; afterwards the run goes on fault-free for settleMs (liveness). */
   faultPhaseMs: number;
   settleMs: number;

@@ -17,6 +17,13 @@
 // the runner's SDK reports no activity and its heartbeat stands still); when the fault phase ends it is answered as
 // any other. nanoclaw's host sweep then finds the claim silent past its tolerance, kills the runner and retries the
 // row with backoff, until the row is marked failed at 5 tries (src/host-sweep.ts).
+// History-naming answers (issue 44 item 5, a knob of the run): the answer's last line also names the newest assistant
+// message of the context the request carried (`(reply <tag>, after <token>)`, `none` for a context without one), so a
+// turn answered from a stale history says so in the durable transcript. The API fixes that token at the first request
+// of a prompt (per session) and gives every later request of it the same answer, so the same prompt still gets the same
+// answer (the attribution identifies an answer by its prompt, sim/checkers/attribution.ts). A request that asks for
+// plain text with no tools (a dashboard turn) gets a plain note naming it (`note <n> [c<tag>]`): no message blocks, no
+// tool calls. Every request's context is recorded in the ledger, as the API received it.
 import { type LlmAbort, LlmAbortedError, type LlmAnswer, type LlmApi, type LlmRequest, LlmTransientError, type Random, type Timers, type ToolName } from '../../src/ports.ts';
 import { contentHash } from '../../src/text.ts';
 import { isCompactionPrompt } from '../../src/protocol.ts';
@@ -45,6 +52,8 @@ export interface ModelBehaviour {
    * answer, confirmed in a block of its closing text). 0, the default, draws nothing, so existing runs are unchanged.
    */
   effectToolPer1000: number;
+  /** The answer's last line names the newest assistant message of its context (issue 44 item 5); false by default. */
+  namesContext: boolean;
 }
 
 export const defaultModelBehaviour: ModelBehaviour = {
@@ -59,6 +68,7 @@ export const defaultModelBehaviour: ModelBehaviour = {
   slowLatencyMsMax: 90_000,
   latencyMsMax: 3_000,
   effectToolPer1000: 0,
+  namesContext: false,
 };
 
 /** Of the transient errors that are not an outage, the share (per 1000) that cut the stream after the closing text. */
@@ -90,6 +100,12 @@ export function asksForHeartbeatOk(prompt: string): boolean {
   return /reply HEARTBEAT_OK\.?\s*$/.test(prompt);
 }
 
+/** The token an answer names its context by: a hash of the context's newest assistant message, or `none`. */
+export function contextToken(context: LlmRequest['context']): string {
+  const newest = [...(context ?? [])].reverse().find((message) => message.role === 'assistant');
+  return newest === undefined ? 'none' : contentHash(newest.content);
+}
+
 /** The tag naming the answer to a prompt: the same for every request with that session and prompt. */
 export function answerTag(request: LlmRequest): string {
   return contentHash(`${request.sessionKey}\n${request.prompt}`);
@@ -108,6 +124,8 @@ export class FakeModelApi implements LlmApi {
   private readonly requestsPerPrompt = new Map<string, number>();
   /** Prompts in an error streak: how many more requests fail. */
   private readonly streaks = new Map<string, number>();
+  /** The context token each prompt's answer names: fixed at its first request (namesContext only). */
+  private readonly contextTokens = new Map<string, string>();
 
   constructor(
     private readonly randomFor: (key: string) => Random,
@@ -126,7 +144,8 @@ export class FakeModelApi implements LlmApi {
     const summarising = isCompactionPrompt(request.prompt);
     const summaryFact: Ledger['summaries'][number] | undefined = summarising ? { sessionKey: request.sessionKey, prompt: request.prompt, atMs: this.nowMs(), summary: null } : undefined;
     if (summaryFact !== undefined) this.ledger.summaries.push(summaryFact);
-    const fact = summarising ? undefined : this.ledger.requestReceived(request.sessionKey, request.prompt, this.nowMs());
+    const fact = summarising ? undefined : this.ledger.requestReceived(request.sessionKey, request.prompt, this.nowMs(), request.context, request.plain === true);
+    if (this.behaviour.namesContext && !this.contextTokens.has(tag)) this.contextTokens.set(tag, contextToken(request.context));
     const random = this.randomFor(`attempt/${tag}/${nth}`);
     const b = this.behaviour;
     const slow = this.faultsActive && random.chance(b.slowPer1000, 1000);
@@ -170,11 +189,18 @@ export class FakeModelApi implements LlmApi {
 
   /** The answer to a prompt (the same on every request). */
   private answer(request: LlmRequest, tag: string): LlmAnswer {
-    const scripted = this.script?.(request) ?? (asksForHeartbeatOk(request.prompt) ? { toolCalls: [], result: heartbeatOk } : this.generate(tag));
+    const scripted = this.script?.(request) ?? (request.plain === true ? this.note(tag) : asksForHeartbeatOk(request.prompt) ? { toolCalls: [], result: heartbeatOk } : this.generate(tag));
+    const after = this.behaviour.namesContext ? `, after ${this.contextTokens.get(tag) ?? contextToken(request.context)}` : '';
+    assert(request.plain !== true || scripted.toolCalls.length === 0, 'a plain request offers no tools, so its answer calls none');
     return {
       toolCalls: scripted.toolCalls.map((call, index) => ({ id: call.id ?? `toolu_${tag}_${index}`, name: call.name, text: call.text })),
-      result: `${scripted.result}\n(reply ${tag})`,
+      result: `${scripted.result}\n(reply ${tag}${after})`,
     };
+  }
+
+  /** The answer to a plain request (a dashboard turn): a note naming the answer, for its reader alone. */
+  private note(tag: string): ScriptedAnswer {
+    return { toolCalls: [], result: `note ${this.randomFor(`answer/${tag}`).int(1, 9999)} [c${tag}]` };
   }
 
   private generate(tag: string): ScriptedAnswer {

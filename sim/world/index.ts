@@ -46,7 +46,7 @@ export function buildWorld(options: {
   };
 }
 
-export { answerTag, type AnswerScript, defaultModelBehaviour, FakeModelApi, interimPhrases, type ModelBehaviour, type ScriptedAnswer, stockAnswers } from './fake-model.ts';
+export { answerTag, type AnswerScript, contextToken, defaultModelBehaviour, FakeModelApi, interimPhrases, type ModelBehaviour, type ScriptedAnswer, stockAnswers } from './fake-model.ts';
 export { CalendarService } from './calendar.ts';
-export { type CommandFact, type EffectFact, Ledger, type LlmAnswerFact, type LlmRequestFact, type ShownFact, type UserMessageFact } from './ledger.ts';
+export { type CommandFact, type DashboardTurnFact, type EffectFact, Ledger, type LlmAnswerFact, type LlmRequestFact, type ShownFact, type UserMessageFact } from './ledger.ts';
 export { Platform, type UserMessage, type VisibleMessage } from './platform.ts';

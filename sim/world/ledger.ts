@@ -6,7 +6,7 @@
 // are appended in simulated-time order and never edited, except the acknowledgement time of a user message, which the
 // platform fills in once, and the outcome of an LLM request (answer or error, and when), which the API fills in once it
 // returns.
-import type { LlmToolCall } from '../../src/ports.ts';
+import type { LlmContextMessage, LlmToolCall } from '../../src/ports.ts';
 
 /** A message the user typed, with its deliveries and the acknowledgement. */
 export interface UserMessageFact {
@@ -50,6 +50,13 @@ export interface LlmRequestFact {
   index: number;
   sessionKey: string;
   prompt: string;
+  /**
+   * The conversation history the request carried, as the API received it (empty when none): the world's own record of
+   * the context an answer was given, which the stale-context invariant (sim/checkers/context.ts) reads.
+   */
+  context: LlmContextMessage[];
+  /** The caller asked for a plain-text answer with no tools (a dashboard turn's request). */
+  plain: boolean;
   atMs: number;
   /** `answer` once returned to the caller, `error` for a transient failure, `pending` until then (or for ever). */
   outcome: 'pending' | 'answer' | 'error';
@@ -137,6 +144,22 @@ export interface ClientEventFact {
 }
 
 /**
+ * A turn the user typed at Hermes' dashboard (issue 44 item 5), a second writer of the session's state.db: its text
+ * (with its marker `[w<i>]`), when it was typed, and when the dashboard showed its answer (null: never). The dashboard
+ * shows an answer only once both of its rows are committed, so a turn shown at shownAtMs was durable by then.
+ */
+export interface DashboardTurnFact {
+  index: number;
+  sessionKey: string;
+  text: string;
+  marker: string;
+  typedAtMs: number;
+  shownAtMs: number | null;
+  /** The answer the dashboard showed (the LLM's closing text), or null. */
+  answer: string | null;
+}
+
+/**
  * The ground truth of a run, written by the world only: what the user typed and saw, what the LLM was asked and
  * answered, which commands ran.
  */
@@ -156,6 +179,8 @@ export class Ledger {
   /** What the WebChat client sent and received (issue 24 item 1); its messages and showings are in userMessages and shown. */
   readonly clientSends: ClientSendFact[] = [];
   readonly clientEvents: ClientEventFact[] = [];
+  /** What the dashboard's user typed and was shown (issue 44 item 5). */
+  readonly dashboardTurns: DashboardTurnFact[] = [];
   /** Whether the platform drops a repeat of a client idempotency key; a key-less one shows every send it accepts. */
   platformHonoursKeys = true;
   private readonly byDelivery = new Map<string, UserMessageFact>();
@@ -203,8 +228,8 @@ export class Ledger {
     this.commands.push(fact);
   }
 
-  requestReceived(sessionKey: string, prompt: string, atMs: number): LlmRequestFact {
-    const fact: LlmRequestFact = { index: this.requests.length, sessionKey, prompt, atMs, outcome: 'pending', answer: null, endedAtMs: null };
+  requestReceived(sessionKey: string, prompt: string, atMs: number, context: readonly LlmContextMessage[] = [], plain = false): LlmRequestFact {
+    const fact: LlmRequestFact = { index: this.requests.length, sessionKey, prompt, context: context.map((message) => ({ ...message })), plain, atMs, outcome: 'pending', answer: null, endedAtMs: null };
     this.requests.push(fact);
     return fact;
   }
@@ -237,6 +262,20 @@ export class Ledger {
   /** An external service carried out an action (once per effect: a request it deduped by its key is no effect). */
   effectTaken(fact: Omit<EffectFact, 'index'>): void {
     this.effects.push({ index: this.effects.length, ...fact });
+  }
+
+  /** The dashboard's user typed a turn. */
+  dashboardTyped(fact: Omit<DashboardTurnFact, 'index' | 'shownAtMs' | 'answer'>): DashboardTurnFact {
+    const full: DashboardTurnFact = { index: this.dashboardTurns.length, ...fact, shownAtMs: null, answer: null };
+    this.dashboardTurns.push(full);
+    return full;
+  }
+
+  /** The dashboard showed its user the answer to a turn (once). */
+  dashboardShown(fact: DashboardTurnFact, answer: string, atMs: number): void {
+    if (fact.shownAtMs !== null) throw new Error(`ledger: dashboard turn ${fact.marker} shown twice`);
+    fact.shownAtMs = atMs;
+    fact.answer = answer;
   }
 
   /** The WebChat client wrote a chat.send. */
