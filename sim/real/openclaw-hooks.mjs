@@ -49,8 +49,8 @@
 // (a chunk's scope holds them, so it never reaches the host's global object for them).
 //
 // A chunk is compiled as `with (scope) { return function* () { "use strict"; <chunk body> } }`: the chunk's own code
-// stays strict, its free identifiers resolve through the scope (a Proxy: the chunk's imports as live bindings, then
-// the simulated globals), and the generator's first step registers the chunk's exports (getters, so a not yet
+// stays strict, its free identifiers resolve through the scope (a chain of plain objects: the chunk's imports
+// as live bindings, then the instance's simulated globals, then a Proxy for the rest; compile.mjs chunkScope), and the generator's first step registers the chunk's exports (getters, so a not yet
 // initialised `const` throws as in a module), which lets the loader link a closure, cycles included, before it
 // evaluates it. Compiled once per process; each instance (one per process incarnation) calls the compiled function
 // with a scope of its own, so module state is per instance and is freed with it.

@@ -3,6 +3,7 @@
 // either resolves its free identifiers (the instance's globals, never the host's). A compiled function is the host's
 // (node:vm compileFunction); what keeps it inside the simulation is the `with (scope)` it is compiled under.
 import { compileFunction } from 'node:vm';
+import { absentGlobals, plainGlobals, realGlobal } from './globals.mjs';
 
 /**
  * Compile a chunk's body (its import and export lines blanked by the caller, so line numbers stay) as the outer
@@ -53,8 +54,81 @@ export function compilingFunction(world) {
  * loader passes (exports registration, import.meta, dynamic import); then the instance's globals. An absent global
  * (world.shadows) is held here too, reading undefined, so the lookup never reaches the host's global object, which has
  * some of them on Node 24 (`typeof navigator` was "object" there before, "undefined" on Node 20).
+ *
+ * The chain is of plain objects where it can be: `own`, then the instance's scope of globals (globalsScope: a getter
+ * and a setter for each global the instance has whatever its store holds), then a Proxy for the rest (a name the
+ * instance's store took later, a host global that is loud). A `with` over a Proxy calls its traps for every free
+ * identifier a chunk reads (has, get, and a get of Symbol.unscopables); over plain objects V8 looks the name up
+ * itself, and the Proxy is reached only by the rare names the plain objects do not hold. Each lookup answers what
+ * the Proxy alone answered: the same `has` for every name, the same value (world.get, so the store comes first), a
+ * write to a global goes to the instance's store (world.store), to an import throws a TypeError.
  */
 export function chunkScope(world, own) {
+  if (loaderBaseline()) return proxyScope(world, own);
+  Object.setPrototypeOf(own, globalsScope(world));
+  return own;
+}
+
+const globalsScopes = new WeakMap();
+
+/**
+ * The globals part of an instance's chunk scopes, made once per instance (header of chunkScope). A name gets a getter
+ * and a setter here only when world.has answers true for it without the store (the simulated globals, globalThis and
+ * global, the plain built-ins the host has: `Iterator` is one on Node 22 and later only) or world.shadows does (the
+ * absent globals); any other name falls through to the Proxy, which asks the world as before.
+ */
+function globalsScope(world) {
+  let scope = globalsScopes.get(world);
+  if (scope !== undefined) return scope;
+  const rest = new Proxy(Object.create(null), {
+    has: (_target, key) => key !== unscopables && (world.has(key) || world.shadows(key)),
+    get: (_target, key) => (key === unscopables ? undefined : world.get(key)),
+    set: (_target, key, value) => {
+      world.store[key] = value;
+      return true;
+    },
+  });
+  scope = Object.create(rest);
+  // Stops V8's Symbol.unscopables lookup of a `with` before the Proxy: undefined, as the Proxy answered.
+  Object.defineProperty(scope, unscopables, { value: undefined, writable: false, enumerable: false, configurable: false });
+  for (const key of scopeNamesOf(world)) {
+    Object.defineProperty(scope, key, {
+      get: globalGetter(world, key),
+      set: (value) => {
+        world.store[key] = value;
+      },
+      enumerable: true,
+      configurable: false,
+    });
+  }
+  globalsScopes.set(world, scope);
+  return scope;
+}
+
+/**
+ * world.get(key) for one of scopeNamesOf's names, in world.get's order (world.mjs) with its answer for this name fixed:
+ * the instance's store first, then the simulated global, globalThis and global, the plain built-in, else (an absent
+ * global) undefined. None of these names is loud, so none reaches world.get's last case.
+ */
+function globalGetter(world, key) {
+  const { store, globals } = world;
+  if (key in globals) return () => (key in store ? store[key] : globals[key]);
+  if (key === 'globalThis' || key === 'global') return () => (key in store ? store[key] : world.global);
+  if (plainGlobals.has(key)) return () => (key in store ? store[key] : realGlobal[key]);
+  return () => (key in store ? store[key] : undefined);
+}
+
+/** The names world.has or world.shadows answers true for whatever the instance's store holds (world.mjs). */
+function scopeNamesOf(world) {
+  const names = new Set(['globalThis', 'global', ...absentGlobals]);
+  // world.has asks `key in globals`, which an object literal's prototype answers too (toString, constructor, ...).
+  for (let object = world.globals; object !== null; object = Object.getPrototypeOf(object)) for (const key of Object.getOwnPropertyNames(object)) names.add(key);
+  for (const key of plainGlobals) if (!absentGlobals.has(key) && key in realGlobal) names.add(key);
+  return names;
+}
+
+/** The scope as one Proxy over `own`: what chunkScope made before the plain chain (loaderBaseline). */
+function proxyScope(world, own) {
   return new Proxy(own, {
     has: (target, key) => key !== unscopables && (key in target || world.has(key) || world.shadows(key)),
     get: (target, key) => {
@@ -68,4 +142,16 @@ export function chunkScope(world, own) {
       return true;
     },
   });
+}
+
+const baselineKey = Symbol.for('gatesim.openclaw.loader-baseline');
+
+/**
+ * Whether the loader runs without its speed-ups of issue 46 (the plain scope chain here; the lazy ajv compile, the
+ * json5 memo's larger texts and the remembered resolutions of package-loader.mjs). Set
+ * `globalThis[Symbol.for('gatesim.openclaw.loader-baseline')] = true` to compare, in one process, runs with them and
+ * without them (test/real/openclaw-loader-speedups.slow.test.ts: the same trace hash).
+ */
+export function loaderBaseline() {
+  return globalThis[baselineKey] === true;
 }

@@ -12,6 +12,7 @@ import { lstatSync, readFileSync } from 'node:fs';
 import * as realFs from 'node:fs';
 import * as realPath from 'node:path';
 import { createRequire } from 'node:module';
+import { loaderBaseline } from './compile.mjs';
 import { compileFunction } from 'node:vm';
 import { openclawWorkspaceDir } from './workspace.mjs';
 
@@ -117,10 +118,38 @@ function exportsSubpath(exports, subpath, conditions) {
 }
 
 /**
+ * Resolutions remembered once per process, by (from, specifier, kind): the workspace's files do not change while it
+ * runs (hostKind and readJson remember what they read of them already), so a resolution answers the same each time;
+ * a failed one throws a new error of the same message and code each time. Every incarnation resolves the same
+ * specifiers from the same files (about 1,500 package files for 2026.4.24's agent runtime).
+ */
+const resolutions = new Map();
+
+function remembered(key, resolve) {
+  let known = resolutions.get(key);
+  if (known === undefined) {
+    try {
+      known = { file: resolve() };
+    } catch (error) {
+      if (error?.code !== 'MODULE_NOT_FOUND' && error?.code !== 'ERR_PACKAGE_PATH_NOT_EXPORTED') throw error;
+      known = { message: error.message, code: error.code };
+    }
+    resolutions.set(key, known);
+  }
+  if (known.file !== undefined) return known.file;
+  throw Object.assign(new Error(known.message), { code: known.code });
+}
+
+/**
  * The host file a bare specifier names from a file in `fromHostDir`, for an `import` or a `require`; throws a
  * MODULE_NOT_FOUND error when the workspace has no such package or the package does not export the subpath.
  */
 export function resolvePackage(fromHostDir, specifier, kind) {
+  if (loaderBaseline()) return resolvePackageAfresh(fromHostDir, specifier, kind);
+  return remembered(`p\u0000${fromHostDir}\u0000${specifier}\u0000${kind}`, () => resolvePackageAfresh(fromHostDir, specifier, kind));
+}
+
+function resolvePackageAfresh(fromHostDir, specifier, kind) {
   if (specifier.startsWith('#')) return resolvePackageImports(fromHostDir, specifier, kind);
   const parts = specifier.split('/');
   const nameLength = specifier.startsWith('@') ? 2 : 1;
@@ -169,6 +198,11 @@ function resolvePackageImports(fromHostDir, specifier, kind) {
 
 /** The host file a relative or absolute require names from `fromHostFile` (CommonJS probing), or throws. */
 export function resolvePackageFile(fromHostFile, specifier) {
+  if (loaderBaseline()) return resolvePackageFileAfresh(fromHostFile, specifier);
+  return remembered(`f\u0000${fromHostFile}\u0000${specifier}`, () => resolvePackageFileAfresh(fromHostFile, specifier));
+}
+
+function resolvePackageFileAfresh(fromHostFile, specifier) {
   const path = specifier.startsWith('/') ? specifier : realPath.join(realPath.dirname(fromHostFile), specifier);
   const file = probeFile(path);
   if (file === undefined) throw notFound(specifier, fromHostFile);
@@ -214,26 +248,93 @@ export function sharedPackageExports(hostPath) {
   return exports;
 }
 
-const json5TextCharsMax = 65_536;
+const json5TextCharsMax = 1_048_576;
 const json5TextsMax = 1_000;
+const json5CharsMax = 16 * 1_048_576;
 
 /**
  * json5 with its parse remembered by text: a parse without a reviver is a function of the text, so the same text gets
  * a structured clone of the first result (a fresh object graph, as a parse makes; JSON5 values are plain data). Every
  * incarnation of a release parses the same 107 plugin manifests; a clone costs a fraction of the character-by-character
- * parse. At most 1,000 texts of up to 64 KiB are kept (the oldest go first): bounded by the release's own files.
+ * parse. At most 1,000 texts of up to 1 MiB each and 16 MiB in all are kept (the oldest go first): bounded by the
+ * release's own files. (The limit was 64 KiB a text until issue 46: 2026.4.24's discord, slack and telegram manifests,
+ * 70 to 100 KB, were parsed afresh by every incarnation.)
  */
 function memoizedJson5(json5) {
   const remembered = new Map();
+  let chars = 0;
   const parse = (text, reviver) => {
-    if (reviver !== undefined || typeof text !== 'string' || text.length > json5TextCharsMax) return json5.parse(text, reviver);
+    if (reviver !== undefined || typeof text !== 'string' || text.length > (loaderBaseline() ? 65_536 : json5TextCharsMax)) return json5.parse(text, reviver);
     if (!remembered.has(text)) {
       remembered.set(text, json5.parse(text));
-      if (remembered.size > json5TextsMax) remembered.delete(remembered.keys().next().value);
+      chars += text.length;
+      while (remembered.size > json5TextsMax || chars > json5CharsMax) {
+        const oldest = remembered.keys().next().value;
+        remembered.delete(oldest);
+        chars -= oldest.length;
+      }
     }
     return structuredClone(remembered.get(text));
   };
   return { ...json5, parse };
+}
+
+/**
+ * ajv's compile made lazy, in one instance's ajv (its dist/core.js, run by that instance): `compile(schema)` adds the
+ * schema as before (ajv's _addSchema: the schema checked against its meta-schema, registered under its $id) and
+ * answers a validator that generates and compiles its code at its first call, where ajv does both at once. 2026.4.24's
+ * gateway protocol compiles 114 schemas at module level (dist/client-*.js, region src/gateway/protocol/index.ts) in
+ * every gateway incarnation, about a quarter of a chaos run's CPU there, and a run calls few of those validators. The
+ * validator answers as ajv's own: the same result, `errors` (read and written through to the compiled one), `schema`,
+ * `schemaEnv`, `$async` when the schema is async; the same function for the same schema at every compile. Only with
+ * the options that add nothing else to a validator (no `code.source`, no `unevaluated`); otherwise ajv's compile is
+ * called as it is. Generating the code touches nothing of the simulated world (the code is compiled through the
+ * instance's Function, compilingFunction, either way), so a run's trace is the same (the loader-speedups test).
+ */
+function lazyAjvCompile(ajvCore) {
+  const Ajv = ajvCore?.default ?? ajvCore?.Ajv;
+  const compile = Ajv?.prototype?.compile;
+  if (typeof compile !== 'function' || loaderBaseline()) return;
+  const lazy = new WeakMap();
+  Ajv.prototype.compile = function (schema, meta) {
+    if (this.opts?.code?.source === true || this.opts?.unevaluated) return compile.call(this, schema, meta);
+    const sch = this._addSchema(schema, meta);
+    const known = lazy.get(sch);
+    if (known !== undefined) return known;
+    if (sch.validate !== undefined) return sch.validate;
+    const compiled = () => sch.validate ?? this._compileSchemaEnv(sch);
+    const validate = function (...args) {
+      return Reflect.apply(compiled(), this, args);
+    };
+    Object.defineProperty(validate, 'errors', {
+      get: () => (sch.validate === undefined ? null : sch.validate.errors),
+      set: (value) => {
+        compiled().errors = value;
+      },
+      enumerable: true,
+      configurable: true,
+    });
+    validate.schema = sch.schema;
+    validate.schemaEnv = sch;
+    if (sch.$async) validate.$async = true;
+    lazy.set(sch, validate);
+    return validate;
+  };
+}
+
+/** ajv's class, whose compile lazyAjvCompile makes lazy (any copy of ajv 8 in the workspace). */
+const ajvCoreFile = '/node_modules/ajv/dist/core.js';
+
+/** A package file's outer function whose module function calls `then(module.exports)` once it has run. */
+function afterRun(outer, then) {
+  return (scope) => {
+    const run = outer(scope);
+    return function (exports, require, module, ...rest) {
+      const result = Reflect.apply(run, this, [exports, require, module, ...rest]);
+      then(module.exports);
+      return result;
+    };
+  };
 }
 
 export const hostRequire = createRequire(import.meta.url);
@@ -279,7 +380,8 @@ export function compilePackageFile(hostPath) {
         // constants): its wrapper's parameters take names it cannot clash with.
         const names = format === 'module' ? '__gatesimFilename, __gatesimDirname' : '__filename, __dirname';
         const code = `with (__gatesimScope) { return function (exports, require, module, ${names}, __gatesimImportMeta) { ${body}\n}; }`;
-        compiled = { format, outer: compileFunction(code, ['__gatesimScope'], { filename: workspaceVirtualPath(hostPath) }) };
+        const outer = compileFunction(code, ['__gatesimScope'], { filename: workspaceVirtualPath(hostPath) });
+        compiled = { format, outer: hostPath.endsWith(ajvCoreFile) ? afterRun(outer, lazyAjvCompile) : outer };
       }
     } catch (error) {
       compiled = { format: 'error', error };

@@ -145,6 +145,14 @@ export function simulatedProcesses(table: { incarnation(id: number): Incarnation
   };
 }
 
+/**
+ * The simulated machine's one filesystem: ext4 at / (/proc/self/mountinfo, and fs.statfsSync's `type`). 2026.9.6 probes
+ * both before it puts a SQLite database in WAL mode (dist/sqlite-wal-*.mjs: WAL on a local filesystem, rollback on a
+ * network one).
+ */
+const simulatedMountInfo = '1 0 8:1 / / rw,relatime shared:1 - ext4 /dev/sda1 rw\n';
+const ext4SuperMagic = 0xef53;
+
 /** Linux's USER_HZ: /proc/<pid>/stat counts times in ticks of 10 ms. */
 const ticksPerSecond = 100;
 
@@ -154,6 +162,7 @@ const ticksPerSecond = 100;
  * supervisor reaps at once) and `cmdline` (NUL-separated). Any other /proc path does not exist.
  */
 export function procFile(processes: SimulatedProcesses | undefined, path: string): string | undefined {
+  if (path === '/proc/self/mountinfo') return simulatedMountInfo;
   const match = /^\/proc\/(\d+)\/(stat|status|cmdline)$/.exec(path);
   const process = match === null ? undefined : processes?.at(Number(match[1]));
   if (match === null || process === undefined || !process.alive) return undefined;
@@ -233,8 +242,9 @@ export class SimulatedDirectories {
   /** The inode and write time of a created file that is still on the disk, else undefined. */
   metaOf(disk: SimDisk, path: string): { ino: number; mtimeMs: number } | undefined {
     const meta = this.files.get(path);
-    if (meta !== undefined && disk.peek(path) === undefined) this.files.delete(path);
-    return disk.peek(path) === undefined ? undefined : meta;
+    const present = onDisk(disk, path);
+    if (meta !== undefined && !present) this.files.delete(path);
+    return present ? meta : undefined;
   }
 
   /** Children made with mkdirSync directly under `prefix` (which ends with a slash). */
@@ -243,8 +253,17 @@ export class SimulatedDirectories {
   }
 }
 
-/** A Stats of a path whose content (file) is known or not (a directory, or missing: ENOENT unless throwIfNoEntry is false). */
-function statOf(disk: SimDisk, directories: SimulatedDirectories, path: string, content: string | undefined, options?: { throwIfNoEntry?: boolean }): object | undefined {
+/**
+ * Whether a file is on the simulated disk, without reading it: a binary file (the simulated node:sqlite's database and
+ * WAL) is, and disk.peek of one copies its bytes into a string of one character per byte, which a stat or an existence
+ * check of a database of a few MB did each time (issue 46: over half of a 2026.9.6 chaos run's CPU).
+ */
+function onDisk(disk: SimDisk, path: string): boolean {
+  return disk.isBinary(path) || disk.peek(path) !== undefined;
+}
+
+/** A Stats of a path whose content (file; only its length is read) is known or not (a directory, or missing: ENOENT unless throwIfNoEntry is false). */
+function statOf(disk: SimDisk, directories: SimulatedDirectories, path: string, content: { readonly length: number } | undefined, options?: { throwIfNoEntry?: boolean }): object | undefined {
   const directoryMode = content === undefined ? directories.mode(disk, path) : undefined;
   if (content === undefined && directoryMode === undefined) {
     if (options?.throwIfNoEntry === false) return undefined;
@@ -367,14 +386,19 @@ function diskDescriptors(
  */
 export function simulatedDiskFs(disk: SimDisk, owner: Incarnation, directories = new SimulatedDirectories(), processes?: SimulatedProcesses): Record<string, (...args: never[]) => unknown> {
   const read = (path: string): string | undefined => (path.startsWith('/proc/') ? (owner.alive ? procFile(processes, path) : undefined) : (disk.readNow(owner, path) ?? (owner.alive ? directories.installed.get(path) : undefined)));
-  const stat = (path: string, options?: { throwIfNoEntry?: boolean }) => statOf(disk, directories, path, read(path), options);
+  // A live incarnation's binary file, as its bytes (a copy), without the string of one character per byte read() makes.
+  const binary = (path: string): Uint8Array | undefined => (owner.alive && disk.isBinary(path) ? disk.peekBytes(path) : undefined);
+  const stat = (path: string, options?: { throwIfNoEntry?: boolean }) => statOf(disk, directories, path, binary(path) ?? read(path), options);
   const exists = (path: string) => stat(path, { throwIfNoEntry: false }) !== undefined;
   return {
     existsSync: exists,
     readFileSync: (path: string, options?: unknown) => {
+      const encoding = typeof options === 'string' ? options : (options as { encoding?: string } | undefined)?.encoding;
+      // A binary file (the simulated node:sqlite's database and WAL) is its bytes, not text.
+      const bytes = binary(path);
+      if (bytes !== undefined) return encoding === undefined ? Buffer.from(bytes) : Buffer.from(bytes).toString(encoding as BufferEncoding);
       const content = read(path);
       if (content === undefined) throw enoent('open', path);
-      const encoding = typeof options === 'string' ? options : (options as { encoding?: string } | undefined)?.encoding;
       return encoding === undefined ? Buffer.from(content, 'utf8') : content;
     },
     readdirSync: (path: string, options?: { withFileTypes?: boolean }) => {
@@ -397,6 +421,11 @@ export function simulatedDiskFs(disk: SimDisk, owner: Incarnation, directories =
     realpathSync: (path: string) => {
       if (!exists(path)) throw enoent('realpath', path);
       return path;
+    },
+    // The filesystem of an existing path: the machine's ext4 (simulatedMountInfo); the sizes are nominal.
+    statfsSync: (path: string) => {
+      if (!exists(path)) throw enoent('statfs', path);
+      return { type: ext4SuperMagic, bsize: 4096, blocks: 26_214_400, bfree: 13_107_200, bavail: 13_107_200, files: 6_553_600, ffree: 6_000_000 };
     },
     accessSync: (path: string) => {
       if (!exists(path)) throw enoent('access', path);
@@ -539,12 +568,12 @@ export function simulatedDiskFsPromises(
    * append, `writeFile` (w) the disk's write, and `sync` the disk's fsync.
    */
   const openWithFlags = async (path: string, flags: 'r' | 'a+' | 'w'): Promise<object> => {
-    const isDirectory = flags === 'r' && disk.peek(path) === undefined && directories.mode(disk, path) !== undefined;
+    const isDirectory = flags === 'r' && !onDisk(disk, path) && directories.mode(disk, path) !== undefined;
     if (isDirectory) await now(() => undefined);
     else if (flags === 'r' || directories.mode(disk, parentOf(path)) === undefined) {
       if ((await disk.read(owner, path)) === undefined) throw enoent('open', path);
     } else if (flags === 'w') await disk.write(owner, path, '');
-    else if (disk.peek(path) === undefined) await disk.createExclusive(owner, path, '');
+    else if (!onDisk(disk, path)) await disk.createExclusive(owner, path, '');
     let closed = false;
     const bytes = (): Buffer => Buffer.from(disk.readNow(owner, path) ?? '', 'utf8');
     const open = (syscall: string) => {
@@ -628,7 +657,7 @@ export function simulatedDiskFsPromises(
       });
       // O_CREAT | O_EXCL: created empty; the payload comes through the handle.
       // The create takes effect when called (then a latency): its inode is given then, before another process can act.
-      const ino = owner.alive && disk.peek(path) === undefined ? directories.created(path, epochNowMs()) : undefined;
+      const ino = owner.alive && !onDisk(disk, path) ? directories.created(path, epochNowMs()) : undefined;
       const created = await disk.createExclusive(owner, path, '');
       assert(created === (ino !== undefined), `the exclusive create of ${path} and its inode disagree`);
       if (ino === undefined) throw errorOf('EEXIST', -17, 'open', path, 'file already exists');
@@ -636,14 +665,14 @@ export function simulatedDiskFsPromises(
     },
     chmod: (path: string, mode: number) => now(() => call('chmodSync', path, mode)),
     rename: async (from: string, to: string): Promise<void> => {
-      if (disk.peek(from) === undefined) return now(() => {
+      if (!onDisk(disk, from)) return now(() => {
         throw enoent('rename', from);
       });
       await disk.rename(owner, from, to);
     },
     rm: async (path: string, options?: unknown): Promise<void> => {
-      if (directories.mode(disk, path) !== undefined && disk.peek(path) === undefined) throw loud(`fs/promises.rm of the directory ${path}`);
-      if (disk.peek(path) === undefined && !forced(options)) return now(() => {
+      if (directories.mode(disk, path) !== undefined && !onDisk(disk, path)) throw loud(`fs/promises.rm of the directory ${path}`);
+      if (!onDisk(disk, path) && !forced(options)) return now(() => {
         throw enoent('rm', path);
       });
       if (owner.alive) directories.removed(path);
