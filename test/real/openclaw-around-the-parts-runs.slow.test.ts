@@ -4,25 +4,27 @@
 // The run records what it applied and the defences that stayed, and its seed string names the table's revision, so
 // `repro` in a fresh process gives the same trace hash.
 import { describe, expect, it } from 'vitest';
-import { findScenario } from '../../scenarios/index.ts';
 import { decodeSeedString } from '../../sim/cli/seed-string.ts';
 import { loadSqlJs } from '../../sim/kernel/sqlite.ts';
 import type { OpenclawChoice } from '../../sim/real/openclaw/choice.ts';
 import { openclawSurroundingsRevision } from '../../sim/real/openclaw/surroundings.ts';
-import { generateSpec } from '../../sim/run/generate.ts';
 import { runSpec } from '../../sim/run/harness.ts';
 import { cli } from '../cli/support.ts';
+import { frozenSpec } from './openclaw-runs.ts';
 import { openclawMissing } from './openclaw-support.ts';
 
 const missing = openclawMissing('--openclaw around-the-parts run tests', ['2026.4.24']);
 
-/** Chaos seed 13's first plan has the delivery mirror on, and the runner and the mirror contend for the transcript. */
-const seed = 13;
+/**
+ * A chaos plan with the delivery mirror on in which the runner and the mirror contend for the transcript (frozen: the
+ * first plan of seed 13 on the generator before issue 44), and a chaos seed whose first plan today has the mirror on,
+ * for the command line.
+ */
+const plan = 'chaos-13-before-issue-44';
+const cliSeed = 2;
 
 async function mirrorsOf(choice: OpenclawChoice): Promise<{ locked: unknown[]; applied: string[]; defences: string[]; verdict: string }> {
-  const chaos = findScenario('chaos');
-  if (chaos === undefined) throw new Error('chaos is built in');
-  const spec = generateSpec(chaos, [], seed, undefined);
+  const spec = frozenSpec(plan);
   expect(spec.plan.secondWriters?.deliveryMirror).toBe('on');
   const result = await runSpec(spec, { sql: await loadSqlJs(), openclaw: choice });
   try {
@@ -54,7 +56,7 @@ describe.skipIf(missing)('--openclaw 2026.4.24:mirror-append around the part', (
   }, 600_000);
 
   it('the seed string names the revision and repro in a fresh process gives the same trace hash', () => {
-    const ran = cli(['run', 'chaos', '--seed', String(seed), '--openclaw', '2026.4.24:ma', '--json'], {}, 300_000);
+    const ran = cli(['run', 'chaos', '--seed', String(cliSeed), '--openclaw', '2026.4.24:ma', '--json'], {}, 300_000);
     const json = JSON.parse(ran.stdout) as { seed: string; traceHash: string; realCode: { text: string; openclawAround: { applied: { id: string }[] } } };
     expect(json.seed).toContain(`@oc-2026_4_24~ma~r${openclawSurroundingsRevision}.`);
     expect(decodeSeedString(json.seed).openclaw).toEqual({ release: '2026.4.24', parts: ['mirror-append'] });

@@ -17,11 +17,11 @@ afterEach(() => {
 });
 
 /**
- * Chaos plans (the first plan of these seeds) in which the model's runner folds another turn's message: 19 and 22 of
- * the chaos generator since b46a777 (5 and 12 questions; 14, found before, no longer asks once chaos draws start-up
- * delays and Hermes processing).
+ * Chaos plans in which the model's runner folds another turn's message (frozen: the first plans of seeds 19 and 22 on
+ * the generator before issue 44, 5 and 12 questions), and a chaos seed for the command line.
  */
-const seeds = [19, 22];
+const plans = ['chaos-19-before-issue-44', 'chaos-22-before-issue-44'];
+const cliSeed = 19;
 
 describe.skipIf(missing)('--openclaw orphan-merge: the release decides in a run', () => {
   it('the release is asked, and a run gives the same trace hash twice in one process, for each release', async () => {
@@ -32,7 +32,7 @@ describe.skipIf(missing)('--openclaw orphan-merge: the release decides in a run'
       return decision;
     };
     let before = 0;
-    await runTwiceUnderEachRelease(seeds, () => ['orphan-merge'], ({ result, label }) => {
+    await runTwiceUnderEachRelease(plans, () => ['orphan-merge'], ({ result, label }) => {
       expect(asked.length, `${label}: the release's policy was asked`).toBeGreaterThan(before);
       before = asked.length;
       expect(result.verdict, label).toBe('pass');
@@ -42,6 +42,6 @@ describe.skipIf(missing)('--openclaw orphan-merge: the release decides in a run'
   }, 600_000);
 
   it('the seed string records ~om, and repro in a fresh process gives the same trace hash', () => {
-    for (const release of openclawReleases) runThenRepro(release, seeds[0] as number, ['orphan-merge'], 'om');
+    for (const release of openclawReleases) runThenRepro(release, cliSeed, ['orphan-merge'], 'om', { verdict: 'any' });
   }, 600_000);
 });

@@ -8,29 +8,27 @@
 // its temporary before the rename) leaves the transcript empty, where the model's repair keeps it (docs/MODEL.md).
 import { describe, expect, it } from 'vitest';
 import { findScenario } from '../../scenarios/index.ts';
-import { decodeSeedString } from '../../sim/cli/seed-string.ts';
 import { loadSqlJs } from '../../sim/kernel/sqlite.ts';
 import { openclawReleases } from '../../sim/real/openclaw/index.ts';
 import { generateSpec } from '../../sim/run/generate.ts';
 import { runSpec } from '../../sim/run/harness.ts';
 import { openclawMissing } from './openclaw-support.ts';
-import { runThenRepro, runTwiceUnderEachRelease } from './openclaw-runs.ts';
+import { frozenSpec, runThenRepro, runTwiceUnderEachRelease } from './openclaw-runs.ts';
 
 const missing = openclawMissing('--openclaw session-file-repair run tests');
 
 /**
- * Chaos plans (the first plan of these seeds, the chaos generator of b46a777) in which a power loss tears the
- * transcript and the next attempt repairs it: with the model at 115.5 s (seed 1) and 153.7 s (seed 21); with each
- * release's repair in the same plans at the same moments (the release's file operations take other disk latencies,
- * so the runs drift apart later).
+ * Chaos plans in which a power loss tears the transcript and the next attempt repairs it (frozen: the first plans of
+ * seeds 1 and 21 on the generator before issue 44); each release's repair in the same plans at the same moments (the
+ * release's file operations take other disk latencies, so the runs drift apart later).
  */
-const seeds = [1, 21];
+const plans = ['chaos-1-before-issue-44', 'chaos-21-before-issue-44'];
+/** A chaos seed for the command line (`run chaos --seed`): whatever its plan, run and repro agree, and so does this process. */
+const cliSeed = 1;
 
 describe.skipIf(missing)('--openclaw session-file-repair: the release repairs a torn transcript in a run', () => {
-  let inProcess = new Map<string, string>();
-
   it('the release repairs, and a run gives the same trace hash twice in one process, for each release', async () => {
-    inProcess = await runTwiceUnderEachRelease(seeds, () => ['session-file-repair'], ({ release, result, label }) => {
+    await runTwiceUnderEachRelease(plans, () => ['session-file-repair'], ({ release, result, label }) => {
       const repaired = result.sim.trace.events.filter((event) => event.kind === 'model.transcript-repaired');
       expect(repaired.length, `${label}: a repair`).toBeGreaterThan(0);
       const backup = (repaired[0]?.fields as { backup?: unknown }).backup;
@@ -43,34 +41,34 @@ describe.skipIf(missing)('--openclaw session-file-repair: the release repairs a 
 
   it("the finding: a power loss just after the release's repair empties the transcript (no fsync), where the model's keeps it", async () => {
     // docs/MODEL.md, "The session-file repair, real": the shrunk counterexample of `fuzz --scenario chaos --seed 1
-    // --openclaw 2026.7.1:session-file-repair` (run 72), and the same plan with 2026.4.24's repair.
-    const plan = 'none.1076620614.0-24-1-1-1-1-1-1-1-3-0-0-0-1-1-1-1-1-5-4-6-9-9-6-6-6-6-6-7-7-8-6-7-7-7-7-7-9-10-8-7-8-8-8-8-8-8.0_1_0-75a0f6';
-    const findings = [`gs2.chaos@oc-2026_7_1~fr.${plan}.3317fe39`, `gs2.chaos@oc-2026_4_24~fr.${plan}.df97d4e1`];
+    // --openclaw 2026.7.1:session-file-repair` (run 72, on the generator before issue 44; its plan frozen), with
+    // 2026.7.1's repair and with 2026.4.24's.
+    const spec = frozenSpec('power-loss-just-after-the-releases-session-file-repair');
     const sql = await loadSqlJs();
-    const chaos = findScenario('chaos');
-    if (chaos === undefined) throw new Error('chaos is built in');
-    for (const seedString of findings) {
-      const decoded = decodeSeedString(seedString);
-      const spec = generateSpec(chaos, decoded.bugs, decoded.seed, decoded.path);
-      const real = await runSpec(spec, { sql, ...(decoded.openclaw === undefined ? {} : { openclaw: decoded.openclaw }) });
+    for (const release of ['2026.7.1', '2026.4.24'] as const) {
+      const seedString = `${release} on the frozen plan`;
+      const real = await runSpec(spec, { sql, openclaw: { release, parts: ['session-file-repair'] } });
       expect(real.violations.map((violation) => violation.invariant), seedString).toContain('transcript-consistent');
       // The release renamed its unsynced temporary over the transcript; the power loss left nothing of it.
       const emptied = real.sim.trace.events.find((event) => event.kind === 'disk.crash' && (event.fields as { path?: string; keptBytes?: number }).path?.endsWith('chat%3A0.jsonl') === true && (event.fields as { keptBytes?: number }).keptBytes === 0);
       expect(emptied, seedString).toBeDefined();
       real.sim.dispose();
     }
-    const model = await runSpec(generateSpec(chaos, [], 1076620614, decodeSeedString(findings[0] as string).path), { sql });
+    const model = await runSpec(spec, { sql });
     expect(model.verdict).toBe('pass');
     model.sim.dispose();
   }, 900_000);
 
-  it('the seed string records ~fr; run and repro in fresh processes (under Node 24) give the hash of this process', () => {
+  it('the seed string records ~fr; run and repro in fresh processes (under Node 24) give the hash of this process', async () => {
+    const chaos = findScenario('chaos');
+    if (chaos === undefined) throw new Error('chaos is built in');
+    const sql = await loadSqlJs();
     for (const release of openclawReleases) {
-      const seed = seeds[0] as number;
-      const hash = runThenRepro(release, seed, ['session-file-repair'], 'fr', { timeoutMs: 400_000 });
-      // The same trace on the Node this test runs on (in-process, the first test) and on the workspace's Node 24.
-      const here = inProcess.get(`${release}/${seed}`);
-      if (here !== undefined) expect(hash, `${release}: the hash of this process (${process.version})`).toBe(here);
+      const hash = runThenRepro(release, cliSeed, ['session-file-repair'], 'fr', { timeoutMs: 400_000, verdict: 'any' });
+      // The same trace on the Node this test runs on (in this process) and on the workspace's Node 24.
+      const here = await runSpec(generateSpec(chaos, [], cliSeed, undefined), { sql, openclaw: { release, parts: ['session-file-repair'] } });
+      expect(hash, `${release}: the hash of this process (${process.version})`).toBe(here.traceHash);
+      here.sim.dispose();
     }
   }, 900_000);
 });
