@@ -22,7 +22,7 @@ const llmFailsOn =
     const complete = api.complete.bind(api);
     api.complete = async (request, timers) => {
       if (!request.prompt.includes(fragment)) return complete(request, timers);
-      const fact = world.ledger.requestReceived(request.sessionKey, request.prompt, sim.clock.nowMs());
+      const fact = world.ledger.requestReceived(request.sessionKey, request.prompt, sim.clock.nowMs(), request.context);
       await timers.sleep(500);
       world.ledger.requestFailed(fact, sim.clock.nowMs());
       throw new LlmTransientError('503 overloaded');

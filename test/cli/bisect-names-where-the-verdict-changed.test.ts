@@ -37,7 +37,7 @@ describe('the release range', () => {
   it('refuses an unknown release naming the known ones, ends out of order, parts, and a third end', () => {
     expect(() => parseReleaseRange('1.0..2.5', table)).toThrow(UsageError);
     expect(() => parseReleaseRange('1.0..2.5', table)).toThrow('unknown OpenClaw release "2.5" in --openclaw 1.0..2.5 (known, in release order: 1.0, 1.1, 2.0, 3.0)');
-    expect(() => parseReleaseRange('2026.5.1..', openclawPinnedReleases)).toThrow(/known, in release order: 2026\.4\.24, 2026\.7\.1, 2026\.8\.1, 2026\.9\.6/);
+    expect(() => parseReleaseRange('2026.5.1..', openclawPinnedReleases)).toThrow(/known, in release order: 2026\.4\.24, 2026\.7\.1, 2026\.7\.35, 2026\.8\.1, 2026\.9\.6/);
     expect(() => parseReleaseRange('2.0..1.1', table)).toThrow('2.0 comes after 1.1 in release order');
     expect(() => parseReleaseRange('2026.4.24:se..', openclawReleases)).toThrow(/takes the parts from the seed string/);
     expect(() => parseReleaseRange('1.0..1.1..2.0', table)).toThrow(/takes <from>\.\.<to>/);
@@ -91,7 +91,7 @@ describe('the rows of a bisect', () => {
     expect(plan.parts).toEqual(['system-events', 'heartbeat-wake', 'node-events']);
     expect(plan.rows.map((row) => row.release)).toEqual([...openclawPinnedReleases]);
     // The SQLite-era releases lack node-events (it needs their agent database): not comparable, with choice.ts's reason.
-    for (const row of plan.rows.slice(2)) expect(row).toMatchObject({ verdict: 'not-comparable', reason: expect.stringMatching(/node-events/) });
+    for (const row of plan.rows.slice(3)) expect(row).toMatchObject({ verdict: 'not-comparable', reason: expect.stringMatching(/node-events/) });
     expect(plan.rows[0]).toMatchObject({ release: '2026.4.24', seed: seed11, choice: parseOpenclawChoice('2026.4.24:se,hw,ne') });
     expect(plan.rows[0]?.verdict).toBeUndefined();
     expect(plan.rows[1]).toMatchObject({ release: '2026.7.1', verdict: 'not-installed', choice: parseOpenclawChoice('2026.7.1:se,hw,ne') });
@@ -130,7 +130,7 @@ describe('the rows of a bisect', () => {
         sim: { dispose: () => disposed.push(release) },
       }) as unknown as RunResult;
     const result = await runBisect(plan, async (choice) => fake(choice.release, choice.release === '2026.4.24'));
-    expect(disposed).toEqual(['2026.4.24', '2026.7.1']);
+    expect(disposed).toEqual(['2026.4.24', '2026.7.1', '2026.7.35']);
     expect(result[0]).toEqual({ release: '2026.4.24', verdict: 'fail', invariant: 'no-double-ingestion', class: 'correctness', seed: seed11, traceHash: 'hash-2026.4.24' });
     expect(result[1]).toMatchObject({ release: '2026.7.1', verdict: 'pass', traceHash: 'hash-2026.7.1' });
     const json = bisectJson({ plan, rows: result });
@@ -197,6 +197,6 @@ describe('gatesim bisect', () => {
     expect(refused.stderr).toMatch(/^gatesim: bisect needs a seed string made with --openclaw \(tag @oc-<release>~<parts>\); make one with `npm run sim -- run send-mid-turn --seed 2015547593 --openclaw <release>`/);
     const unknown = cli(['bisect', seed11, '--openclaw', '2026.5.1..']);
     expect(unknown.status).toBe(2);
-    expect(unknown.stderr.trim()).toBe('gatesim: unknown OpenClaw release "2026.5.1" in --openclaw 2026.5.1.. (known, in release order: 2026.4.24, 2026.7.1, 2026.8.1, 2026.9.6)');
+    expect(unknown.stderr.trim()).toBe('gatesim: unknown OpenClaw release "2026.5.1" in --openclaw 2026.5.1.. (known, in release order: 2026.4.24, 2026.7.1, 2026.7.35, 2026.8.1, 2026.9.6)');
   }, 120_000);
 });

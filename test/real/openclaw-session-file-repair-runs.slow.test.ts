@@ -36,7 +36,8 @@ describe.skipIf(missing)('--openclaw session-file-repair: the release repairs a 
       if (release === '2026.4.24') expect(String(backup)).toMatch(/\.jsonl\.bak-10\d\d-17672\d{8}$/);
       else expect(backup).toBe(null);
       expect(result.verdict, `${label}: ${result.violations.map((violation) => violation.invariant).join(', ')}`).toBe('pass');
-    });
+      // The fixed model around the part: the release's repair itself.
+    }, 'model');
   }, 900_000);
 
   it("the finding: a power loss just after the release's repair empties the transcript (no fsync), where the model's keeps it", async () => {
@@ -47,7 +48,8 @@ describe.skipIf(missing)('--openclaw session-file-repair: the release repairs a 
     const sql = await loadSqlJs();
     for (const release of ['2026.7.1', '2026.4.24'] as const) {
       const seedString = `${release} on the frozen plan`;
-      const real = await runSpec(spec, { sql, openclaw: { release, parts: ['session-file-repair'] } });
+      // As the strings were made: the fixed model around the part (before the table of surroundings.ts).
+      const real = await runSpec(spec, { sql, openclaw: { release, parts: ['session-file-repair'], around: 'model' } });
       expect(real.violations.map((violation) => violation.invariant), seedString).toContain('transcript-consistent');
       // The release renamed its unsynced temporary over the transcript; the power loss left nothing of it.
       const emptied = real.sim.trace.events.find((event) => event.kind === 'disk.crash' && (event.fields as { path?: string; keptBytes?: number }).path?.endsWith('chat%3A0.jsonl') === true && (event.fields as { keptBytes?: number }).keptBytes === 0);
