@@ -49,10 +49,13 @@ describe.skipIf(missing)('--openclaw 2026.4.24:mirror-append around the part', (
     expect(release.applied).toEqual(expect.arrayContaining(['mirror-unlocked', 'exec-dedupe-in-memory', 'queue-last-text']));
     expect(release.defences).toContain('run-attempt-lock-with-mirror-only');
     expect(release.defences).not.toContain('mirror-fsync');
+    // The finding (docs/MODEL.md, "Around the real parts"): the unlocked mirror forks the transcript; locked, it does not.
+    expect(release.verdict).toMatch(/^fail .*transcript-consistent/);
     const before = await mirrorsOf({ release: '2026.4.24', parts: ['mirror-append'], around: 'model' });
     expect(before.locked).toEqual([true]);
     expect(before.applied).toEqual([]);
     expect(before.defences).toContain('mirror-unlocked');
+    expect(before.verdict).toBe('pass ');
   }, 600_000);
 
   it('the seed string names the revision and repro in a fresh process gives the same trace hash', () => {
