@@ -92,8 +92,10 @@ export interface DocumentedFinding {
 export const documentedFindings: readonly DocumentedFinding[] = [
   {
     section: 'Node exec events, real',
-    summary: "a command's event taken twice: a replayed exec.started after the drain (both releases), or exec.finished resent after a gateway restart (2026.4.24)",
-    code: { openclawPart: 'node-events', releases: ['2026.4.24', '2026.7.1', '2026.7.35'] },
+    summary: "a command's event taken twice: a replayed exec.started after the drain (every release), or exec.finished resent after a gateway restart (2026.4.24)",
+    // The SQLite era's handleNodeEvent authorizes as 2026.7.1 (a start is not terminal): docs/MODEL.md, "Node events in
+    // the SQLite era, on the simulated agent DB".
+    code: { openclawPart: 'node-events', releases: ['2026.4.24', '2026.7.1', '2026.7.35', '2026.8.1', '2026.9.6'] },
     invariants: ['no-double-ingestion'],
     shows: { message: /command run-/ },
   },

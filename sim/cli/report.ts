@@ -14,6 +14,7 @@ import { planText } from './plan-text.ts';
 import { writeArtifact } from './real.ts';
 import { codeUnderTest, type FindingMatch, findingText, matchFinding, ranRealCode } from './real-code.ts';
 import { traceViewerHtml } from './viewer.ts';
+import { agentDatabaseImage } from '../checkers/agent-db.ts';
 
 export { formatMs } from './format.ts';
 
@@ -259,6 +260,12 @@ export function writeArtifacts(dir: string, seed: string, result: RunResult): st
   for (const path of result.sim.disk.paths()) {
     const isTranscript = path.includes('.jsonl');
     if (isTranscript) put(`disk${path}`, result.sim.disk.peek(path) ?? '');
+    // A SQLite-era release's databases on the simulated disk (its agent DB among them), each with the committed frames
+    // of its -wal applied: a standalone file any SQLite tool opens (sim/checkers/agent-db.ts).
+    if (path.endsWith('.sqlite') && result.sim.disk.isBinary(path)) {
+      const image = agentDatabaseImage(result.sim.disk.peekBytes(path), result.sim.disk.peekBytes(`${path}-wal`));
+      if (image !== undefined) put(`db${path}`, image);
+    }
   }
   return written;
 }

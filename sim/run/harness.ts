@@ -198,6 +198,7 @@ export async function runSpec(spec: RunSpec, options: RunOptions): Promise<RunRe
     endFaultPhase(sim, world);
   });
   const summary = await sim.run();
+  gatewayParts?.finish?.();
   if (gatewayParts !== undefined && gatewayParts.escapes.length > 0) {
     throw new RealCodeEscapeError(`openclaw ${options.openclaw?.release}: the real code reached what the simulation does not cover: ${gatewayParts.escapes.slice(0, 3).join('; ')}${gatewayParts.escapes.length > 3 ? ` (and ${gatewayParts.escapes.length - 3} more)` : ''}`);
   }
@@ -226,10 +227,12 @@ export async function runSpec(spec: RunSpec, options: RunOptions): Promise<RunRe
 }
 
 /** A pinned OpenClaw release's gateway parts; sim/real/openclaw is loaded only when a run asks for it. */
-async function openclawParts(sim: Simulation, choice: OpenclawChoice): Promise<GatewayParts & { escapes: string[] }> {
+async function openclawParts(sim: Simulation, choice: OpenclawChoice): Promise<GatewayParts & { escapes: string[]; finish?: () => void }> {
   const { openclawInstalled, OpenclawWorkspaceMissingError } = await import('../real/openclaw/releases.ts');
   if (!openclawInstalled(choice.release)) throw new OpenclawWorkspaceMissingError(choice.release);
-  const { openclawGatewayPartsFor } = await import('../real/openclaw/gateway-parts.ts');
+  const { openclawGatewayPartsFor, isSqliteEra } = await import('../real/openclaw/gateway-parts.ts');
+  // The SQLite era's node:sqlite runs on an engine loaded once per host process (an instance loads synchronously).
+  if (isSqliteEra(choice.release)) await (await import('../real/openclaw-hooks/sqlite.mjs')).loadSimulatedSqlite();
   return openclawGatewayPartsFor(sim, choice);
 }
 

@@ -65,11 +65,14 @@ describe('the table of the parts around the real ones', () => {
     expect(before.defences.map((defence) => defence.id)).toContain('mirror-unlocked');
   });
 
-  it('the SQLite-era releases set nothing: every defence is listed', () => {
+  it('the SQLite-era releases set nothing: every defence is listed, the durable exec keys unless their node events run', () => {
     for (const release of ['2026.8.1', '2026.9.6'] as const) {
       const around = aroundTheParts(parseOpenclawChoice(release), { bugs: [], knobs: fixed });
       expect(around.setup.knobs).toEqual(fixed);
-      expect(around.defences.map((defence) => defence.id)).toEqual(expect.arrayContaining(['durable-exec-keys', 'jsonl-stores-for-sqlite', 'held-heartbeat-row']));
+      expect(around.defences.map((defence) => defence.id)).toEqual(expect.arrayContaining(['jsonl-stores-for-sqlite', 'held-heartbeat-row']));
+      expect(around.defences.map((defence) => defence.id)).not.toContain('durable-exec-keys');
+      const withoutEvents = aroundTheParts(parseOpenclawChoice(`${release}:se,hw,om`), { bugs: [], knobs: fixed });
+      expect(withoutEvents.defences.map((defence) => defence.id)).toContain('durable-exec-keys');
     }
   });
 
@@ -93,7 +96,9 @@ describe('a seed string keeps its meaning', () => {
     expect(openclawTag({ release: '2026.4.24', parts: ['mirror-append'], around: 'model' })).toBe('oc-2026_4_24~ma');
     expect(openclawChoiceOfTag(`oc-2026_4_24~ma~r${openclawSurroundingsRevision + 1}`)).toBeUndefined();
     // A release whose table sets nothing writes no revision: its strings mean the same either way.
-    expect(openclawTag(parseOpenclawChoice('2026.9.6'))).toBe('oc-2026_9_6~se+hw+om');
+    expect(openclawTag(parseOpenclawChoice('2026.9.6'))).toBe('oc-2026_9_6~se+hw+ne+om');
+    expect(openclawChoiceOfTag('oc-2026_9_6~se+hw+ne+om')).toEqual({ release: '2026.9.6', parts: ['system-events', 'heartbeat-wake', 'node-events', 'orphan-merge'] });
+    // A string made before node-events ran in the SQLite era keeps its parts.
     expect(openclawChoiceOfTag('oc-2026_9_6~se+hw+om')).toEqual({ release: '2026.9.6', parts: ['system-events', 'heartbeat-wake', 'orphan-merge'] });
     expect(openclawChoiceOfTag(`oc-2026_9_6~se+hw+om${r}`)).toBeUndefined();
   });

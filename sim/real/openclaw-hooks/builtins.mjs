@@ -12,6 +12,7 @@ import * as realCrypto from 'node:crypto';
 import * as realPath from 'node:path';
 import * as realUrl from 'node:url';
 import * as realUtil from 'node:util';
+import * as realUtilTypes from 'node:util/types';
 import * as realEvents from 'node:events';
 import * as realStream from 'node:stream';
 import * as realStreamPromises from 'node:stream/promises';
@@ -38,6 +39,19 @@ function passThrough(module) {
   return { ...module, default: module.default ?? module };
 }
 
+/** The simulated machine's memory (os.totalmem). */
+const simulatedMachineMemoryBytes = 8 * 1024 ** 3;
+
+/**
+ * node:v8's heap statistics as a Node 24.21 process reports them at start (measured on the workspace's Node): 2026.9.6
+ * reads `heap_size_limit` at load (dist/diagnostic-*.mjs); the same numbers at every call, so nothing depends on the host.
+ */
+const simulatedHeapStatistics = Object.freeze({
+  total_heap_size: 6070272, total_heap_size_executable: 262144, total_physical_size: 5779456, total_available_size: 4492774920, used_heap_size: 4560664,
+  heap_size_limit: 4496293888, malloced_memory: 163928, peak_malloced_memory: 57488, does_zap_garbage: 0, number_of_native_contexts: 1,
+  number_of_detached_contexts: 0, total_global_handles_size: 12360, used_global_handles_size: 2400, external_memory: 1856424,
+});
+
 function simulatedOs(binding, loud) {
   return partialModule(
     loud,
@@ -57,6 +71,8 @@ function simulatedOs(binding, loud) {
       userInfo: () => ({ username: 'gatesim', uid: 1000, gid: 1000, shell: '/bin/sh', homedir: binding.home }),
       // The simulated machine's two cores (2026.9.6 sizes its worker pools by it at load; a worker itself is loud).
       availableParallelism: () => 2,
+      // Its memory, 8 GiB (2026.9.6's memory diagnostics read it at load: dist/diagnostic-*.mjs).
+      totalmem: () => simulatedMachineMemoryBytes,
     },
     ['constants'],
   );
@@ -88,6 +104,8 @@ const pureModules = {
   buffer: realBuffer,
   assert: realAssert,
   querystring: realQuerystring,
+  // Type checks of a value (isProxy, isPromise, ...): 2026.9.6's immutable-data checks read them.
+  'util/types': realUtilTypes,
 };
 
 const builtins = new Set(builtinModules);
@@ -152,6 +170,7 @@ export function builtinModule(world, specifier, importedNames) {
       ? partialModule(loud, 'sqlite', hostRequire('node:sqlite'), simulatedSqlite(loud), ['constants'])
       : partialModule(loud, 'sqlite', hostRequire('node:sqlite'), simulatedNodeSqlite(binding, loud));
   }
+  else if (name === 'v8') namespace = partialModule(loud, 'v8', hostRequire('node:v8'), { getHeapStatistics: () => ({ ...simulatedHeapStatistics }) });
   else if (name === 'zlib') namespace = partialModule(loud, 'zlib', realZlib, {}, pureZlibFunctions.filter((key) => key in realZlib));
   else if (name === 'perf_hooks') namespace = partialModule(loud, 'perf_hooks', realPerfHooks, { performance: world.globals.performance });
   else {

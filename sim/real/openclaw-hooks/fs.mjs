@@ -86,6 +86,22 @@ export function simulatedStats(kind, size, permissions) {
   });
 }
 
+/**
+ * The BigIntStats of a Stats (`statSync(path, { bigint: true })`): every number a BigInt, with the nanosecond times
+ * (2026.9.6 records its agent database's `dev:ino` and birth time this way at open: dist/openclaw-agent-db-identity-*.mjs).
+ */
+export function bigintStats(stats) {
+  if (stats === undefined || stats === null) return stats;
+  const big = Object.create(Object.getPrototypeOf(stats));
+  if (Object.hasOwn(stats, 'kind')) Object.defineProperty(big, 'kind', { value: stats.kind });
+  for (const [key, value] of Object.entries(stats)) big[key] = typeof value === 'number' ? BigInt(Math.trunc(value)) : value;
+  for (const time of ['atime', 'mtime', 'ctime', 'birthtime']) {
+    const ms = typeof stats[`${time}Ms`] === 'number' ? stats[`${time}Ms`] : 0;
+    big[`${time}Ns`] = BigInt(Math.trunc(ms)) * 1_000_000n;
+  }
+  return big;
+}
+
 /** A Dirent of a simulated file or directory. */
 export function simulatedDirent(name, parentPath, kind) {
   return withKind(kindMethods, kind, { name, parentPath, path: parentPath });
@@ -152,7 +168,7 @@ function pathOf(binding, value) {
   return realPath.posix.resolve(binding.cwd, text);
 }
 
-const syncFsNames = ['existsSync', 'chmodSync', 'readFileSync', 'readdirSync', 'statSync', 'lstatSync', 'realpathSync', 'accessSync', 'writeFileSync', 'appendFileSync', 'mkdirSync', 'renameSync', 'unlinkSync', 'rmSync', 'openSync', 'closeSync', 'fsyncSync', 'copyFileSync', 'createReadStream'];
+const syncFsNames = ['existsSync', 'chmodSync', 'readFileSync', 'readdirSync', 'statSync', 'lstatSync', 'realpathSync', 'statfsSync', 'accessSync', 'writeFileSync', 'appendFileSync', 'mkdirSync', 'renameSync', 'unlinkSync', 'rmSync', 'openSync', 'closeSync', 'fsyncSync', 'copyFileSync', 'createReadStream'];
 const promiseFsNames = ['readFile', 'readdir', 'stat', 'lstat', 'realpath', 'access', 'writeFile', 'appendFile', 'mkdir', 'rename', 'unlink', 'rm', 'open', 'copyFile', 'chmod'];
 
 /**
@@ -196,6 +212,14 @@ export function simulatedFs(binding, loud) {
     }
     return open;
   };
+  // `{ bigint: true }`: the same Stats with BigInt numbers.
+  for (const name of ['statSync', 'lstatSync']) {
+    const plain = sync[name];
+    sync[name] = (first, options, ...rest) => {
+      const stats = plain(first, options, ...rest);
+      return options?.bigint === true ? bigintStats(stats) : stats;
+    };
+  }
   const byPath = sync.readFileSync;
   sync.openSync = (first, flags = 'r', ...rest) => {
     const path = pathOf(binding, first);

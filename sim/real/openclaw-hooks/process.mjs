@@ -86,6 +86,11 @@ export function simulatedProcess(binding, timers, loud, getBuiltinModule) {
     __signal_exit_emitter__: undefined,
     abort: loud.fn('process.abort'),
     memoryUsage: loud.fn('process.memoryUsage'),
+    // No cgroup limit on the simulated machine: what Node 24 answers unconstrained (2^64 - 1, as a number); 2026.9.6's
+    // memory diagnostics read it at load (dist/diagnostic-*.mjs).
+    constrainedMemory: () => 2 ** 64,
+    // No permission model (Node runs without --permission): 2026.9.6's agent DB reads it before allowing extensions.
+    permission: undefined,
     cpuUsage: loud.fn('process.cpuUsage'),
     resourceUsage: loud.fn('process.resourceUsage'),
   });

@@ -28,9 +28,10 @@
 // (`@oc-2026_4_24~se+hw+ne~r1`); a tag without it, for such a release, was made before the table and means the fixed
 // model around the parts (`around: 'model'`), so it replays as it ran then. A tag naming another revision is refused.
 //
-// The SQLite-era releases (2026.8.1, 2026.9.6) run the system-event queue, the wakes (2026.9.6's session-event wake)
+// The SQLite-era releases (2026.8.1, 2026.9.6) run the system-event queue, the wakes (2026.9.6's session-event wake),
+// the node-event ingestion (its session entry read from the release's agent DB on the simulated node:sqlite, issue 45)
 // and the orphan merge; each part they lack is listed with why (`missingPart`): gone, a no-op, or needing the
-// release's SQLite agent DB, which gatesim does not simulate yet (part 2, a later issue). A bare `--openclaw 2026.9.6`
+// release's SQLite agent DB written, which gatesim does not run yet (the mirror append). A bare `--openclaw 2026.9.6`
 // runs the parts it has; naming one it lacks is refused with the reason (exit 2).
 import { appendLocksItself } from './mirror-append.ts';
 import { isOpenclawRelease, openclawPinnedReleases, type OpenclawRelease } from './releases.ts';
@@ -52,8 +53,8 @@ function partNamed(text: string): OpenclawGatewayPart | undefined {
 /** The parts as an error lists them: `system-events (se), heartbeat-wake (hw), ...`. */
 const partsWithCodes = openclawGatewayParts.map((part) => `${part} (${codes[part]})`).join(', ');
 
-/** The parts of a SQLite-era release (header). */
-const sqliteEraParts: readonly OpenclawGatewayPart[] = ['system-events', 'heartbeat-wake', 'orphan-merge'];
+/** The parts of a SQLite-era release (header): node-events reads its session entry from the simulated agent DB. */
+const sqliteEraParts: readonly OpenclawGatewayPart[] = ['system-events', 'heartbeat-wake', 'node-events', 'orphan-merge'];
 
 /** The parts each release can run in place of the model's. */
 const partsOfRelease: Readonly<Record<OpenclawRelease, readonly OpenclawGatewayPart[]>> = {
@@ -91,13 +92,11 @@ export interface MissingPart {
 /** What the SQLite-era releases lack, each read in their chunks (docs/MODEL.md, "The SQLite-era releases"). */
 function sqliteEraMissing(): Partial<Record<OpenclawGatewayPart, Omit<MissingPart, 'part'>>> {
   return {
-    // handleNodeEvent: loadGatewaySessionEntry and upsertSessionEntryCore (session-accessor.sqlite-entry).
-    'node-events': { kind: 'needs-sqlite', why: "needs the release's SQLite agent DB (its handleNodeEvent keeps session entries in node:sqlite), which gatesim does not simulate yet (part 2)" },
     'session-file-repair': { kind: 'gone', why: 'gone since 2026.8.1 moved transcripts into the SQLite agent DB (no src/agents/session-file-repair.ts in its chunks)' },
     // "Session write leases were removed" for the session lane's writer claim; the stub is due to go in 2026.10.
     'session-write-lock': { kind: 'no-op', why: 'a no-op (its acquireSessionWriteLock is a deprecated stub that takes no lock: src/plugin-sdk/session-write-lock-runtime.ts)' },
     // appendAssistantMessageToSessionTranscript: the session-accessor.sqlite-* chunks.
-    'mirror-append': { kind: 'needs-sqlite', why: "needs the release's SQLite agent DB (its append writes the transcript through node:sqlite), which gatesim does not simulate yet (part 2)" },
+    'mirror-append': { kind: 'needs-sqlite', why: "needs the release's SQLite agent DB (its append writes the transcript through node:sqlite), whose transcript rows gatesim does not read or share with the model's runner yet (issue 45 items 4 and 5)" },
   };
 }
 

@@ -5,7 +5,8 @@
 // moved the run attempt from `src/agents/pi-embedded-runner/` to `src/agents/embedded-agent-runner/`; its
 // session-file repair shares a chunk with OpenClaw's own SessionManager (`src/agents/sessions/session-manager.ts`),
 // where 2026.4.24 imports pi's from `@mariozechner/pi-coding-agent`. The SQLite-era releases (2026.8.1, 2026.9.6) have
-// the system-event queue, the wakes and the orphan merge only (choice.ts says why not the rest): 2026.8.1 renamed the
+// the system-event queue, the wakes, the node events (their session entry read from the agent DB on the simulated
+// node:sqlite) and the orphan merge only (choice.ts says why not the rest): 2026.8.1 renamed the
 // run attempt's `attempt.prompt-helpers.ts` to `attempt-prompt-helpers.ts`; 2026.9.6 qualifies every queue key by its
 // agent (`resolveSystemEventQueueKey` of `src/infra/system-event-ownership.ts`, as its handleNodeEvent does through
 // `withSystemEventOwner`) and replaced the heartbeat wake by the session-event wake (`src/infra/session-event-wake.ts`:
@@ -106,7 +107,12 @@ export const openclawComponents: Readonly<Record<OpenclawComponentName, Openclaw
   'node-events': {
     name: 'node-events',
     replaces: "src/gateway.ts onNodeEvent (exec events, with OpenClaw's config loader and session store)",
-    sources: same('src/gateway/server-node-events.ts', ['handleNodeEvent']),
+    // The SQLite era: the same file and function; its session entry comes from the agent DB (node-events.ts).
+    sources: {
+      ...same('src/gateway/server-node-events.ts', ['handleNodeEvent']),
+      '2026.8.1': { sourceFile: 'src/gateway/server-node-events.ts', functions: ['handleNodeEvent'] },
+      '2026.9.6': { sourceFile: 'src/gateway/server-node-events.ts', functions: ['handleNodeEvent'] },
+    },
   },
   'orphan-merge': {
     name: 'orphan-merge',

@@ -39,14 +39,23 @@ import { RealSessionWriteLock, sweepStaleLocks } from './write-lock.ts';
 import { installMirrorStore, RealMirrorAppend } from './mirror-append.ts';
 import { OpenclawInstance } from './instance.ts';
 import { virtualPackageRoot } from '../openclaw-hooks.mjs';
+import { releaseSimulatedSqlite } from '../openclaw-hooks/sqlite.mjs';
 import type { OpenclawChoice } from './choice.ts';
 import { openclawSqliteEraReleases } from './releases.ts';
+import { isSqliteEra } from './node-events.ts';
+
+export { isSqliteEra } from './node-events.ts';
 
 export { type OpenclawChoice, type OpenclawGatewayPart, openclawGatewayParts } from './choice.ts';
 
 /** What the real code reached that the hooks do not simulate, across the run (a run with any fails loudly). */
 export interface OpenclawEscapes {
   readonly escapes: string[];
+  /**
+   * The run ended: close its simulated node:sqlite connections without writing (releaseSimulatedSqlite; the disk's
+   * files stay as the run left them). The SQLite era's parts only.
+   */
+  finish?: () => void;
 }
 
 /**
@@ -62,6 +71,7 @@ export function openclawGatewayPartsFor(sim: Simulation, choice: OpenclawChoice)
   const processes = simulatedProcesses(sim.processes, virtualPackageRoot(choice.release));
   // The disk calls of the run's instances through node:fs/promises (the mirror append's pump watches them).
   let diskCalls = 0;
+  const sqliteEra = isSqliteEra(choice.release);
   const newInstance = (ctx: ProcessContext): OpenclawInstance => {
     const owner = sim.processes.incarnation(ctx.incarnation);
     assert(owner !== undefined, `no incarnation ${ctx.incarnation} for ${ctx.name}`);
@@ -71,6 +81,9 @@ export function openclawGatewayPartsFor(sim: Simulation, choice: OpenclawChoice)
       diskCalls += 1;
     });
     const binding = openclawIncarnationBinding(choice.release, owner, { clock: ctx.clock, timers: ctx.timers, random }, { fs: simulatedDiskFs(sim.disk, owner, home, processes), fsPromises, processes, onEscape });
+    // The SQLite era's node:sqlite is the simulated one, its files the disk's binary files as this incarnation sees
+    // them (a new database needs its folder, as on Linux); the engine was loaded before the run (sim/run/harness.ts).
+    if (sqliteEra) binding.sqliteFiles = { ...sim.disk.binaryFilesOf(owner), directoryExists: (path) => home.mode(sim.disk, path) !== undefined };
     return new OpenclawInstance(choice.release, binding);
   };
   // The parts of one process share one instance per incarnation (one process's module state): the gateway's queue,
@@ -84,6 +97,7 @@ export function openclawGatewayPartsFor(sim: Simulation, choice: OpenclawChoice)
     return instance;
   };
   const parts: GatewayParts & OpenclawEscapes = { escapes };
+  if (sqliteEra) parts.finish = () => releaseSimulatedSqlite(sim.disk);
   // Where the model keeps its transcripts (src/session-dbs.ts transcriptPath), the sessions directory the locks are in.
   const transcriptsDir = transcriptPath('x').replace(/\/[^/]*$/, '');
   if (choice.parts.includes('system-events')) parts.systemEvents = (ctx) => new RealSystemEventQueue(openclawComponentOf(instanceOf(ctx), 'system-events'), ctx);
@@ -100,7 +114,10 @@ export function openclawGatewayPartsFor(sim: Simulation, choice: OpenclawChoice)
     parts.nodeEvents = (ctx, gateway) => {
       assert(gateway.events instanceof RealSystemEventQueue, 'node-events runs with the real system-event queue of the same instance');
       installOpenclaw(home, gateway.sessions);
-      return new RealNodeEvents(instanceOf(ctx), ctx, gateway.events, gateway.sessions);
+      if (!sqliteEra) return new RealNodeEvents(instanceOf(ctx), ctx, gateway.events, gateway.sessions);
+      const owner = sim.processes.incarnation(ctx.incarnation);
+      assert(owner !== undefined, `no incarnation ${ctx.incarnation} for ${ctx.name}`);
+      return new RealNodeEvents(instanceOf(ctx), ctx, gateway.events, gateway.sessions, () => sim.scheduler.holdSettle(() => owner.alive));
     };
   }
   // The runner's orphan-merge policy: an instance of the runner incarnation's own, made at its first question.

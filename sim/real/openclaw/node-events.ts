@@ -31,9 +31,15 @@
 //   remembers the authorization (node id, connection id, session key, runId) itself;
 // - an exec event is handed over with the connection id it came over (`opts.connId`), and the context's
 //   `authorizeNodeSystemRunEvent` is the registry's, as nodes-*.js wires it. Nothing is authorized by the adapter.
+// The SQLite era (2026.8.1, 2026.9.6) authorizes as 2026.7.1 and runs the same way, with two differences: its
+// registry registers only a paired node (the adapter gives a pairing identity and an approved surface of system.run),
+// and its handleNodeEvent awaits before it enqueues and reads its session entry from the agent DB on the simulated
+// node:sqlite, so the adapter holds the kernel's settle while it handles an event and adopts what it queued when it
+// answers (docs/MODEL.md, "Node events in the SQLite era, on the simulated agent DB").
 // The model's node host sends no `node.invoke.result` (its invoke stays pending until its timer, 1,805 s, past any
 // run's end, or until its connection is unregistered); a result with ok: true would only clear that timer.
 import type { Delivery, ProcessContext } from '../../../src/ports.ts';
+import type { SystemEvent } from '../../../src/index.ts';
 import { nodeHostName, type NodeEvent } from '../../../src/protocol.ts';
 import type { NodeEventsPort } from '../../../src/environment.ts';
 import type { ExecCommand, SystemRunAuthorizing } from '../../../src/node-host.ts';
@@ -41,13 +47,18 @@ import { assert } from '../../kernel/assert.ts';
 import { componentSource } from './components.ts';
 import type { RealSystemEventQueue } from './gateway-parts.ts';
 import type { OpenclawInstance } from './instance.ts';
-import { isJulyLine } from './releases.ts';
+import { isJulyLine, openclawSqliteEraReleases } from './releases.ts';
+
+/** Whether a release keeps its sessions in the SQLite agent DB (its instances get the simulated node:sqlite on the disk). */
+export function isSqliteEra(release: string): boolean {
+  return (openclawSqliteEraReleases as readonly string[]).includes(release);
+}
 
 type HandleNodeEvent = (ctx: object, nodeId: string, event: { event: string; payloadJSON: string }, opts?: { connId?: string; deviceId?: string }) => Promise<unknown>;
 
 /** The release's NodeRegistry (src/gateway/node-registry.ts), as much of it as the gateway's node paths use. */
 interface NodeRegistry {
-  register(client: object, opts: { remoteIp?: string }): unknown;
+  register(client: object, opts: { remoteIp?: string; pairingIdentity?: string; approvedSurface?: { caps: string[]; commands: string[] } }): unknown;
   unregister(connId: string): string | null;
   invoke(params: { nodeId: string; command: string; params: unknown; timeoutMs?: number; idempotencyKey?: string }): Promise<unknown>;
   authorizeSystemRunEvent(params: { nodeId: string; connId?: string; runId?: string; sessionKey?: string; terminal?: boolean }): boolean;
@@ -55,7 +66,7 @@ interface NodeRegistry {
 
 /** Which releases authorize exec events against the gateway's own system.run invokes (GatewayParts.systemRunInvokes). */
 export function authorizesExecEvents(release: string): boolean {
-  return isJulyLine(release);
+  return isJulyLine(release) || isSqliteEra(release);
 }
 
 /** 2026.7.1's exec tool: the run timeout (tools.exec.timeoutSec, default 1,800 s) and the invoke's (plus 5 s). */
@@ -78,6 +89,12 @@ export class RealNodeEvents implements NodeEventsPort, SystemRunAuthorizing {
     private readonly ctx: ProcessContext,
     private readonly queue: RealSystemEventQueue,
     private readonly sessions: readonly string[],
+    /**
+     * The SQLite era: hold the kernel's settle while the release handles an event (sim/kernel/scheduler.ts holdSettle),
+     * since its handler awaits before it enqueues (`await isNodeEventConnectionCurrent(opts)`) and reads its session
+     * entry from the agent DB: the whole handling runs at the delivery's instant, nothing of another process between.
+     */
+    private readonly holdSettle?: () => () => void,
   ) {
     this.release = instance.release;
     const { sourceFile, functions } = componentSource('node-events', instance.release);
@@ -126,7 +143,10 @@ export class RealNodeEvents implements NodeEventsPort, SystemRunAuthorizing {
       socket,
       connect: { client: { id: nodeId, mode: 'node', displayName: nodeId, platform: 'linux', version: 'gatesim' }, caps: [], commands: ['system.run'] },
     };
-    registry.register(client, { remoteIp: '127.0.0.1' });
+    // The SQLite era registers only a paired node (its gateway's connect handler passes the pairing's identity and the
+    // surface it approved: dist/message-handler-*.mjs): the node host is paired, with system.run approved.
+    const paired = isSqliteEra(this.release) ? { pairingIdentity: `gatesim-pairing-${nodeId}`, approvedSurface: { caps: [], commands: ['system.run'] } } : {};
+    registry.register(client, { remoteIp: '127.0.0.1', ...paired });
     this.registered = { nodeId, connection };
     this.ctx.note('node-connected', { node: nodeId, connection });
   }
@@ -179,10 +199,24 @@ export class RealNodeEvents implements NodeEventsPort, SystemRunAuthorizing {
       this.connect(event.nodeId, delivery.connection);
       opts = { connId: connectionId(delivery.connection) };
     }
-    // The release enqueues synchronously inside the call (before its first await): adopt before anything else runs.
-    const handled = this.handle(this.context, event.nodeId, { event: event.event, payloadJSON }, opts);
-    const queued = this.queue.adoptEnqueued(sessionKey, before);
-    const answer = await handled;
+    let queued: SystemEvent | undefined;
+    let answer: unknown;
+    if (this.holdSettle === undefined) {
+      // The JSONL era enqueues synchronously inside the call (before its first await): adopt before anything else runs.
+      const handled = this.handle(this.context, event.nodeId, { event: event.event, payloadJSON }, opts);
+      queued = this.queue.adoptEnqueued(sessionKey, before);
+      answer = await handled;
+    } else {
+      // The SQLite era enqueues after an await: with the settle held nothing else touches the queue until it answers
+      // (its wake request is a timer, which fires only after), so what changed since `before` is the release's.
+      const letGo = this.holdSettle();
+      try {
+        answer = await this.handle(this.context, event.nodeId, { event: event.event, payloadJSON }, opts);
+      } finally {
+        letGo();
+      }
+      queued = this.queue.adoptEnqueued(sessionKey, before);
+    }
     const unmatched = typeof answer === 'object' && answer !== null && (answer as { reason?: unknown }).reason === 'unmatched_exec_event';
     this.ctx.note('system-event', { session: sessionKey, run: event.runId, event: event.event, queued: queued !== undefined, release: true, ...(unmatched ? { unmatched } : {}) });
     if (queued !== undefined && this.sessions.includes(sessionKey)) queued.onDurable.push(() => delivery.ack());

@@ -241,8 +241,8 @@ const sqliteEraStores: ModelDefence = {
 };
 const sqliteEraExecKeys: ModelDefence = {
   ...durableExecKeys,
-  why: "the release's handleNodeEvent needs its SQLite agent DB (part 2), so the model's ingestion stands for it",
-  unlessParts: [],
+  why: "the release authorizes each exec event per run and connection (NodeRegistry.authorizeSystemRunEvent, as 2026.7.1), which the model runs only with the release's node events (ne, its session entry read from the simulated agent DB)",
+  unlessParts: ['node-events'],
 };
 const sqliteEraHeartbeat: ModelDefence = {
   ...heldHeartbeatRow,
