@@ -43,6 +43,11 @@ import { releaseSimulatedSqlite } from '../openclaw-hooks/sqlite.mjs';
 import type { OpenclawChoice } from './choice.ts';
 import { openclawSqliteEraReleases } from './releases.ts';
 import { isSqliteEra } from './node-events.ts';
+import { loadSimulatedSqlite } from '../openclaw-hooks/sqlite.mjs';
+
+// The SQLite era's node:sqlite runs on an engine a process loads once, asynchronously, while an instance loads
+// synchronously: loaded here, so that every path to a release's parts (a run, a test, the library) finds it ready.
+await loadSimulatedSqlite();
 
 export { isSqliteEra } from './node-events.ts';
 
