@@ -97,8 +97,10 @@ describe('JSON output', () => {
     expect(Object.keys(json.coverage)).toEqual([
       'kill-gateway', 'kill-runner', 'kill-tool-server', 'kill-node-host', 'power-loss', 'partition', 'hold', 'reset', 'drop', 'duplicate', 'reorder',
       'disk-tear', 'disk-writeback', 'sql-busy', 'model-error', 'model-slow', 'model-outage', 'stall', 'startup-slow',
-      // What the second writers did (the delivery mirror, the session write lock, Hermes' gateway append).
+      // What the second writers did (the delivery mirror, the session write lock, Hermes' gateway append, and, issue 44
+      // item 5, Hermes' dashboard and a cached agent rebuilt for it).
       'mirror-appended', 'mirror-deduped', 'mirror-lock-busy', 'lock-reclaimed', 'append-skip-db', 'append-to-db', 'append-backfill',
+      'dashboard-turn', 'cached-agent-rebuilt-for-another-writer',
       'failed-row', 'poison-hang', 'stream-cut', 'session-rotation', 'keyless-run', 'interrupt-abort',
       // Issue 24: restarts that waited out a start-up; Hermes' runs ended at their first failure, LLM calls retried in a run.
       'startup-wait', 'first-failure-end', 'agent-retry',
@@ -109,6 +111,8 @@ describe('JSON output', () => {
       // Issue 24 items 3, 5 and 4: compactions, the gateway's own heartbeat runs, and the enveloped prompt's rewrite.
       'compaction', 'compaction-kill', 'compaction-summary-failed',
       'heartbeat-run-timeout', 'heartbeat-run-failover', 'heartbeat-run-failed', 'heartbeat-run-kill',
+      // Issue 44 item 4: a retention window of the model closing inside a run.
+      'exec-resend-after-window', 'claim-stale-kill', 'heartbeat-stale-kill', 'tool-deadline-passed', 'redelivery-ended',
       'envelope-rewritten', 'envelope-kill', 'envelope-met',
     ]);
     expect(Object.keys(json.coverage['kill-runner'] ?? {})).toEqual(['idle', 'ingest', 'prompt-persisted', 'model-call', 'abort', 'tool-send', 'result-dispatch', 'flush', 'delivery']);
@@ -129,6 +133,6 @@ describe('JSON output', () => {
     // Every built-in scenario, in the registry's order (the registry is the one list; a new scenario joins it there).
     expect(json.scenarios.map((scenario) => scenario.name)).toEqual(scenarioNames);
     expect(json.bugs.map((bug) => bug.id)).toEqual(['exec-replay', 'send-dup', 'send-flag', 'send-stale', 'orphan-leaf', 'flush-cursor', 'exec-dedupe-memory', 'sent-payloads-pr2531', 'orphan-rewrite-inplace', 'cursor-realign-gateway']);
-    expect(json.invariants).toEqual(['one-assistant-row-per-visible-reply', 'no-double-ingestion', 'no-duplicate-visible-reply', 'no-lost-reply', 'transcript-consistent', 'no-lost-user-message', 'every-inbound-answered', 'quiescent-after-heal', 'answered-in-time', 'supervision', 'failure-notice-final', 'one-send-in-flight', 'effect-at-most-once']);
+    expect(json.invariants).toEqual(['one-assistant-row-per-visible-reply', 'no-double-ingestion', 'no-duplicate-visible-reply', 'no-lost-reply', 'transcript-consistent', 'no-lost-user-message', 'every-inbound-answered', 'quiescent-after-heal', 'answered-in-time', 'supervision', 'failure-notice-final', 'one-send-in-flight', 'effect-at-most-once', 'context-holds-durable-turns']);
   });
 });
