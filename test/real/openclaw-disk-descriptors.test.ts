@@ -4,55 +4,15 @@
 // fs-safe's positional readSync at load), and what the simulated disk cannot do synchronously (fsyncSync,
 // fdatasyncSync) or a write to the package files stays loud. Needs no openclaw/ workspace (the package view reads this
 // repository's own files as a stand-in).
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { simEpochMs } from '../../src/pi-format.ts';
-import { loadSqlJs } from '../../sim/kernel/sqlite.ts';
 import { Simulation } from '../../sim/kernel/simulation.ts';
-import { simulatedDiskFs } from '../../sim/real/openclaw/binding.ts';
-import { openclawHome } from '../../sim/real/openclaw/home.ts';
-import { builtinModule, createInstanceWorld, type HooksBinding } from '../../sim/real/openclaw-hooks.mjs';
+import { builtinModule } from '../../sim/real/openclaw-hooks.mjs';
+import { inAGatewayIncarnation } from './gateway-incarnation.ts';
 
 type Fs = Record<string, (...args: unknown[]) => unknown>;
 
 async function inAnIncarnation(body: (fs: Fs, escapes: string[], sim: Simulation) => void): Promise<void> {
-  const sim = new Simulation({ seed: 'openclaw-disk-descriptors', sql: await loadSqlJs() });
-  let failure: unknown;
-  sim.spawn('gateway', (ctx) => {
-    const owner = sim.processes.incarnation(ctx.incarnation);
-    if (owner === undefined) throw new Error('no incarnation');
-    const escapes: string[] = [];
-    const binding: HooksBinding = {
-      epochNowMs: () => simEpochMs + ctx.clock.nowMs(),
-      monotonicMs: () => ctx.clock.nowMs(),
-      setTimer: (delayMs, fn) => ctx.timers.setTimer(delayMs, fn),
-      randomInt: () => 0,
-      uuidV4: () => '00000000-0000-4000-8000-000000000000',
-      alive: () => owner.alive,
-      escaped: (what) => escapes.push(what),
-      log: () => undefined,
-      pid: 1001,
-      ppid: 1,
-      env: {},
-      cwd: '/home/openclaw',
-      home: '/home/openclaw',
-      tmpdir: '/tmp',
-      hostname: 'gatesim',
-      packageRoot: '/gatesim/openclaw-test',
-      packageHostDir: fileURLToPath(new URL('../..', import.meta.url)).replace(/\/$/, ''),
-      fs: simulatedDiskFs(sim.disk, owner, openclawHome()),
-    };
-    const world = createInstanceWorld(binding);
-    try {
-      body(builtinModule(world, 'node:fs', [])?.default as Fs, escapes, sim);
-    } catch (error) {
-      failure = error;
-    }
-    return Promise.resolve();
-  });
-  await sim.run();
-  sim.dispose();
-  if (failure !== undefined) throw failure;
+  await inAGatewayIncarnation('openclaw-disk-descriptors', ({ world, escapes, sim }) => body(builtinModule(world, 'node:fs', [])?.default as Fs, escapes, sim));
 }
 
 describe('descriptors in the simulated world', () => {

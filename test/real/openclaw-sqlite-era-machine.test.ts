@@ -5,14 +5,10 @@
 // memory diagnostics read at load (v8.getHeapStatistics, os.totalmem, process.constrainedMemory, process.permission
 // absent) and its immutable-data checks (node:util/types). Needs no openclaw/ workspace (the package view reads this
 // repository's own files as a stand-in).
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { simEpochMs } from '../../src/pi-format.ts';
-import { loadSqlJs } from '../../sim/kernel/sqlite.ts';
 import { Simulation } from '../../sim/kernel/simulation.ts';
-import { simulatedDiskFs } from '../../sim/real/openclaw/binding.ts';
-import { openclawHome } from '../../sim/real/openclaw/home.ts';
-import { builtinModule, createInstanceWorld, type HooksBinding } from '../../sim/real/openclaw-hooks.mjs';
+import { builtinModule } from '../../sim/real/openclaw-hooks.mjs';
+import { inAGatewayIncarnation } from './gateway-incarnation.ts';
 
 type Module = Record<string, (...args: unknown[]) => unknown>;
 interface Machine {
@@ -24,49 +20,15 @@ interface Machine {
 }
 
 async function onTheMachine(body: (machine: Machine) => void): Promise<void> {
-  const sim = new Simulation({ seed: 'openclaw-sqlite-era-machine', sql: await loadSqlJs() });
-  let failure: unknown;
-  sim.spawn('gateway', (ctx) => {
-    const owner = sim.processes.incarnation(ctx.incarnation);
-    if (owner === undefined) throw new Error('no incarnation');
-    const escapes: string[] = [];
-    const binding: HooksBinding = {
-      epochNowMs: () => simEpochMs + ctx.clock.nowMs(),
-      monotonicMs: () => ctx.clock.nowMs(),
-      setTimer: (delayMs, fn) => ctx.timers.setTimer(delayMs, fn),
-      randomInt: () => 0,
-      uuidV4: () => '00000000-0000-4000-8000-000000000000',
-      alive: () => owner.alive,
-      escaped: (what) => escapes.push(what),
-      log: () => undefined,
-      pid: 1001,
-      ppid: 1,
-      env: {},
-      cwd: '/home/openclaw',
-      home: '/home/openclaw',
-      tmpdir: '/tmp',
-      hostname: 'gatesim',
-      packageRoot: '/gatesim/openclaw-test',
-      packageHostDir: fileURLToPath(new URL('../..', import.meta.url)).replace(/\/$/, ''),
-      fs: simulatedDiskFs(sim.disk, owner, openclawHome()),
-    };
-    const world = createInstanceWorld(binding);
-    try {
-      body({
-        module: (name, imported = []) => builtinModule(world, name, imported) as Module,
-        process: (world as unknown as { globals: { process: Record<string, unknown> } }).globals.process,
-        escapes,
-        sim,
-        files: sim.disk.binaryFilesOf(owner),
-      });
-    } catch (error) {
-      failure = error;
-    }
-    return Promise.resolve();
-  });
-  await sim.run();
-  sim.dispose();
-  if (failure !== undefined) throw failure;
+  await inAGatewayIncarnation('openclaw-sqlite-era-machine', ({ world, escapes, sim, owner }) =>
+    body({
+      module: (name, imported = []) => builtinModule(world, name, imported) as Module,
+      process: (world as unknown as { globals: { process: Record<string, unknown> } }).globals.process,
+      escapes,
+      sim,
+      files: sim.disk.binaryFilesOf(owner),
+    }),
+  );
 }
 
 const database = '/home/openclaw/.openclaw/agents/main/agent/openclaw-agent.sqlite';
