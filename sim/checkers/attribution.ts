@@ -382,18 +382,19 @@ function assignCanned(
     const last = requests.filter((request) => askedBy(request, atMs)).at(-1);
     return last !== undefined && carries(last.prompt, subject);
   };
-  // A /clear's turn writes its user row and then the row of its canned reply in the session it was in (the model's;
-  // Hermes' gateway writes none): the first assistant row after the /clear's user row, in state.db's order and the same
-  // session, is the error reply and was written by the instant (chaos seed 931 with the model fixed; seed 946: a /clear
-  // queued behind another, whose row is `Session cleared.`, took a failed message's error reply on a weaker rule).
+  // A turn writes its user row and, when it gives up, the row of its error reply in the session it was in (the model's;
+  // Hermes' gateway writes none for a /clear): the first assistant row after the subject's user row, in state.db's
+  // order and the same session, is the error reply and was written by the instant. That user row is the turn's: the
+  // reply ended every subject it carries (chaos seed 931 with the model fixed; seed 946: a /clear queued behind
+  // another, whose row is `Session cleared.`, took a failed message's error reply on a weaker rule).
   const errorText = normalized(cannedRepliesIn(o)[0]);
-  const clearClosedByError = (candidate: Subject, atMs: number): boolean => {
+  const rowClosedByError = (candidate: Subject, atMs: number): DbRow | undefined => {
     const at = rows.findIndex((row) => row.role === 'user' && carries(row.content, candidate));
     const user = rows[at];
     const closing = user === undefined ? undefined : rows.slice(at + 1).find((row) => row.role === 'assistant' && row.sessionId === user.sessionId);
-    if (closing === undefined || closing.timestamp > atMs) return false;
+    if (closing === undefined || closing.timestamp > atMs) return undefined;
     const blocks = readResultBlocks(closing.content);
-    return blocks.length === 1 && normalized(blocks[0]?.body ?? '') === errorText;
+    return blocks.length === 1 && normalized(blocks[0]?.body ?? '') === errorText ? user : undefined;
   };
   // Each canned reply answers one subject of its own (primary). An error reply ends a turn, so it also answers the
   // other subjects the turn's last failed request carried (a turn may carry several, merged or batched), as their
@@ -463,7 +464,7 @@ function assignCanned(
     const evidence = (candidate: Subject): number | undefined => {
       // A /clear asks the LLM nothing: for an error reply, its evidence is state.db's row that closed its turn (1 when
       // it is the error reply, written by then); none of it (7) leaves it the reply no other subject can take.
-      if (!clear && isClear(candidate)) return clearClosedByError(candidate, fact.atMs) ? 1 : 7;
+      if (!clear && isClear(candidate)) return rowClosedByError(candidate, fact.atMs) !== undefined ? 1 : 7;
       if (partlyShown && answeredLast(candidate)) return 0;
       if (gaveUpOn(candidate, fact.atMs)) return 1;
       if (movedOn(candidate)) return 2;
@@ -531,12 +532,17 @@ function assignCanned(
     // messages are this reply's mates too: campaign seed 17, run 385, a command's start and finish in one row whose
     // turn gave up on a busy state.db after its tool messages went out), else the one whose last request carrying the
     // subject failed.
+    // A turn that never asked the LLM (every attempt failed before the request, then it gave up) is known by its user
+    // row alone, closed by this reply (chaos seed 1, run 272: one row carried an exec start and its finish, the turn
+    // gave up unasked, and the start, left open, later took the error reply of a message).
     const gaveUpRequest = (partlyShown || nothingShown) && answeredLast(subject) ? lastRequest : requests.filter((request) => request.atMs <= fact.atMs && failedBy(request, fact.atMs) && carries(request.prompt, subject)).at(-1);
-    if (gaveUpRequest === undefined) continue;
-    for (const other of subjects) if (carries(gaveUpRequest.prompt, other)) ended(subjectKey(other), fact);
+    const neverAsked = gaveUpRequest === undefined && !requests.some((request) => request.atMs <= fact.atMs && carries(request.prompt, subject));
+    const carried = gaveUpRequest?.prompt ?? (neverAsked ? rowClosedByError(subject, fact.atMs)?.content : undefined);
+    if (carried === undefined) continue;
+    for (const other of subjects) if (carries(carried, other)) ended(subjectKey(other), fact);
     for (const other of candidates) {
       const key = subjectKey(other);
-      if (other !== subject && !coveredBy(other, fact.atMs) && !primary.has(key) && !mates.has(key) && carries(gaveUpRequest.prompt, other)) {
+      if (other !== subject && !coveredBy(other, fact.atMs) && !primary.has(key) && !mates.has(key) && carries(carried, other)) {
         mates.set(key, fact);
         if (!cannedFirst.has(key)) cannedFirst.set(key, fact);
       }
