@@ -21,6 +21,8 @@ export function planText(plan: Plan): string[] {
     const tasks = plan.tasks.map((task, index) => `t${index} (s${task.session}) ${task.everyMs === null ? `once at ${formatMs(task.firstDueMs)}` : `${task.count}x every ${formatMs(task.everyMs)} from ${formatMs(task.firstDueMs)}`}`);
     lines.push(`  tasks:    ${listed(tasks)}${plan.recurrence === 'two-step' ? '; two-step fanout' : ''}`);
   }
+  const shapes = shapeText(plan);
+  if (shapes.length > 0) lines.push(`  shapes:   ${shapes.join('; ')}`);
   lines.push(`  faults:   ${listed(plan.faults.map(faultText))}`);
   const knobs = knobText(plan);
   if (knobs.length > 0) lines.push(`  knobs:    ${knobs.join(', ')}`);
@@ -79,6 +81,26 @@ function faultText(fault: FaultStep): string {
     case 'client-drop-at':
       return `drop the client's WebSocket at ${fault.point} #${fault.nth + 1} +${formatMs(fault.delayMs)}`;
   }
+}
+
+/** The shapes a run switched on (chaos draws them per run; the focused scenarios have their own), as in plan.ts. */
+function shapeText(plan: Plan): string[] {
+  const out: string[] = [];
+  if (plan.clients !== undefined) {
+    const client = plan.clients;
+    const options = [client.dedupe === undefined ? '' : `dedupe ${client.dedupe}`, client.replay === undefined ? '' : `replay ${client.replay}`, client.retryKey === undefined ? '' : `retry key ${client.retryKey}`].filter((text) => text.length > 0);
+    out.push(`WebChat client on ${client.sessions.map((session) => `s${session}`).join(', ')}${options.length > 0 ? ` (${options.join(', ')})` : ''}`);
+  }
+  if (plan.compaction !== undefined) out.push(`compaction past ${plan.compaction.contextTokensMax} tokens, keeping ${plan.compaction.keepRecentTokens}${plan.compaction.cut === undefined ? '' : ` (cut ${plan.compaction.cut})`}`);
+  if (plan.promptEnvelope !== undefined) out.push(`prompt envelope ${plan.promptEnvelope}`);
+  if (plan.heartbeatRun !== undefined) out.push(`heartbeat runs ${plan.heartbeatRun.mode} (timeout ${formatMs(plan.heartbeatRun.timeoutMs)}, ${plan.heartbeatRun.fallbacks} fallback(s), retry after ${formatMs(plan.heartbeatRun.retryMs)})`);
+  if (plan.contextAnswers === true) out.push('answers name their context');
+  if (plan.agentCacheCoherence !== undefined) out.push(`agent cache coherence ${plan.agentCacheCoherence}`);
+  if (plan.secondWriters !== undefined) {
+    const writers = plan.secondWriters;
+    out.push(`delivery mirror ${writers.deliveryMirror}, gateway append ${writers.gatewayAppend}${writers.lockReclaim === undefined ? '' : `, lock reclaim ${writers.lockReclaim}`}`);
+  }
+  return out;
 }
 
 function knobText(plan: Plan): string[] {
