@@ -122,8 +122,22 @@ export async function fetchBatch(inbound: SqlDatabase, outbound: SqlDatabase, no
   // A /clear waits for every message before it that still wants a run (one backing off after a stuck claim, say):
   // the session it ends is theirs, and one run after the rotation would be ingested again in the new session.
   // A scheduled task's occurrence stored ahead of its due time (task-scheduler.ts) has not come yet: the /clear is not
-  // after it (a row backing off keeps its due time, so it is still waited for).
-  const waitedFor = head.kind === 'command' ? pending.filter((row) => row.status === 'pending' && !done.has(row.id as string) && Number(row.trigger) === 1 && Number(row.seq) < head.seq && !(row.kind === 'task' && Number(row.created_at) > nowMs)) : [];
+  // after it (a row backing off keeps its due time, so it is still waited for). Nor is a heartbeat row the gateway holds
+  // for its own run (heartbeat-run.ts): OpenClaw's heartbeat is no request of the chat lane, and the gateway's retry of
+  // it waits for the lane, so a /clear waiting for it waited for good (chaos seed 161: a failed heartbeat run's row, a
+  // /clear after it, and every later message of the session never ran).
+  const waitedFor =
+    head.kind === 'command'
+      ? pending.filter(
+          (row) =>
+            row.status === 'pending' &&
+            !done.has(row.id as string) &&
+            Number(row.trigger) === 1 &&
+            Number(row.seq) < head.seq &&
+            Number(row.process_after) !== heldRowDueMs &&
+            !(row.kind === 'task' && Number(row.created_at) > nowMs),
+        )
+      : [];
   if (waitedFor.length > 0) {
     // What it waits for may lie beyond the newest rows this fetch looked at (a backlog behind a turn the host reset
     // with backoff): the oldest of those that is due and not being processed runs first, else the /clear would wait
