@@ -1,23 +1,44 @@
-// Tracing what the user saw back to what the LLM produced, from the ledger alone. An LLM answer is identified by
-// its prompt (at temperature 0 the same prompt gets the same answer, so a retried run is one logical answer). Each
-// logical answer offers one slot per distinct (whitespace-normalised) payload meant for the user: each tool
-// send_message/send_file payload and each `<message to="user">` block of its closing text; a block that repeats a
-// tool payload verbatim shares that payload's slot, so showing both is a duplicate and showing one is complete.
-// Every message shown (reactions aside) must fill an open slot of an answer returned before it was shown, in its
-// session; a message that finds none was shown again (a duplicate) or was never produced. A showing fills the least
-// of its open slots by the showings' key of docs/MODEL.md "The attribution's rules" (sent, owed, in order, on the
-// branch, latest); any order fills the same number, so the counts are exact and only the naming of which answer a
-// stock phrase belonged to can be ambiguous, which the key settles by the durable evidence of each slot.
+// The attribution: what the user saw, traced back to what produced it, stated as one matching (issue 47).
 //
-// An answer stands unless it was superseded (a later answer in the session was asked a prompt carrying every user
-// message and command of its prompt, as happens when a message is merged into a later turn) or given up (every
-// message of its prompt got the system's error reply, shown after it and after the prompt was last asked). Each
-// canned reply answers one message or /clear, and an error reply also every other one its turn's last request carried
-// (a failed one, or one answered and then shown in part or not at all before the turn gave up; assignCanned). On a
-// platform that ignores client idempotency keys, a showing that repeats an earlier one where the sender could not know
-// the first had landed (at-least-once.ts) is optional: it is no duplicate, and it fills a slot (or answers a message)
-// only where that leaves every later showing that is no such repeat one of its own, only a slot of an answer still
-// standing that state.db shows as surely sent, and only a message the system shows signs of having given up on.
+// Per session, from the ledger and the durable state alone:
+// - showings: the messages the user saw (reactions aside), in showing order;
+// - answers: the LLM's answers, one per distinct prompt (at temperature 0 a retried run that asks the same prompt gets
+//   the same answer, so it is one logical answer); each offers slots, one per distinct whitespace-normalised payload
+//   meant for the user: a send_message/send_file payload, a `<message to="user">` block of its closing text (a block
+//   that repeats a tool payload shares that payload's slot, so showing both is a duplicate and one is complete);
+// - subjects: what is owed a reply: messages that mention the agent, commands (exec completions), their starts, /clear;
+// - the system's canned texts: the error reply and `Session cleared.`.
+//
+// The matching. Every showing is matched to exactly one of:
+//   (a) an open slot with its text, of an answer that had returned before it;
+//   (b) when its text is a canned one, a subject that arrived before it and has no canned reply of its own yet: a
+//       /clear for `Session cleared.`; for the error reply, a subject whose turn shows, as of the showing, evidence
+//       that it gave up on it; an error reply also answers, as its mates, the other subjects of the turn it ended (that
+//       turn's last failed or unshown request, or, for a turn that never asked, its user row in state.db closed by the
+//       error reply's row);
+//   (c) nothing, only when it is a repeat its sender could not avoid (a key-less platform, at-least-once.ts).
+// Each slot is filled at most once, and each subject takes at most one canned reply of its own.
+// The verdicts read the matching: a showing matched to nothing that is no such repeat was shown again (a duplicate) or
+// never produced; an answer still owed (not superseded by a later answer whose prompt carried all its subjects, not
+// given up by error replies to all of them) with a slot left open is a lost reply; a subject with no answer shown whole
+// and no canned reply is unanswered (liveness.ts).
+//
+// Which matching. The showings are taken in order, each by the least of its candidates under a key. For slots the
+// number filled per text does not depend on the choice: a later showing could fill every slot an earlier one could
+// (slots stay open once their answer returned), so the candidate sets are nested and every greedy choice fills as many;
+// the key only names whose slot it was, by the durable evidence of each: (sent, owed, in order, on the branch, latest).
+// For canned replies the key is (tier, class, evidence, mate, arrival): rules E, S, T, C and R in assignCanned. Both
+// keys, term by term, are in docs/MODEL.md ("The attribution's rules"), each part with the test that fails without it.
+//
+// Stated exceptions to the greedy order (each because a later showing bears on an earlier choice):
+//   1. a possible key-less repeat takes no slot that a later showing that is no repeat would then lack
+//      (leavesLaterShowingsSlots), nor a weak one (of a superseded answer, or not surely sent): it is taken for the
+//      repeat it may be;
+//   2. while a canned reply that is no possible repeat finds no subject (or only a /clear, tier 7), the latest possible
+//      repeat of its text before it that took a subject yields it and the replies are assigned again (the two trial
+//      loops in attribute), keeping a trial only when it leaves fewer replies lacking;
+//   3. answers are marked given up only after the assignment (markGivenUp), from the error replies that ended their
+//      subjects.
 import type { LlmAnswerFact, LlmRequestFact, ShownFact } from '../world/ledger.ts';
 import { atLeastOnceRepeats, type RepeatExcuse } from './at-least-once.ts';
 import { type DbRow, familyBranch, familyEntries, familyRows } from './durable.ts';
