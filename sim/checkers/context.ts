@@ -4,8 +4,9 @@
 // - a durable turn is a pair of state.db rows of the session, a user message and its answer, whose commit the world can
 //   bound from above: a turn typed at the dashboard (a second writer of state.db) was committed when the dashboard showed
 //   its answer to its user (it shows only once both rows are committed), and a turn of the agent's own whose closing
-//   text carries a block no other answer of the session has was committed when the user was first shown that block (a
-//   final row is written before its reply leaves the runner);
+//   text carries a block no other answer of the session has, as a block or as a tool payload, was committed when the
+//   user was first shown that block (a final row is written before its reply leaves the runner; a tool payload leaves
+//   before it);
 // - a context was built after its request's turn took up the messages the prompt carries: a request whose prompt carries
 //   a message typed (or a dashboard turn typed, or a task occurrence due) after a turn was committed was built after it.
 // So a request is judged against a turn only when that order is certain, which is what keeps it free of false alarms for
@@ -71,10 +72,13 @@ function dashboardTurnsOf(o: Observations, session: string): DurableTurn[] {
 function ownTurnsOf(o: Observations, session: string): DurableTurn[] {
   const answers = o.ledger.answers.filter((answer) => answer.sessionKey === session);
   const resultsOf = new Map<string, Set<string>>();
+  // A tool payload is shown before its answer's final row is written (a run makes its calls first), so a block equal to
+  // any tool payload, the answer's own included, bounds no commit (chaos seed 3, run 2332: the closing text repeated
+  // the answer's own send_message payload, whose showing was taken for the final row's commit 25 s too early).
+  const toolPayloads = new Set(answers.flatMap((answer) => answer.toolCalls.map((call) => collapseWhitespace(call.text))));
   for (const answer of answers) {
-    const payloads = [...readResultBlocks(answer.result).map((block) => block.body), ...answer.toolCalls.map((call) => call.text)];
-    for (const payload of payloads) {
-      const body = collapseWhitespace(payload);
+    for (const block of readResultBlocks(answer.result)) {
+      const body = collapseWhitespace(block.body);
       resultsOf.set(body, (resultsOf.get(body) ?? new Set()).add(answer.result));
     }
   }
@@ -86,7 +90,7 @@ function ownTurnsOf(o: Observations, session: string): DurableTurn[] {
     seen.add(answer.result);
     const final: DbRow | undefined = rows.find((row) => row.role === 'assistant' && row.content === answer.result);
     if (final === undefined) return [];
-    const unique = readResultBlocks(answer.result).map((block) => collapseWhitespace(block.body)).filter((body) => resultsOf.get(body)?.size === 1);
+    const unique = readResultBlocks(answer.result).map((block) => collapseWhitespace(block.body)).filter((body) => resultsOf.get(body)?.size === 1 && !toolPayloads.has(body));
     const firstShownMs = Math.min(...shown.filter((fact) => fact.atMs >= answer.returnedAtMs && unique.includes(collapseWhitespace(fact.text))).map((fact) => fact.atMs));
     if (!Number.isFinite(firstShownMs)) return [];
     return [{ name: `the answer "${unique[0]?.slice(0, 40) ?? ''}"`, sessionId: final.sessionId, user: undefined, answer: answer.result, committedByMs: firstShownMs }];

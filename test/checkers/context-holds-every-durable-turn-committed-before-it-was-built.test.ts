@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { loadSqlJs } from '../../sim/kernel/sqlite.ts';
 import type { Plan, WorkloadStep } from '../../sim/run/plan.ts';
 import { contextToken } from '../../sim/world/index.ts';
-import { handPlan, invariants, notes, session0, stateRows, user, withRun } from '../model/support.ts';
+import { handPlan, invariants, notes, session0, stateRows, user, withFrozenPlan, withRun } from '../model/support.ts';
 
 const sql = await loadSqlJs();
 
@@ -48,6 +48,19 @@ describe('every request context holds the durable turns committed before it was 
     await withRun(sql, { bugs: [], plan: { ...plan(), contextAnswers: false } }, (result) => {
       expect(result.violations).toEqual([]);
       expect(result.ledger.answers.every((answer) => /\n\(reply [0-9a-f]{8}\)$/.test(answer.result))).toBe(true);
+    });
+  });
+
+  // Chaos seed 3, run 2332 (fixed model, frozen): an answer's closing text repeated its own send_message payload
+  // ("interim update"); the tool message was shown at 25.6 s, before the final row was written, and was taken for the
+  // final row's commit, so a dashboard request built at 50.3 s was judged to lack it. A block equal to a tool payload
+  // (the answer's own included) bounds no commit.
+  it('takes no showing of a tool payload for the commit of a closing text that repeats it (chaos seed 3, run 2332)', async () => {
+    await withFrozenPlan(sql, 'closing-text-repeats-its-own-tool-payload-with-the-dashboard', (result) => {
+      const repeated = result.ledger.answers.find((answer) => answer.result.includes('<message to="user">interim update</message>') && answer.toolCalls.some((call) => call.text === 'interim update'));
+      expect(repeated).toBeDefined();
+      expect(result.ledger.dashboardTurns.length).toBeGreaterThan(0);
+      expect(result.violations).toEqual([]);
     });
   });
 });
