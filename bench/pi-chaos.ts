@@ -1,7 +1,8 @@
 // Chaos with the real pi SessionManager, plan by plan: each chaos plan seed in a range runs once with pi (or with the
 // model's own SessionManager, for the control) and is classed as a pass, a failure in a run whose power loss dropped
-// unsynced JSONL bytes (pi never fsyncs: docs/MODEL.md "Campaigns with pi"), or any other failure, whose seed string
-// is printed (each failure's is). Usage: tsx bench/pi-chaos.ts <from> <to> [pi|model]; prints one JSON object last.
+// unsynced JSONL bytes (pi never fsyncs: docs/MODEL.md "Finding: pi loses a reply the user saw when the machine loses
+// power"), or any other failure, whose seed string is printed (each failure's is). Usage: tsx bench/pi-chaos.ts <from>
+// <to> [pi|model]; prints one JSON object last.
 import { findScenario } from '../scenarios/index.ts';
 import { encodeSeedString } from '../sim/cli/seed-string.ts';
 import { loadSqlJs } from '../sim/kernel/sqlite.ts';

@@ -10,7 +10,7 @@
 //
 // How a stale lock is removed (LockReclaimMode). OpenClaw 2026.4.24 reads the payload, judges it and removes the file
 // (`unguarded`): two contenders that read one dead holder's payload can both remove, and the later remove takes the
-// lock the earlier one created meanwhile, so both hold it (fuzz --all seed 202, docs/MODEL.md "Second writers").
+// lock the earlier one created meanwhile, so both hold it (fuzz --all seed 202, docs/MODEL.md "The session write lock").
 // 2026.7.1 reads the file again just before the remove ("remove-if-unchanged"), which narrows the window to one disk
 // call. The fixed model (`claimed`) closes it: a contender that judged payload P stale first creates a claim file
 // exclusively, `<lock>.reclaim-<P's id>-<generation>` holding its pid, reads the lock again and removes it only if it

@@ -100,14 +100,14 @@ export const documentedFindings: readonly DocumentedFinding[] = [
     shows: { message: /command run-/ },
   },
   {
-    section: 'Around the real parts (issue 43 item 5)',
+    section: 'Around the real parts',
     summary: "2026.4.24's delivery mirror appends without the session write lock (#21813's race): a mirror entry appended while a run holds the file lands off the active branch",
     code: { openclawPart: 'mirror-append', releases: ['2026.4.24'] },
     invariants: ['transcript-consistent'],
     shows: { message: /entries are off the active branch/ },
   },
   {
-    section: 'The session-file repair, real (`fr`, both releases)',
+    section: 'The session-file repair, real',
     summary: "a power loss just after the release's repair empties the transcript (its writes are never synced)",
     code: { openclawPart: 'session-file-repair', releases: ['2026.4.24', '2026.7.1', '2026.7.35'] },
     invariants: ['transcript-consistent', 'one-assistant-row-per-visible-reply', 'no-lost-user-message'],

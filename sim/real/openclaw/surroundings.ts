@@ -83,7 +83,7 @@ const lockReclaimUnguarded: SurroundingSetting = {
   name: 'unguarded lock reclaim',
   release: 'a stale session write lock is read, judged and removed with nothing guarding the window',
   variant: "lockReclaim 'unguarded' for the fixed 'claimed', where the mirror is on",
-  source: 'docs/MODEL.md "Second writers" (2026.4.24 dist/session-write-lock-CAy2l2rJ.js acquireSessionWriteLock)',
+  source: 'docs/MODEL.md "The session write lock" (2026.4.24 dist/session-write-lock-CAy2l2rJ.js acquireSessionWriteLock)',
   unlessParts: ['session-write-lock'],
   apply: (setup) => ((setup.knobs.deliveryMirror ?? 'off') !== 'off' && (setup.knobs.lockReclaim ?? 'claimed') === 'claimed' ? { ...setup, knobs: { ...setup.knobs, lockReclaim: 'unguarded' } } : undefined),
 };
