@@ -11,7 +11,8 @@
 //
 // The matching. Every showing is matched to exactly one of:
 //   (a) an open slot with its text, of an answer that had returned before it;
-//   (b) when its text is a canned one, a subject that arrived before it and has no canned reply of its own yet: a
+//   (b) when its text is a canned one, a subject that arrived before it (a command or its start: that the system had
+//       taken up by then, asked about or written as a user row) and has no canned reply of its own yet: a
 //       /clear for `Session cleared.`; for the error reply, a subject whose turn shows, as of the showing, evidence
 //       that it gave up on it; an error reply also answers, as its mates, the other subjects of the turn it ended (that
 //       turn's last failed or unshown request, or, for a turn that never asked, its user row in state.db closed by the
@@ -329,6 +330,14 @@ function assignCanned(
     ...messages.filter((message) => message.acknowledgedAtMs === null),
   ];
   const unacknowledged = new Set<Subject>(messages.filter((message) => message.acknowledgedAtMs === null));
+  // A command or a command's start is a subject once the system took it up (observations.ts takenUp): a canned reply
+  // is its own only if it was taken up by the showing, by a request carrying it or its user row in state.db, since its
+  // turn writes that row before any reply. Chaos seed 2, run 3784: run-5's events waited in the gateway's memory while
+  // m2's turn gave up; m2's error reply went to run-5, never asked, whose row was written 26 s after that showing.
+  const takenUpBy = (subject: Subject, atMs: number): boolean =>
+    'marker' in subject ||
+    o.ledger.requests.some((request) => request.sessionKey === session && request.atMs <= atMs && carries(request.prompt, subject)) ||
+    rows.some((row) => row.role === 'user' && row.timestamp <= atMs && carries(row.content, subject));
   // A message the LLM was asked about had been taken in, whatever became of its acknowledgement (lost on its way, or
   // come after the platform gave up redelivering: chaos seed 601, run 19689, where m6's turn gave up and its error
   // reply went to a message never asked).
@@ -441,7 +450,7 @@ function assignCanned(
     }
     const clear = normalized(fact.text) === normalized(cannedRepliesIn(o)[1]);
     // A `Session cleared.` answers a /clear; an error reply any subject, a /clear too (its reset failed: chaos seed 931).
-    const candidates = subjects.filter((subject) => (!clear || isClear(subject)) && subjectAtMs(subject) <= fact.atMs && !primary.has(subjectKey(subject)));
+    const candidates = subjects.filter((subject) => (!clear || isClear(subject)) && subjectAtMs(subject) <= fact.atMs && takenUpBy(subject, fact.atMs) && !primary.has(subjectKey(subject)));
     // The session's last request before the showing, and its answer: the turn a reply of the session most likely
     // ended (a request still in flight then is a later turn's, asked while the reply was on its way).
     const lastRequest = requests.filter((request) => askedBy(request, fact.atMs)).at(-1);

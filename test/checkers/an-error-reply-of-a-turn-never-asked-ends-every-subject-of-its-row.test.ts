@@ -84,3 +84,21 @@ describe('an error reply of a turn that never asked the LLM', () => {
     });
   });
 });
+
+// A command (or its start) is a subject from when the system took it up: a request carrying it, or its user row in
+// state.db. Chaos seed 2, run 3784 (fixed model, frozen): run-5's exec events waited in the gateway's memory while m2's
+// turn, its first answer lost to a busy state.db and a power loss, gave up; m2's error reply went to run-5, never asked
+// and not yet a row, whose turn started 26 s after that showing, and m2 was judged unanswered.
+describe('a command not yet taken up', () => {
+  it('takes no error reply shown before its turn wrote its row or asked (chaos seed 2, run 3784)', async () => {
+    await withFrozenPlan(sql, 'error-reply-before-a-command-was-taken-up', (result) => {
+      expect(result.violations).toEqual([]);
+      const attribution = attributeAll(observations(result)).get(session);
+      const ofM2 = attribution?.cannedFor.get('[m2]');
+      expect(ofM2?.text).toMatch(/^Sorry/);
+      const run5Row = result.ledger.requests.find((request) => request.prompt.includes('id=run-5'));
+      expect(run5Row === undefined || run5Row.atMs > (ofM2?.atMs ?? 0)).toBe(true);
+      expect(attribution?.cannedFor.get('run:run-5')?.atMs ?? Infinity).toBeGreaterThan(ofM2?.atMs ?? 0);
+    });
+  });
+});
