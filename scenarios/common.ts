@@ -359,3 +359,26 @@ export function dashboardStep(faultPhaseMs: number, sessions: number): fc.Arbitr
     text: fc.constantFrom(...words).map((word) => `note on ${word}`),
   });
 }
+
+/**
+ * A platform that refuses sends and limits a message's length (issue 48 items 1 and 2): Telegram's 4096 characters or
+ * Discord's 2000; while the faults last, flood control on up to 1 send in 4 (a retry-after of 1 s to 1-30 s), up to
+ * two windows of 10 s to 3 min when a session's chat is not found, the listener not ready for up to 20 s after each
+ * gateway start, up to 1 answer in 5 lost or late; and a third to four fifths of the answers long enough to go out in
+ * parts. For the platform-refusals scenario, and for chaos to draw.
+ */
+export function platformPlan(faultPhaseMs: number, sessions: number): fc.Arbitrary<NonNullable<Plan['platform']>> {
+  const maybe = (max: number) => fc.oneof(fc.constant(0), fc.integer({ min: 1, max }));
+  return fc.record({
+    textLimit: fc.constantFrom(4096, 2000),
+    rateLimitPer1000: maybe(250),
+    retryAfterMsMax: fc.integer({ min: 1, max: 30 }).map((seconds) => seconds * 1_000),
+    notFound: fc.array(
+      fc.record({ session: fc.integer({ min: 0, max: sessions - 1 }), atMs: fc.integer({ min: 0, max: faultPhaseMs - 1 }), durationMs: fc.integer({ min: 10_000, max: 180_000 }) }),
+      { maxLength: 2 },
+    ),
+    notReadyMsMax: fc.oneof(fc.constant(0), fc.integer({ min: 500, max: 20_000 })),
+    ambiguousPer1000: maybe(200),
+    longReplyPer1000: fc.integer({ min: 300, max: 800 }),
+  });
+}

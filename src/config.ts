@@ -8,6 +8,7 @@ import type { HeartbeatRunKnobs } from './heartbeat-run.ts';
 import type { LockReclaimMode } from './session-write-lock.ts';
 import type { ToolDeadlineMode } from './tool-deadline.ts';
 import type { AbandonedCallMode } from './tool-fence.ts';
+import type { DeliveryKnobs } from './delivery-knobs.ts';
 
 /** The seed bugs and the seeds' own fixes as proposed that can be switched on (all off by default). */
 export const bugIds = ['exec-replay', 'send-dup', 'send-flag', 'send-stale', 'orphan-leaf', 'flush-cursor', 'exec-dedupe-memory', 'sent-payloads-pr2531', 'orphan-rewrite-inplace', 'cursor-realign-gateway'] as const;
@@ -231,6 +232,12 @@ export interface ModelKnobs {
   dashboard: boolean;
   /** How the agent cache knows a cached agent is current: `message-count` (fixed, Hermes #46237) or `none` (tests only). */
   agentCacheCoherence: AgentCacheCoherence;
+  /**
+   * A platform that refuses sends and has a message length limit (issue 48; delivery.ts): the limit replies are split
+   * at, and how the delivery handles parts and refusals (`fixed`, or a test's sabotage); null (the default): every
+   * reply goes out whole in one send, as before.
+   */
+  delivery: DeliveryKnobs | null;
 }
 
 export const defaultKnobs: ModelKnobs = {
@@ -253,6 +260,7 @@ export const defaultKnobs: ModelKnobs = {
   heartbeatRun: null,
   dashboard: false,
   agentCacheCoherence: 'message-count',
+  delivery: null,
 };
 
 /** The model's configuration: bugs switched on, sessions, timers and knobs. */

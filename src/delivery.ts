@@ -9,25 +9,87 @@
 // marked meanwhile is not sent again (a restart between the send and the mark stays a duplicate).
 // With OpenClaw's delivery mirror on, a delivered message (not a reaction) is mirrored into the session's transcript
 // after the send succeeded and before its delivery is marked, as deliverOutboundPayloads mirrors before it returns.
+//
+// A platform that refuses and limits (issue 48, the knob `delivery`; docs/MODEL.md "Platforms that refuse, replies in
+// parts"). A row whose text is over the platform's limit goes out in parts (chunk.ts), each its own send with its own
+// key (`<row>#<n>`); a row within the limit keeps the row's key. The parts go in order, each only after the one before
+// was acknowledged, and the count acknowledged is kept durably (outbound.db's session_state, `delivery-parts:<row>`),
+// so a retry, a restart included, resumes at the first part not known taken and never sends a taken part again
+// (Hermes' gateway/platforms/base_split_send.py `send_split`: "the chunks before it never go out twice"; OpenClaw
+// 2026.7.1 keeps `unknown_after_send` for a partly sent entry and refuses a blind replay). A part whose answer did not
+// come (the platform may have taken it) is sent again on the next poll, at least once, as a whole row is. The refusals:
+//   - flood control (`rate-limit`): wait the retry_after the platform gave, then send the same part again (OpenClaw's
+//     channel retry runner: up to 3 attempts per request, the wait the larger of retry_after and 400 ms, capped at
+//     60 s for Telegram sends; the poller's attempts go on after that);
+//   - the listener not ready yet after a restart (`not-ready`): a transient refusal, tried again on the next poll
+//     (OpenClaw PR #126800 took the adapter-not-ready error out of its permanent errors);
+//   - the chat not found (`not-found`): permanent (OpenClaw's PERMANENT_ERROR_PATTERNS, Hermes' dead targets): the
+//     row is given up, and visibly: the reply is recorded in state.db's `delivery_obligations` in state `failed` with
+//     the platform's error, as Hermes' delivery ledger records a definitive rejection, before the row is closed;
+//   - a text over the limit (`too-long`): not sent again as it is (the fixed delivery never sends one).
+// The sabotages (tests only) are the ways real gateways got this wrong, each named by its mode.
 import { assert } from './assert.ts';
 import type { ModelConfig } from './config.ts';
-import type { ProcessContext, WatchedDatabase } from './ports.ts';
+import type { ProcessContext, SqlDatabase, WatchedDatabase } from './ports.ts';
 import { idlePoll, watch } from './idle-poll.ts';
-import { type OutboundSend, platformName } from './protocol.ts';
+import { type OutboundSend, platformName, type SendRefused, type SendRefusalReason } from './protocol.ts';
 import { ignoreBusy, retryBusy } from './busy.ts';
 import { ReplyWaiter } from './reply-waiter.ts';
 import type { SessionDbs } from './session-dbs.ts';
 import type { DeliveryMirror } from './delivery-mirror.ts';
 import type { ChatConnections } from './chat-send.ts';
+import { chunkText } from './chunk.ts';
+import { stateDbPath, stateDbSchema } from './session-db.ts';
+import type { DeliveryKnobs } from './delivery-knobs.ts';
 
 /** How long a poller waits for the platform's acknowledgement of a send before it counts the send failed. */
 export const sendAckTimeoutMs = 5_000;
+
+export { type DeliveryKnobs, type DeliveryMode, deliveryModes } from './delivery-knobs.ts';
+
+/** What became of one send: taken (acknowledged), no answer in time, or refused. */
+type SendOutcome = { kind: 'acked' } | { kind: 'timeout' } | { kind: 'refused'; reason: SendRefusalReason; retryAfterMs: number };
+
+/** How many times a part refused by flood control is sent again within one poll, after waiting the retry-after. */
+export const floodRetriesMax = 2;
+/** The longest retry-after a poll waits out (OpenClaw's TELEGRAM_OUTBOUND_RETRY_AFTER_CAP_MS). */
+export const floodWaitMaxMs = 60_000;
+
+/** Hermes' delivery ledger (gateway/delivery_ledger.py `_initialize_schema`), the columns the model writes. */
+const deliveryObligationsSchema = `CREATE TABLE IF NOT EXISTS delivery_obligations (
+  obligation_id TEXT PRIMARY KEY,
+  session_key TEXT NOT NULL,
+  platform TEXT NOT NULL,
+  chat_id TEXT NOT NULL,
+  thread_id TEXT,
+  content TEXT NOT NULL,
+  state TEXT NOT NULL,
+  attempts INTEGER NOT NULL DEFAULT 0,
+  created_at REAL NOT NULL,
+  updated_at REAL NOT NULL,
+  owner_pid INTEGER,
+  owner_started_at INTEGER,
+  last_error TEXT
+)`;
+
+/** The platform's word for a refusal, as the gateway records it (Telegram's wording). */
+const refusalErrors: Readonly<Record<SendRefusalReason, string>> = {
+  'rate-limit': 'Too Many Requests: retry after',
+  'not-found': 'Bad Request: chat not found',
+  'not-ready': 'No active listener',
+  'too-long': 'Bad Request: message is too long',
+};
 
 export class DeliveryPollers {
   private readonly inFlight = new Set<string>();
   /** Keys acknowledged after their wait timed out (their delivered mark may not have committed yet; an incarnation keeps the few it gets). */
   private readonly lateAcked = new Set<string>();
   private readonly acks: ReplyWaiter;
+  /** Outcomes of sends made under the knob `delivery` (acknowledged, refused, or timed out). */
+  private readonly outcomes: ReplyWaiter<SendOutcome>;
+  /** Parts acknowledged after their wait timed out, by row: the count of parts known taken (an incarnation keeps them). */
+  private readonly lateParts = new Map<string, number>();
+  private stateDb: SqlDatabase | undefined;
 
   constructor(
     private readonly ctx: ProcessContext,
@@ -38,10 +100,24 @@ export class DeliveryPollers {
     private readonly chat?: ChatConnections,
   ) {
     this.acks = new ReplyWaiter(ctx.timers, sendAckTimeoutMs, false);
+    this.outcomes = new ReplyWaiter<SendOutcome>(ctx.timers, sendAckTimeoutMs, { kind: 'timeout' });
+  }
+
+  /** The platform refused a send (issue 48): the wait for it ends with the refusal; a late one is ignored. */
+  onRefused(refused: SendRefused): void {
+    this.outcomes.settle(refused.key, { kind: 'refused', reason: refused.reason, retryAfterMs: refused.retryAfterMs });
   }
 
   onAck(key: string): void {
     if (this.acks.settle(key, true)) return;
+    if (this.outcomes.settle(key, { kind: 'acked' })) return;
+    // A late acknowledgement of a part: the parts up to it are taken (each part goes only after the one before it was).
+    const part = /^(.*)#(\d+)$/.exec(key);
+    if (part !== null) {
+      const row = part[1] as string;
+      this.lateParts.set(row, Math.max(this.lateParts.get(row) ?? 0, Number(part[2])));
+      return;
+    }
     // A late acknowledgement: the platform has the message, whichever session's row it is. Until the mark commits,
     // the key is known acknowledged here, so neither poller sends the row again meanwhile (chaos seed 7: the fast
     // poller resent a row 2 ms after its late acknowledgement came, before the mark's write).
@@ -101,6 +177,11 @@ export class DeliveryPollers {
       if (bumped === undefined || bumped.changes === 0) continue;
       const text = (JSON.parse(row.content as string) as { text: string }).text;
       assert(typeof text === 'string', `messages_out row ${key} holds {"text": ...}`);
+      const knobs = this.config.knobs.delivery;
+      if (knobs !== null) {
+        await this.deliverInParts(sessionKey, outbound, key, row.kind as string, text, speed, knobs);
+        continue;
+      }
       const send: OutboundSend = {
         type: 'send',
         key,
@@ -121,5 +202,72 @@ export class DeliveryPollers {
 
   private sendAndWait(send: OutboundSend): Promise<boolean> {
     return this.acks.wait(send.key, () => this.ctx.net.send(platformName, send));
+  }
+
+  /**
+   * One row under the knob `delivery` (issue 48): its parts in order from the first not known taken, refusals handled
+   * as the file's opening comment says. Returns when the row is delivered, given up, or left for a later poll.
+   */
+  private async deliverInParts(sessionKey: string, outbound: SqlDatabase, row: string, kind: string, text: string, speed: 'fast' | 'slow', knobs: DeliveryKnobs): Promise<void> {
+    const parts = chunkText(text, knobs.textLimit);
+    assert(parts.length >= 1, `row ${row} has something to send`);
+    const progressKey = `delivery-parts:${row}`;
+    const stored = await ignoreBusy(outbound.query('SELECT value FROM session_state WHERE key = ?', [progressKey]));
+    if (stored === undefined) return;
+    let taken = Math.max(Number(stored[0]?.value ?? 0), this.lateParts.get(row) ?? 0);
+    if (knobs.mode === 'resend-whole') taken = 0;
+    let floods = 0;
+    while (taken < parts.length) {
+      const key = parts.length === 1 ? row : `${row}#${taken + 1}`;
+      const send: OutboundSend = { type: 'send', key, sessionKey, text: parts[taken] as string, kind };
+      this.ctx.note('deliver-attempt', { session: sessionKey, key, poller: speed, part: taken + 1, parts: parts.length });
+      const outcome = await this.outcomes.wait(key, () => this.ctx.net.send(platformName, send));
+      if (outcome.kind === 'acked' || (outcome.kind === 'timeout' && knobs.mode === 'skip-unacked')) {
+        taken++;
+        if (parts.length > 1) await retryBusy(this.ctx, () => outbound.run('INSERT INTO session_state(key, value, updated_at) VALUES (?, ?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at', [progressKey, String(taken), this.ctx.clock.nowMs()]));
+        continue;
+      }
+      // No answer: the platform may have the part. The next poll sends it again (at least once).
+      if (outcome.kind === 'timeout') return;
+      this.ctx.note('send-refused', { session: sessionKey, key, reason: outcome.reason, retryAfterMs: outcome.retryAfterMs });
+      if (outcome.reason === 'rate-limit' && floods < floodRetriesMax && outcome.retryAfterMs <= floodWaitMaxMs) {
+        floods++;
+        await this.ctx.timers.sleep(Math.max(outcome.retryAfterMs, 400));
+        if (knobs.mode === 'resend-whole') taken = 0;
+        continue;
+      }
+      if (outcome.reason === 'not-ready' && knobs.mode === 'drop-not-ready') {
+        await this.markDelivered(sessionKey, row);
+        this.ctx.note('delivery-dropped', { session: sessionKey, key: row, reason: outcome.reason });
+        return;
+      }
+      const permanent = outcome.reason === 'not-found' || (outcome.reason === 'not-ready' && knobs.mode === 'give-up-not-ready');
+      if (!permanent) return;
+      if (knobs.mode !== 'give-up-silently') await this.recordGiveUp(sessionKey, row, text, outcome.reason);
+      await this.markDelivered(sessionKey, row);
+      this.ctx.note('delivery-given-up', { session: sessionKey, key: row, reason: outcome.reason, parts: parts.length, taken });
+      return;
+    }
+    assert(this.inFlight.has(sessionKey), `${sessionKey} is delivered under its in-flight guard`);
+    if (this.mirror !== undefined && kind !== 'reaction') await this.mirror.mirrorDelivered(sessionKey, text, row);
+    await this.markDelivered(sessionKey, row);
+    this.ctx.note('delivered', { session: sessionKey, key: row, parts: parts.length });
+  }
+
+  /**
+   * A give-up, recorded where the user's loss can be seen (Hermes' delivery ledger in state.db, gateway/delivery_ledger.py
+   * `mark_failed`): the whole reply in state `failed` with the platform's error, committed before the row is closed.
+   */
+  private async recordGiveUp(sessionKey: string, row: string, text: string, reason: SendRefusalReason): Promise<void> {
+    this.stateDb ??= await this.ctx.sqlite.open(stateDbPath, stateDbSchema);
+    const db = this.stateDb;
+    const nowS = this.ctx.clock.nowMs() / 1_000;
+    await retryBusy(this.ctx, () => db.run(deliveryObligationsSchema, []));
+    await retryBusy(this.ctx, () =>
+      db.run(
+        "INSERT INTO delivery_obligations(obligation_id, session_key, platform, chat_id, thread_id, content, state, attempts, created_at, updated_at, owner_pid, owner_started_at, last_error) VALUES (?, ?, 'telegram', ?, NULL, ?, 'failed', 1, ?, ?, ?, NULL, ?) ON CONFLICT(obligation_id) DO UPDATE SET state = 'failed', updated_at = excluded.updated_at, last_error = excluded.last_error",
+        [`${sessionKey}|${row}`, sessionKey, sessionKey, text, nowS, nowS, this.ctx.incarnation, refusalErrors[reason]],
+      ),
+    );
   }
 }

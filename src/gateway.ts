@@ -16,7 +16,7 @@ import type { GatewayParts, NodeEventsPort } from './environment.ts';
 import { HeartbeatWakes, type HeartbeatWakesPort, scopedWakeTarget, type Wake, type WakeOutcome } from './heartbeat-wake.ts';
 import type { Delivery, LlmAnswer, LlmApi, ProcessContext } from './ports.ts';
 import { heldRowDueMs, type HeartbeatRunKnobs, releaseHeldRow, runHeartbeatAgent, storeHeartbeatAnswer } from './heartbeat-run.ts';
-import { type ChatResumeRequest, type ChatSendRequest, gatewayName, type InboundAck, type InboundMessage, messageType, type NodeEvent, nodeHostName, platformName, runnerName, type SendAck, type SystemRunInvoke, toolServerName } from './protocol.ts';
+import { type ChatResumeRequest, type ChatSendRequest, gatewayName, type InboundAck, type InboundMessage, messageType, type NodeEvent, nodeHostName, platformName, runnerName, type SendAck, type SendRefused, type SystemRunInvoke, toolServerName } from './protocol.ts';
 import { ignoreBusy, isBusy, retryBusy } from './busy.ts';
 import { laneAcks, pendingTriggersSql, triggerWaiting } from './claims.ts';
 import { HostSweep } from './host-sweep.ts';
@@ -119,6 +119,7 @@ class Gateway {
       if (type === 'inbound') this.ctx.spawnTask('inbound', () => this.onInbound(delivery.payload as InboundMessage));
       else if (type === 'node.event') this.ctx.spawnTask('node-event', () => this.nodeEvents?.onNodeEvent(delivery as Delivery<NodeEvent>) ?? this.onNodeEvent(delivery as Delivery<NodeEvent>));
       else if (type === 'send.ack') this.delivery.onAck((delivery.payload as SendAck).key);
+      else if (type === 'send.refused') this.delivery.onRefused(delivery.payload as SendRefused);
       else if (type === 'chat.send' || type === 'chat.resume') this.onClientFrame(delivery);
     }
   }

@@ -55,6 +55,24 @@ export interface SendAck {
   key: string;
 }
 
+/**
+ * A typed refusal of a send (issue 48 item 1), as real chat APIs answer: `rate-limit` (Telegram's 429 "Too Many
+ * Requests: retry after N", Discord's 429, with `retry_after`), `not-found` (Telegram's 400 "chat not found": the bot
+ * was removed from the chat; permanent), `not-ready` (the gateway's channel listener is not connected yet after a
+ * restart: OpenClaw's "No active WhatsApp Web listener"; transient), `too-long` (Telegram's 400 "message is too long").
+ * The platform took nothing: the user saw nothing of it.
+ */
+export const sendRefusalReasons = ['rate-limit', 'not-found', 'not-ready', 'too-long'] as const;
+export type SendRefusalReason = (typeof sendRefusalReasons)[number];
+
+export interface SendRefused {
+  type: 'send.refused';
+  key: string;
+  reason: SendRefusalReason;
+  /** For `rate-limit`: how long the platform asks the sender to wait (retry_after, whole seconds, in ms). */
+  retryAfterMs: number;
+}
+
 export interface NodeEvent {
   type: 'node.event';
   event: 'exec.started' | 'exec.finished';
@@ -87,7 +105,7 @@ export interface SystemRunInvoke {
   script: { command: string; durationMs: number; exitCode: number; timedOut: boolean; output: string };
 }
 
-export type Message = InboundMessage | InboundAck | OutboundSend | SendAck | NodeEvent | SystemRunInvoke;
+export type Message = InboundMessage | InboundAck | OutboundSend | SendAck | SendRefused | NodeEvent | SystemRunInvoke;
 
 export function messageType(payload: unknown): string | undefined {
   if (typeof payload !== 'object' || payload === null) return undefined;

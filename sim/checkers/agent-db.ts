@@ -170,3 +170,108 @@ export function readAgentDbRows(image: Uint8Array): AgentDbRows {
     db.close();
   }
 }
+
+/**
+ * A transcript event of the agent DB as the checkers judge it, read from its JSON (the release's envelope: `type`, `id`,
+ * `parentId`, and for a message its AgentMessage; read in 2026.9.6's rows, the format pi's JSONL lines have): the role
+ * (or the event's type when it is no message), the text blocks joined, the delivery mirror's markers (`provider:
+ * "openclaw"`, `model: "delivery-mirror"`) and its idempotency key.
+ */
+export interface AgentDbEvent {
+  sessionId: string;
+  seq: number;
+  id: string | null;
+  parentId: string | null;
+  type: string;
+  role: string;
+  text: string;
+  mirror: boolean;
+  idempotencyKey?: string;
+}
+
+/** The text of a message's content (a string, or its text blocks joined), as durable.ts reads pi's. */
+function contentText(content: unknown): string {
+  if (typeof content === 'string') return content;
+  if (!Array.isArray(content)) return '';
+  return content
+    .map((block) => (typeof block === 'object' && block !== null && (block as { type?: unknown }).type === 'text' && typeof (block as { text?: unknown }).text === 'string' ? (block as { text: string }).text : ''))
+    .join('');
+}
+
+/** An event's JSON as the checkers judge it; undefined when it is stored compressed or does not parse as an object. */
+export function parseAgentDbEvent(event: AgentDbTranscriptEvent): AgentDbEvent | undefined {
+  if (event.json === undefined) return undefined;
+  let record: unknown;
+  try {
+    record = JSON.parse(event.json);
+  } catch {
+    return undefined;
+  }
+  if (typeof record !== 'object' || record === null || Array.isArray(record)) return undefined;
+  const fields = record as { type?: unknown; id?: unknown; parentId?: unknown; message?: unknown };
+  const type = typeof fields.type === 'string' ? fields.type : '';
+  const message = typeof fields.message === 'object' && fields.message !== null ? (fields.message as Record<string, unknown>) : undefined;
+  const role = typeof message?.role === 'string' ? message.role : type;
+  return {
+    sessionId: event.sessionId,
+    seq: event.seq,
+    id: typeof fields.id === 'string' ? fields.id : null,
+    parentId: typeof fields.parentId === 'string' ? fields.parentId : null,
+    type,
+    role,
+    text: message === undefined ? '' : contentText(message.content),
+    mirror: role === 'assistant' && message?.provider === 'openclaw' && message.model === 'delivery-mirror',
+    ...(typeof message?.idempotencyKey === 'string' ? { idempotencyKey: message.idempotencyKey } : {}),
+  };
+}
+
+/** One session's transcript in the agent DB: its events in sequence order, and how many the checkers cannot read. */
+export interface AgentDbTranscript {
+  sessionId: string;
+  /** The session key its `session_windows` row names ('' when none does). */
+  sessionKey: string;
+  events: AgentDbEvent[];
+  /** Events stored compressed or whose JSON does not parse (not judged). */
+  unreadable: number;
+}
+
+/** The transcripts of an agent DB's rows, one per session that has events or a session window, in key and id order. */
+export function agentDbTranscripts(rows: AgentDbRows): AgentDbTranscript[] {
+  const keyOf = new Map(rows.sessions.map((session) => [session.sessionId, session.sessionKey]));
+  const ids = [...new Set([...rows.sessions.map((session) => session.sessionId), ...rows.transcript.map((event) => event.sessionId)])];
+  return ids
+    .map((sessionId) => {
+      const raw = rows.transcript.filter((event) => event.sessionId === sessionId);
+      const events = raw.map(parseAgentDbEvent).filter((event): event is AgentDbEvent => event !== undefined);
+      return { sessionId, sessionKey: keyOf.get(sessionId) ?? '', events, unreadable: raw.length - events.length };
+    })
+    .sort((a, b) => (a.sessionKey === b.sessionKey ? (a.sessionId < b.sessionId ? -1 : 1) : a.sessionKey < b.sessionKey ? -1 : 1));
+}
+
+/**
+ * What is wrong with one transcript's tree, as transcript-consistent judges pi's JSONL (the release keeps the same
+ * tree: each event names its parent, the active branch runs from the leaf, the last event with an id in sequence order):
+ * two events with one id, a parent that is no earlier event of the session, or a message event off the active branch
+ * (a durable second copy or a lost branch). Empty when the tree is sound.
+ */
+export function agentDbTranscriptProblems(transcript: AgentDbTranscript): string[] {
+  const problems: string[] = [];
+  const seqOf = new Map<string, number>();
+  for (const event of transcript.events) {
+    if (event.id === null) continue;
+    if (seqOf.has(event.id)) problems.push(`two events have the id ${event.id} (seq ${seqOf.get(event.id)} and ${event.seq})`);
+    else seqOf.set(event.id, event.seq);
+  }
+  for (const event of transcript.events) {
+    if (event.parentId === null) continue;
+    const parentSeq = seqOf.get(event.parentId);
+    if (parentSeq === undefined || parentSeq >= event.seq) problems.push(`event ${event.id ?? `at seq ${event.seq}`} names a parent ${event.parentId} that is no earlier event of the session`);
+  }
+  const byId = new Map(transcript.events.flatMap((event) => (event.id === null ? [] : [[event.id, event] as const])));
+  const leaf = [...transcript.events].reverse().find((event) => event.id !== null && event.type !== 'session');
+  const onBranch = new Set<string>();
+  for (let at = leaf; at !== undefined && at.id !== null && !onBranch.has(at.id); at = at.parentId === null ? undefined : byId.get(at.parentId)) onBranch.add(at.id);
+  const off = transcript.events.filter((event) => event.type === 'message' && (event.id === null || !onBranch.has(event.id)));
+  if (off.length > 0) problems.push(`${off.length} message events are off the active branch (${off.map((event) => `${event.role} ${event.id ?? '(no id)'} "${event.text.slice(0, 40)}"`).join(', ')})`);
+  return problems;
+}

@@ -78,6 +78,9 @@ export function atLeastOnceRepeats(o: Observations): RepeatExcuse {
     const carrier = carrierOf.get(fact);
     if (carrier === undefined || !carrier.replay) return false;
     const original = showingsOfSend.get(carrier.send.id)?.[0];
+    // The send's own arrival showed nothing (the platform refused it, issue 48) and the network's replay of it did: a
+    // copy the sender never made, a repeat when the session was shown the message before (by the sender's resend).
+    if (original === fact) return o.ledger.shown.some((earlier) => sameMessage(earlier, fact));
     return original !== undefined && sameMessage(original, fact);
   };
   // Whether two sends of the same text are an at-least-once pair: the later one (in send order, whichever the platform

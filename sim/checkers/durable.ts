@@ -8,6 +8,7 @@
 // and its own JSONL file (`<sessionId>.jsonl`).
 // Where the files are comes from the description of the system under test (system.ts), never from src/.
 import type { Simulation } from '../kernel/simulation.ts';
+import { agentDatabaseImage, type AgentDbTranscript, agentDbTranscripts, readAgentDbRows } from './agent-db.ts';
 import { referenceSystem, type SystemDescription } from './system.ts';
 
 /** A row of state.db's `messages` table, as Hermes writes it. */
@@ -70,6 +71,29 @@ export interface DurableState {
   files: Map<string, Transcript[]>;
   /** By session key: the file of its current (last) session with a file; absent when none has one. */
   transcripts: Map<string, Transcript>;
+  /**
+   * A SQLite-era release's agent DB, when the system keeps one (SystemDescription.agentDbPath): each session's
+   * transcript events, with the key its session window names. Read as committed (every commit in the page cache, the
+   * WAL's applied: what a kill of every process would leave, SQLite keeping each commit across a process kill), not as
+   * synced: under `synchronous = NORMAL` a commit is not synced, and a power loss may take it (docs/MODEL.md).
+   */
+  agentDb?: AgentDbTranscript[];
+  /**
+   * Hermes' delivery ledger (state.db `delivery_obligations`, gateway/delivery_ledger.py), when the system keeps one:
+   * each reply it owed a chat, with its state (`pending`, `attempting`, `delivered`, `failed`, `abandoned`) and the
+   * platform's error. A give-up the system recorded (issue 48 item 1). Absent: no such table.
+   */
+  deliveryObligations?: DeliveryObligation[];
+}
+
+/** A row of Hermes' `delivery_obligations` (the columns the checkers read). */
+export interface DeliveryObligation {
+  sessionKey: string;
+  content: string;
+  state: string;
+  lastError: string | null;
+  /** updated_at, Hermes' seconds, as simulated milliseconds. */
+  updatedAtMs: number;
 }
 
 /**
@@ -97,7 +121,34 @@ export function readDurableState(sim: Simulation, sessions: readonly string[], v
     : [];
   const files = readFamilyFiles(sim, families, view, system);
   const transcripts = new Map([...files].flatMap(([key, list]) => (list.length === 0 ? [] : [[key, list.at(-1) as Transcript] as const])));
-  return { rows, families, files, transcripts };
+  const obligations = hasDb ? readDeliveryObligations(sim, stateDbPath) : undefined;
+  const durable: DurableState = { rows, families, files, transcripts, ...(obligations === undefined ? {} : { deliveryObligations: obligations }) };
+  if (system.agentDbPath === undefined) return durable;
+  return { ...durable, agentDb: readAgentDb(sim, system.agentDbPath) };
+}
+
+/** Hermes' delivery ledger in state.db, if the table exists (a system that never gave up a reply may have none). */
+function readDeliveryObligations(sim: Simulation, stateDbPath: string): DeliveryObligation[] | undefined {
+  const table = sim.sqlite.inspect(stateDbPath, "SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'delivery_obligations'");
+  if (table.length === 0) return undefined;
+  return sim.sqlite.inspect(stateDbPath, 'SELECT session_key, content, state, last_error, updated_at FROM delivery_obligations ORDER BY updated_at, obligation_id').map((row) => ({
+    sessionKey: String(row.session_key),
+    content: String(row.content ?? ''),
+    state: String(row.state),
+    lastError: row.last_error === null || row.last_error === undefined ? null : String(row.last_error),
+    updatedAtMs: Math.round(Number(row.updated_at) * 1_000),
+  }));
+}
+
+/** The transcripts of the agent DB at `path` as committed (its -wal's valid commits applied); none when it has no file. */
+export function readAgentDb(sim: Simulation, path: string): AgentDbTranscript[] {
+  const image = agentDatabaseImage(sim.disk.peekBytes(path), sim.disk.peekBytes(`${path}-wal`));
+  return image === undefined ? [] : agentDbTranscripts(readAgentDbRows(image));
+}
+
+/** The agent DB's transcripts of a session key (every session window the key has had), in session id order. */
+export function agentDbTranscriptsOf(durable: DurableState, sessionKey: string): AgentDbTranscript[] {
+  return (durable.agentDb ?? []).filter((transcript) => transcript.sessionKey === sessionKey);
 }
 
 /**

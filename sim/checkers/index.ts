@@ -17,8 +17,9 @@ import { kernelFacts, type Observations, stepAt } from './observations.ts';
 import { Placement } from './placement.ts';
 import type { SystemDescription } from './system.ts';
 import { checkReplies } from './replies.ts';
+import { checkPartRepeats } from './refusals.ts';
 import { checkRotations } from './rotation.ts';
-import type { TranscriptMonitor } from './transcript.ts';
+import { checkAgentDbTranscripts, type TranscriptMonitor } from './transcript.ts';
 import { classOf, type Violation } from './violation.ts';
 
 export { TranscriptMonitor } from './transcript.ts';
@@ -74,6 +75,7 @@ export function checkRun(input: CheckInput): Violation[] {
   const place = new Placement(o, input.monitor);
   const attributions = attributeAll(o);
   checkReplies(o, attributions, out, place);
+  checkPartRepeats(o, out, place);
   checkFailureNotices(o, attributions, out, place);
   checkEffects(o, attributions, out, place);
   checkIngestion(o, out, place);
@@ -81,6 +83,7 @@ export function checkRun(input: CheckInput): Violation[] {
   checkContexts(o, out, place);
   checkSendsInFlight(o, out);
   out.push(...transcriptViolations);
+  checkAgentDbTranscripts(o, out);
   checkLiveness(o, attributions, out);
   // A user's own invariants run last, over the same observations.
   out.push(...checkCustom(o, (timeMs) => stepAt(o, timeMs)));

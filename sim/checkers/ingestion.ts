@@ -7,12 +7,13 @@
 //   turn was cut off unanswered before it may be asked again in the new one (the same turn, retried; chaos seed 605,
 //   run 10070: a poison message's row waited out its back-off while a later /clear ran, and its turn then gave up in
 //   the new session), but not once the earlier session holds an answer to it (an assistant message whose text is the
-//   closing text of an LLM answer whose prompt carried it): that was a second turn;
+//   closing text of an LLM answer whose prompt carried it): that was a second turn. The same holds for the user events
+//   of a SQLite-era release's agent DB, where the run has one (durable.ts agentDb);
 // - no-lost-user-message: every message the gateway accepted (acknowledged to the platform) is, at the end, in a
 //   user row of state.db and in a user entry on the JSONL active branch (its own, or the prompt it was merged into);
 //   a context message (it did not mention the agent) only once it is due there (observations.ts contextDue).
 import { assert } from '../kernel/assert.ts';
-import { type DbRow, familyBranch, familyRows, type JsonlEntry } from './durable.ts';
+import { agentDbTranscriptsOf, type DbRow, familyBranch, familyRows, type JsonlEntry } from './durable.ts';
 import { transcriptEntriesKept } from './envelope.ts';
 import { acceptedMessages, contextDue, carries, describeSubject, type Observations, occurrences, type Subject, subjectsIn } from './observations.ts';
 import { type Place, Placement } from './placement.ts';
@@ -34,6 +35,10 @@ export function checkIngestion(o: Observations, out: Violation[], place = new Pl
       users: kept.filter((entry) => entry.role === 'user').map((entry) => entry.text),
       assistant: new Set(kept.filter((entry) => entry.role === 'assistant' && !entry.mirror).map((entry) => entry.text)),
     }));
+    const agentDbSessions = agentDbTranscriptsOf(o.durable, session).map((transcript) => ({
+      users: transcript.events.filter((event) => event.role === 'user').map((event) => event.text),
+      assistant: new Set(transcript.events.filter((event) => event.role === 'assistant' && !event.mirror).map((event) => event.text)),
+    }));
     const subjects: Subject[] = subjectsIn(o, session);
     for (const subject of subjects) {
       const closings = new Set(o.ledger.answers.filter((answer) => answer.sessionKey === session && carries(answer.prompt, subject)).map((answer) => answer.result));
@@ -41,6 +46,10 @@ export function checkIngestion(o: Observations, out: Violation[], place = new Pl
       if (inDb !== undefined) out.push(placedViolation('no-double-ingestion', `${session}: ${describeSubject(subject)} ${inDb}`, secondRow(place, userRows, subject)));
       const inFile = ingested(fileSessions, subject, closings, 'user entries of its JSONL file');
       if (inFile !== undefined) out.push(placedViolation('no-double-ingestion', `${session}: ${describeSubject(subject)} ${inFile}`, secondEntry(place, session, entries, subject)));
+      // A SQLite-era release's agent DB, where it keeps transcripts (durable.ts agentDb): the same rule over the user
+      // events of the key's sessions there, placed at the end (the agent DB is read once, at the end).
+      const inAgentDb = ingested(agentDbSessions, subject, closings, 'user events of the agent DB');
+      if (inAgentDb !== undefined) out.push(placedViolation('no-double-ingestion', `${session}: ${describeSubject(subject)} ${inAgentDb}`, place.end(`the agent DB holds ${describeSubject(subject)} ${inAgentDb.replace(/^is /, '')}`)));
     }
   }
   checkUserMessages(o, out, place);

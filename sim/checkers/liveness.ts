@@ -39,6 +39,7 @@
 import type { CommandFact, UserMessageFact } from '../world/ledger.ts';
 import type { Attribution } from './attribution.ts';
 import { addressedMessages, carries, commandsOf, describeSubject, type Observations, stepAt, subjectKey, systemOf, takenUp } from './observations.ts';
+import { givenUpVisibly } from './refusals.ts';
 import { classOf, type Violation } from './violation.ts';
 
 export function checkLiveness(o: Observations, attributions: Map<string, Attribution>, out: Violation[]): void {
@@ -46,7 +47,7 @@ export function checkLiveness(o: Observations, attributions: Map<string, Attribu
     const attribution = attributions.get(session);
     if (attribution === undefined) continue;
     for (const subject of subjectsOf(o, session)) {
-      if (answered(attribution, subject)) continue;
+      if (answered(attribution, subject) || answerGivenUp(o, attribution, subject)) continue;
       out.push({
         invariant: 'every-inbound-answered',
         message: `${session}: ${describeSubject(subject)} got no reply ${o.endMs - o.faultPhaseMs} ms after the faults stopped`,
@@ -208,6 +209,11 @@ function checkSupervision(o: Observations, out: Violation[]): void {
 
 function answered(a: Attribution, subject: UserMessageFact | CommandFact): boolean {
   return answeredAtMs(a, subject) !== undefined;
+}
+
+/** Whether the reply of an answer to `subject` was given up visibly (issue 48, refusals.ts): the chat was not found. */
+function answerGivenUp(o: Observations, a: Attribution, subject: UserMessageFact | CommandFact): boolean {
+  return a.answers.some((answer) => carries(answer.prompt, subject) && answer.slots.some((slot) => slot.shownBy === null && givenUpVisibly(o, a.session, slot.text)));
 }
 
 /** When the user was first shown an answer to `subject` (a reply of an answer whose prompt carried it, or its canned reply). */

@@ -7,7 +7,8 @@
 import type { TraceEvent } from '../kernel/trace.ts';
 import type { CommandFact, Ledger, LlmAnswerFact, ShownFact, UserMessageFact } from '../world/ledger.ts';
 import type { DurableState } from './durable.ts';
-import { collapseWhitespace } from './formats.ts';
+import { collapseWhitespace, readResultBlocks } from './formats.ts';
+import { type PartsReading, readShowings } from './parts.ts';
 import { cannedRepliesOf, referenceSystem, type SystemDescription } from './system.ts';
 
 /**
@@ -248,8 +249,32 @@ export function commandStartsOf(o: Observations, session: string): CommandStart[
   return commandsOf(o, session).map((command) => ({ start: command }));
 }
 
+/**
+ * The messages a session's user saw (reactions aside), as the user reads them: a long reply shown in parts is one
+ * showing, at its last part (parts.ts); every other showing is the ledger's own.
+ */
 export function shownIn(o: Observations, session: string): ShownFact[] {
-  return o.ledger.shown.filter((shown) => shown.sessionKey === session && shown.kind !== 'reaction');
+  return partsIn(o, session).showings;
+}
+
+const partsReadings = new WeakMap<Observations, Map<string, PartsReading>>();
+
+/** A session's showings read with parts joined (parts.ts), against every text the LLM produced there and the canned replies. */
+export function partsIn(o: Observations, session: string): PartsReading {
+  const bySession = partsReadings.get(o) ?? new Map<string, PartsReading>();
+  partsReadings.set(o, bySession);
+  const known = bySession.get(session);
+  if (known !== undefined) return known;
+  const texts = [
+    ...answersIn(o, session).flatMap((answer) => [...readResultBlocks(answer.result).map((block) => block.body), ...answer.toolCalls.map((call) => call.text)]),
+    ...cannedRepliesIn(o),
+  ].map(normalized);
+  const reading = readShowings(
+    o.ledger.shown.filter((shown) => shown.sessionKey === session && shown.kind !== 'reaction'),
+    texts,
+  );
+  bySession.set(session, reading);
+  return reading;
 }
 
 export function answersIn(o: Observations, session: string): LlmAnswerFact[] {

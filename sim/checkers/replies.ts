@@ -13,10 +13,12 @@
 // Each violation is placed where its evidence became true (placement.ts): the showing, the commit of the row that made
 // one too many (or that the LLM never produced), the check that first saw such an entry; a lost reply at the last
 // durable record of it (the row or entry holding it: the system had it, and then never showed it).
-import { type DbRow, familyBranch, familyEntries, familyRows, type JsonlEntry } from './durable.ts';
+import type { AgentDbEvent } from './agent-db.ts';
+import { agentDbTranscriptsOf, type DbRow, familyBranch, familyEntries, familyRows, type JsonlEntry } from './durable.ts';
 import type { Attribution, LogicalAnswer, Slot } from './attribution.ts';
 import { cannedRepliesIn, normalized, type Observations } from './observations.ts';
 import { later, type Place, Placement } from './placement.ts';
+import { givenUpVisibly, refusalNote } from './refusals.ts';
 import { placedViolation, type Violation } from './violation.ts';
 
 export function checkReplies(o: Observations, attributions: Map<string, Attribution>, out: Violation[], place = new Placement(o)): void {
@@ -26,6 +28,7 @@ export function checkReplies(o: Observations, attributions: Map<string, Attribut
     checkUnexplained(attribution, out, place);
     checkLost(o, attribution, out, place);
     checkMirrors(o, attribution.session, out, place);
+    checkAgentDbMirrors(o, attribution.session, out, place);
   }
 }
 
@@ -143,8 +146,10 @@ function checkLost(o: Observations, a: Attribution, out: Violation[], place: Pla
     if (answer.superseded || answer.gaveUp) continue;
     for (const slot of answer.slots) {
       if (slot.shownBy !== null) continue;
+      // Given up visibly (issue 48, refusals.ts): the chat was not found, and the give-up is recorded.
+      if (givenUpVisibly(o, a.session, slot.text)) continue;
       const how = slot.toolCalls.length > 0 ? `the tool message` : `the reply`;
-      out.push(placedViolation('no-lost-reply', `${a.session}: ${how} "${slot.text}" the LLM produced for ${subjectsText(answer)} was never shown`, lostPlace(o, a.session, slot, place)));
+      out.push(placedViolation('no-lost-reply', `${a.session}: ${how} "${slot.text}" the LLM produced for ${subjectsText(answer)}${refusalNote(o, a.session, slot.text)} was never shown`, lostPlace(o, a.session, slot, place)));
     }
   }
 }
@@ -194,6 +199,27 @@ function checkMirrors(o: Observations, session: string, out: Violation[], place:
     const seen = entries.map((entry) => place.entrySeen(session, entry, mirror, `, shown ${shownCount} times`)).sort((x, y) => x.step - y.step);
     const at = seen[shownCount] ?? place.end(`${mirror} is durable`);
     out.push(placedViolation('one-assistant-row-per-visible-reply', `${session}: the JSONL files hold ${entries.length} delivery mirror entries of "${text.slice(0, 60)}", but ${what}`, at));
+  }
+}
+
+/**
+ * The same rule over a SQLite-era release's agent DB (durable.ts agentDb), where its delivery mirror writes: every
+ * mirror event of the key's sessions there copies a message the user was shown in that session, and no text has more
+ * mirror events than showings. Placed at the end of the run: the agent DB is read once, as committed then.
+ */
+function checkAgentDbMirrors(o: Observations, session: string, out: Violation[], place: Placement): void {
+  const mirrors = agentDbTranscriptsOf(o.durable, session).flatMap((transcript) => transcript.events.filter((event) => event.mirror));
+  if (mirrors.length === 0) return;
+  const shownCounts = new Map<string, number>();
+  for (const fact of o.ledger.shown.filter((shown) => shown.sessionKey === session)) shownCounts.set(normalized(fact.text), (shownCounts.get(normalized(fact.text)) ?? 0) + 1);
+  const mirrorsOf = new Map<string, AgentDbEvent[]>();
+  for (const event of mirrors) mirrorsOf.set(normalized(event.text), [...(mirrorsOf.get(normalized(event.text)) ?? []), event]);
+  for (const [text, events] of mirrorsOf) {
+    const shownCount = shownCounts.get(text) ?? 0;
+    if (events.length <= shownCount) continue;
+    const what = shownCount === 0 ? 'the user was never shown it' : `the user was shown it ${shownCount} times`;
+    const at = place.end(`delivery mirror ${shownCount + 1} of "${text.slice(0, 60)}" is in the agent DB`);
+    out.push(placedViolation('one-assistant-row-per-visible-reply', `${session}: the agent DB holds ${events.length} delivery mirror events of "${text.slice(0, 60)}", but ${what}`, at));
   }
 }
 

@@ -14,6 +14,11 @@ export interface SystemDescription {
   clearedReply: string;
   /** Where Hermes' state.db (`messages`, `sessions`) lives on the simulated disk. */
   stateDbPath: string;
+  /**
+   * Where a SQLite-era OpenClaw release keeps its agent DB (sessions and transcript events, read by agent-db.ts), when
+   * the run has one; absent for the model and every other system.
+   */
+  agentDbPath?: string;
   /** Where the pi JSONL transcript of a session lives on the simulated disk, by session id (`<sessionId>.jsonl`). */
   transcriptPath(sessionId: string): string;
   /** The most messages one LLM prompt takes (nanoclaw's batch): an older context message may be left out of it. */

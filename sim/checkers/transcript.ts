@@ -9,6 +9,7 @@
 // assistant entry stayed gone: the only times the JSONL format gives the checkers, they place violations
 // (placement.ts).
 import type { Simulation } from '../kernel/simulation.ts';
+import { agentDbTranscriptProblems } from './agent-db.ts';
 import { compactionDroppingOpenTurn } from './compaction.ts';
 import { activeBranch, familyBranch, type JsonlEntry, readFamilies, readFamilyFiles, type Transcript } from './durable.ts';
 import { supersededSubmissions } from './envelope.ts';
@@ -144,5 +145,20 @@ export class TranscriptMonitor implements EntrySightings {
       });
     }
     return out;
+  }
+}
+
+/**
+ * transcript-consistent over a SQLite-era release's agent DB (durable.ts agentDb), read once at the end: each
+ * session's events form one tree with every message event on the active branch, as a pi JSONL file must
+ * (agent-db.ts agentDbTranscriptProblems).
+ */
+export function checkAgentDbTranscripts(o: Observations, out: Violation[]): void {
+  for (const transcript of o.durable.agentDb ?? []) {
+    const problems = agentDbTranscriptProblems(transcript);
+    if (problems.length === 0) continue;
+    const where = `the agent DB's transcript of ${transcript.sessionId}${transcript.sessionKey === '' ? '' : ` (${transcript.sessionKey})`}`;
+    const step = Math.max(0, o.events.length - 1);
+    out.push({ invariant: 'transcript-consistent', message: `${where}: ${problems.join('; ')}`, step, timeMs: o.endMs, class: classOf('transcript-consistent'), evidence: `${where}, read at the end: ${problems[0]}` });
   }
 }

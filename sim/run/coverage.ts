@@ -55,11 +55,18 @@ export const heartbeatRunShapes = ['heartbeat-run-timeout', 'heartbeat-run-failo
  * giving up redelivering a webhook (platformRedeliveriesMax redeliveries, platformRedeliverMs apart).
  */
 export const windowShapes = ['exec-resend-after-window', 'claim-stale-kill', 'heartbeat-stale-kill', 'tool-deadline-passed', 'redelivery-ended'] as const;
+/**
+ * A platform that refuses and limits (issue 48 items 1 and 2): a send refused by flood control (with a retry-after), for
+ * a chat not found, for a listener not ready yet after a gateway start, for a text over the limit; a send whose answer
+ * was lost or late (ambiguous), of a whole message or of a part of a long reply; a reply delivered in parts; a reply
+ * the gateway gave up on.
+ */
+export const platformShapes = ['send-rate-limited', 'send-chat-not-found', 'send-listener-not-ready', 'send-too-long', 'send-ambiguous', 'part-ambiguous', 'reply-in-parts', 'delivery-given-up'] as const;
 /** Other shapes of a run counted beside the faults (not fault types: the plan does not switch them on and off). */
 export const shapeTypes = ['failed-row', 'poison-hang', 'stream-cut', 'session-rotation', 'keyless-run', 'interrupt-abort', 'startup-wait', 'first-failure-end', 'agent-retry', ...taskShapes, ...clientShapes, ...compactionShapes, ...heartbeatRunShapes, ...windowShapes] as const;
 export type ShapeType = (typeof shapeTypes)[number];
 /** The rows of the coverage table: fault types, then the shapes the system took. */
-export const coverageRows = [...faultTypes, ...secondWriterShapes, ...shapeTypes, ...envelopeShapes] as const;
+export const coverageRows = [...faultTypes, ...secondWriterShapes, ...shapeTypes, ...envelopeShapes, ...platformShapes] as const;
 export type CoverageRow = (typeof coverageRows)[number];
 
 /** How many faults of each type (and shapes of each kind) landed in each phase of a turn (or while idle). */
@@ -275,6 +282,10 @@ export class FaultRecorder {
         return fields.reason === 'heartbeat' ? 'heartbeat-stale-kill' : fields.reason === 'claim' ? 'claim-stale-kill' : undefined;
       case 'model.tool-call-expired':
         return 'tool-deadline-passed';
+      case 'model.delivered':
+        return Number(fields.parts ?? 1) > 1 ? 'reply-in-parts' : undefined;
+      case 'model.delivery-given-up':
+        return 'delivery-given-up';
       case 'model.inbound-abandoned':
         return 'redelivery-ended';
       case 'model.mirror-appended':
@@ -320,12 +331,23 @@ export class FaultRecorder {
         // The LLM API (the world) marks the slow responses and transient errors it injects.
         if (fields.kind === 'model-error') return fields.cause === 'outage' ? undefined : 'model-error';
         if (fields.kind === 'poison-hang' || fields.kind === 'stream-cut' || fields.kind === 'startup-slow') return fields.kind;
+        // The platform (the world) marks the refusals and the ambiguous answers it injects (issue 48).
+        if (fields.kind === 'send-refused') return refusalRows[String(fields.reason)];
+        if (fields.kind === 'send-ambiguous') return String(fields.key).includes('#') ? 'part-ambiguous' : 'send-ambiguous';
         return fields.kind === 'model-slow' || fields.kind === 'power-loss' || fields.kind === 'model-outage' ? fields.kind : undefined;
       default:
         return undefined;
     }
   }
 }
+
+/** The coverage row of each refusal the platform marks. */
+const refusalRows: Readonly<Record<string, (typeof platformShapes)[number]>> = {
+  'rate-limit': 'send-rate-limited',
+  'not-found': 'send-chat-not-found',
+  'not-ready': 'send-listener-not-ready',
+  'too-long': 'send-too-long',
+};
 
 function execEventKey(fields: TraceEvent['fields']): string {
   return `${String(fields.session)}|${String(fields.run)}|${String(fields.event)}`;

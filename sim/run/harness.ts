@@ -146,7 +146,7 @@ export async function runSpec(spec: RunSpec, options: RunOptions): Promise<RunRe
   });
   const sessions = Array.from({ length: plan.sessions }, (_, index) => sessionKey(index));
   const queueModes = Object.fromEntries(sessions.map((session, index) => [session, plan.queueModes?.[index] ?? 'collect']));
-  const knobs: Partial<ModelKnobs> = { agentCacheSize: plan.model.agentCacheSize, queueModes, ...plan.secondWriters, ...(plan.processing === undefined ? {} : { processing: plan.processing }), ...scheduledTasks(plan), ...(plan.promptEnvelope === undefined ? {} : { promptEnvelope: plan.promptEnvelope }), ...clientKnobs(plan), ...compactionKnobs(plan), ...(plan.heartbeatRun === undefined ? {} : { heartbeatRun: plan.heartbeatRun }), ...(plan.toolDeadlines === undefined ? {} : { toolDeadlines: plan.toolDeadlines }), ...(plan.abandonedCalls === undefined ? {} : { abandonedCalls: plan.abandonedCalls }), ...dashboardKnobs(plan) };
+  const knobs: Partial<ModelKnobs> = { agentCacheSize: plan.model.agentCacheSize, queueModes, ...plan.secondWriters, ...(plan.processing === undefined ? {} : { processing: plan.processing }), ...scheduledTasks(plan), ...(plan.promptEnvelope === undefined ? {} : { promptEnvelope: plan.promptEnvelope }), ...clientKnobs(plan), ...compactionKnobs(plan), ...(plan.heartbeatRun === undefined ? {} : { heartbeatRun: plan.heartbeatRun }), ...(plan.toolDeadlines === undefined ? {} : { toolDeadlines: plan.toolDeadlines }), ...(plan.abandonedCalls === undefined ? {} : { abandonedCalls: plan.abandonedCalls }), ...dashboardKnobs(plan), ...deliveryKnobs(plan) };
   // Around a release's parts the model follows the release where docs/MODEL.md knows it (sim/real/openclaw/surroundings.ts).
   const around = options.openclaw === undefined ? undefined : aroundTheParts(options.openclaw, { bugs: spec.bugs, knobs });
   const config = modelConfig({ bugs: around?.setup.bugs ?? spec.bugs, sessions, knobs: around?.setup.knobs ?? knobs });
@@ -176,12 +176,17 @@ export async function runSpec(spec: RunSpec, options: RunOptions): Promise<RunRe
   if (plan.keylessPlatform === true) recorder.keylessRun();
   if (plan.startup !== undefined) recorder.startupDelays(plan.startup);
   if (plan.tasks !== undefined) recorder.scheduledTasks(model.config.knobs.tasks);
-  const monitor = new TranscriptMonitor(sim, sessions, modelDescription);
+  // A SQLite-era release keeps an agent DB the checkers read with their own reader (sim/checkers/agent-db.ts, loaded
+  // here: the checks are synchronous); the description says where it is. Every other run's description is the model's.
+  const system: SystemDescription = gatewayParts?.agentDbPath === undefined ? modelDescription : Object.freeze({ ...modelDescription, agentDbPath: gatewayParts.agentDbPath });
+  if (system.agentDbPath !== undefined) await (await import('../checkers/agent-db.ts')).loadAgentDbReader();
+  const monitor = new TranscriptMonitor(sim, sessions, system);
   // The model's note of a completed turn triggers the transcript check; the check itself reads only the files.
   sim.trace.onEvent((event) => {
     if (event.kind === 'model.turn-completed') monitor.check(event.index, event.timeMs);
   });
   configureWorld(sim, model, world, spec);
+  configurePlatform(sim, world, spec.plan);
   // Client connections (issue 24 item 1): the WebChat client is a process of the world, beside the platform.
   const client = clientOf(sim, world, spec);
   options.prepare?.(sim, model, world);
@@ -202,7 +207,7 @@ export async function runSpec(spec: RunSpec, options: RunOptions): Promise<RunRe
   if (gatewayParts !== undefined && gatewayParts.escapes.length > 0) {
     throw new RealCodeEscapeError(`openclaw ${options.openclaw?.release}: the real code reached what the simulation does not cover: ${gatewayParts.escapes.slice(0, 3).join('; ')}${gatewayParts.escapes.length > 3 ? ` (and ${gatewayParts.escapes.length - 3} more)` : ''}`);
   }
-  const violations = labelDecisiveSteps(checkRun({ sim, ledger: world.ledger, sessions, faultPhaseMs: plan.faultPhaseMs, quiescenceGraceMs, endMs, monitor, system: modelDescription }), sim.trace.events);
+  const violations = labelDecisiveSteps(checkRun({ sim, ledger: world.ledger, sessions, faultPhaseMs: plan.faultPhaseMs, quiescenceGraceMs, endMs, monitor, system }), sim.trace.events);
   return {
     spec,
     verdict: violations.length === 0 ? 'pass' : 'fail',
@@ -227,7 +232,7 @@ export async function runSpec(spec: RunSpec, options: RunOptions): Promise<RunRe
 }
 
 /** A pinned OpenClaw release's gateway parts; sim/real/openclaw is loaded only when a run asks for it. */
-async function openclawParts(sim: Simulation, choice: OpenclawChoice): Promise<GatewayParts & { escapes: string[]; finish?: () => void }> {
+async function openclawParts(sim: Simulation, choice: OpenclawChoice): Promise<GatewayParts & { escapes: string[]; finish?: () => void; agentDbPath?: string }> {
   const { openclawInstalled, OpenclawWorkspaceMissingError } = await import('../real/openclaw/releases.ts');
   if (!openclawInstalled(choice.release)) throw new OpenclawWorkspaceMissingError(choice.release);
   const { openclawGatewayPartsFor, isSqliteEra } = await import('../real/openclaw/gateway-parts.ts');
@@ -313,6 +318,53 @@ function scheduleWorkload(sim: Simulation, model: BuiltModel, world: World, spec
         });
         break;
     }
+  });
+}
+
+/**
+ * Issue 48: the platform's limit as the gateway's delivery knob (it splits at the platform's limit), with the mode.
+ * A plan's platform is checked here, before anything runs: a bad one is an Error that says what is wrong.
+ */
+function deliveryKnobs(plan: RunSpec['plan']): { delivery: { textLimit: number; mode: NonNullable<RunSpec['plan']['deliveryMode']> } } | Record<string, never> {
+  const platform = plan.platform;
+  if (platform === undefined) {
+    if (plan.deliveryMode !== undefined) throw new Error(`a plan's deliveryMode (${plan.deliveryMode}) needs its platform (the limit and the refusals it handles)`);
+    return {};
+  }
+  if (!Number.isSafeInteger(platform.textLimit) || platform.textLimit < 100) throw new Error(`a platform's textLimit is a whole number of characters, at least 100, not ${platform.textLimit}`);
+  for (const [name, rate] of [['rateLimitPer1000', platform.rateLimitPer1000], ['ambiguousPer1000', platform.ambiguousPer1000], ['longReplyPer1000', platform.longReplyPer1000]] as const) {
+    if (!Number.isSafeInteger(rate) || rate < 0 || rate > 1000) throw new Error(`a platform's ${name} is a whole number from 0 to 1000, not ${rate}`);
+  }
+  if (!Number.isSafeInteger(platform.retryAfterMsMax) || platform.retryAfterMsMax < 1_000) throw new Error(`a platform's retryAfterMsMax is whole milliseconds, at least 1000 (a retry-after is 1 s or more), not ${platform.retryAfterMsMax}`);
+  if (!Number.isSafeInteger(platform.notReadyMsMax) || platform.notReadyMsMax < 0) throw new Error(`a platform's notReadyMsMax is whole milliseconds, not ${platform.notReadyMsMax}`);
+  for (const window of platform.notFound) {
+    if (![window.session, window.atMs, window.durationMs].every((value) => Number.isSafeInteger(value) && value >= 0)) throw new Error(`a platform's not-found window has a session, a time and a duration, whole and not negative: ${JSON.stringify(window)}`);
+  }
+  return { delivery: { textLimit: platform.textLimit, mode: plan.deliveryMode ?? 'fixed' } };
+}
+
+/**
+ * Issue 48: the platform's refusals and ambiguous answers, drawn from a sub-stream of their own; the fake LLM's long
+ * replies (1.2 to 3 times the limit); the listener not ready after each gateway start (the kernel's own start events).
+ */
+function configurePlatform(sim: Simulation, world: World, plan: RunSpec['plan']): void {
+  const platform = plan.platform;
+  if (platform === undefined) return;
+  world.platform.configureRefusals(
+    {
+      textLimit: platform.textLimit,
+      rateLimitPer1000: platform.rateLimitPer1000,
+      retryAfterMsMax: platform.retryAfterMsMax,
+      notFound: platform.notFound.map((window) => ({ sessionKey: sessionKey(window.session % plan.sessions), fromMs: window.atMs, toMs: Math.min(plan.faultPhaseMs, window.atMs + window.durationMs) })),
+      notReadyMsMax: platform.notReadyMsMax,
+      ambiguousPer1000: platform.ambiguousPer1000,
+    },
+    sim.prng.fork('world/platform-refusals') as Random,
+    (fields) => sim.trace.record('fault', fields),
+  );
+  world.modelApi.behaviour = { ...world.modelApi.behaviour, longReplyPer1000: platform.longReplyPer1000, longReplyCharsMin: Math.ceil(platform.textLimit * 1.2), longReplyCharsMax: platform.textLimit * 3 };
+  sim.trace.onEvent((event: TraceEvent) => {
+    if ((event.kind === 'proc.spawn' || event.kind === 'proc.restart') && event.fields.name === gatewayName) world.platform.gatewayStarted(event.timeMs + Number(event.fields.startupMs ?? 0));
   });
 }
 
@@ -483,6 +535,7 @@ function endFaultPhase(sim: Simulation, world: World): void {
   sim.disk.faults = { ...sim.disk.faults, tearPer1000: 0 };
   sim.sqlite.faults = { ...sim.sqlite.faults, busyPer1000: 0 };
   world.modelApi.faultsActive = false;
+  world.platform.faultsActive = false;
   // A stalled process goes on; anything still down comes back (the gateway supervises the runner and tool server).
   for (const name of sim.processes.names()) sim.cont(name);
   for (const name of [gatewayName, nodeHostName, runnerName]) {

@@ -1,7 +1,7 @@
 // A plan: everything one run of the model needs besides the seed. Workload (what users and commands do), faults
 // with their timing, and knobs. Scenarios generate plans with fast-check, so a failing plan shrinks; the seed
 // string encodes a plan exactly.
-import type { AgentCacheCoherence, BugId, CompactionCut, DeliveryMirrorMode, GatewayAppendMode, HeartbeatRunKnobs, LockReclaimMode, ProcessingMode, PromptEnvelopeMode, QueueMode, RecurrenceMode, ToolDeadlineMode, AbandonedCallMode } from '../../src/index.ts';
+import type { AgentCacheCoherence, BugId, CompactionCut, DeliveryMirrorMode, DeliveryMode, GatewayAppendMode, HeartbeatRunKnobs, LockReclaimMode, ProcessingMode, PromptEnvelopeMode, QueueMode, RecurrenceMode, ToolDeadlineMode, AbandonedCallMode } from '../../src/index.ts';
 
 export { type QueueMode, queueModes } from '../../src/index.ts';
 
@@ -156,6 +156,23 @@ export interface TaskPlan {
   count: number;
 }
 
+/**
+ * A platform that refuses sends and limits a message's length (issue 48 items 1 and 2; sim/world/platform.ts): the
+ * limit (Telegram 4096, Discord 2000; the gateway splits longer replies into parts), and while the faults last, flood
+ * control per 1000 sends with a retry-after of 1 s to retryAfterMsMax, windows when a session's chat is not found,
+ * the listener not ready for up to notReadyMsMax after each gateway start, and answers lost or late per 1000 sends.
+ * `longReplyPer1000` is the share of answers whose own block is a long reply (1.2 to 3 times the limit).
+ */
+export interface PlatformPlan {
+  textLimit: number;
+  rateLimitPer1000: number;
+  retryAfterMsMax: number;
+  notFound: { session: number; atMs: number; durationMs: number }[];
+  notReadyMsMax: number;
+  ambiguousPer1000: number;
+  longReplyPer1000: number;
+}
+
 /** Everything one run needs besides its seed: sessions, workload, faults, knobs and timing. */
 export interface Plan {
   sessions: number;
@@ -221,6 +238,13 @@ export interface Plan {
    * `none` (Hermes before #46095: a dashboard's turn is never seen by the cached agent) is for tests only.
    */
   agentCacheCoherence?: AgentCacheCoherence;
+  /** A platform that refuses sends and limits a message's length (issue 48); absent: it takes every send whole. */
+  platform?: PlatformPlan;
+  /**
+   * How the gateway's delivery handles parts and refusals (src/delivery.ts); absent: the fixed `fixed`; the others
+   * are tests' sabotages. Only with `platform`.
+   */
+  deliveryMode?: DeliveryMode;
   /** Faults stop at this time; afterwards the run goes on fault-free for settleMs (liveness). */
   faultPhaseMs: number;
   settleMs: number;

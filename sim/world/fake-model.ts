@@ -54,6 +54,14 @@ export interface ModelBehaviour {
   effectToolPer1000: number;
   /** The answer's last line names the newest assistant message of its context (issue 44 item 5); false by default. */
   namesContext: boolean;
+  /**
+   * Chance (per 1000) that an answer's own block is a long reply (issue 48 item 2) of longReplyCharsMin to
+   * longReplyCharsMax characters, in paragraphs that name the answer: longer than a platform's message limit, so it is
+   * sent in parts. 0, the default, draws nothing, so existing runs are unchanged.
+   */
+  longReplyPer1000: number;
+  longReplyCharsMin: number;
+  longReplyCharsMax: number;
 }
 
 export const defaultModelBehaviour: ModelBehaviour = {
@@ -69,7 +77,27 @@ export const defaultModelBehaviour: ModelBehaviour = {
   latencyMsMax: 3_000,
   effectToolPer1000: 0,
   namesContext: false,
+  longReplyPer1000: 0,
+  longReplyCharsMin: 0,
+  longReplyCharsMax: 0,
 };
+
+const longReplyWords = ['the', 'flight', 'leaves', 'at', 'nine', 'and', 'your', 'meeting', 'notes', 'say', 'that', 'invoice', 'was', 'paid', 'on', 'Monday', 'while', 'weather', 'stays', 'dry', 'for', 'build', 'passed', 'every', 'check', 'groceries', 'arrive', 'later', 'summary', 'follows'];
+
+/** A long reply of about `chars` characters naming the answer in every paragraph (no markup, no parentheses). */
+export function longReplyText(random: Random, tag: string, chars: number): string {
+  const paragraphs: string[] = [];
+  let length = 0;
+  for (let n = 1; length < chars; n++) {
+    const words = [`Part ${n} of answer a${tag}:`];
+    const target = random.int(200, 700);
+    let paragraph = words[0] as string;
+    while (paragraph.length < target) paragraph += ` ${random.pick(longReplyWords)}`;
+    paragraphs.push(`${paragraph}.`);
+    length += paragraph.length + 3;
+  }
+  return paragraphs.join('\n\n');
+}
 
 /** Of the transient errors that are not an outage, the share (per 1000) that cut the stream after the closing text. */
 export const streamCutPer1000 = 250;
@@ -217,7 +245,10 @@ export class FakeModelApi implements LlmApi {
         if (!toolCalls.some((earlier) => earlier.name === next.name && earlier.text === next.text)) toolCalls.push(next);
       }
     }
-    const answer = random.chance(b.stockAnswerPer1000, 1000) ? random.pick(stockAnswers) : `answer ${random.int(1, 9999)} [a${tag}]`;
+    const stockOrShort = random.chance(b.stockAnswerPer1000, 1000) ? random.pick(stockAnswers) : `answer ${random.int(1, 9999)} [a${tag}]`;
+    // A long reply (issue 48 item 2), drawn from a stream of its own so the draws above and below are a run's without it.
+    const long = b.longReplyPer1000 > 0 ? this.randomFor(`long/${tag}`) : undefined;
+    const answer = long !== undefined && long.chance(b.longReplyPer1000, 1000) ? longReplyText(long, tag, long.int(b.longReplyCharsMin, b.longReplyCharsMax)) : stockOrShort;
     const blocks: string[] = [];
     const payloads = toolCalls.filter((call) => call.name !== 'add_reaction');
     const sent = payloads.length === 0 ? undefined : random.pick(payloads);

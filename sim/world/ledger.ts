@@ -104,6 +104,25 @@ export interface SendAttemptFact {
 }
 
 /**
+ * A send the platform refused (issue 48 item 1): it took nothing and showed nothing, and answered the sender with a
+ * typed refusal. `permanent` for a refusal no later send to that chat can get past (the chat is not found); the
+ * others (flood control with its retry-after, a listener not ready yet, a text over the platform's limit) say to
+ * send again, later or otherwise. Kept apart from `sendAttempts`, which are the sends the platform took.
+ */
+export interface SendRefusalFact {
+  index: number;
+  sessionKey: string;
+  key: string;
+  kind: string;
+  text: string;
+  atMs: number;
+  reason: 'rate-limit' | 'not-found' | 'not-ready' | 'too-long';
+  permanent: boolean;
+  /** For a rate limit: the wait the platform asked for (ms); else 0. */
+  retryAfterMs: number;
+}
+
+/**
  * An effect an external service of the world carried out (issue 23 item 3): the calendar created an event. `key` is
  * the idempotency key the request carried (the tool-call id the LLM API issued, when the system passes it on), `text`
  * the event as the request described it (the LLM's tool call names it uniquely, so the checkers trace an effect to
@@ -175,6 +194,8 @@ export class Ledger {
   readonly summaries: { sessionKey: string; prompt: string; atMs: number; summary: string | null }[] = [];
   readonly shown: ShownFact[] = [];
   readonly sendAttempts: SendAttemptFact[] = [];
+  /** Sends the platform refused (issue 48 item 1), in arrival order. */
+  readonly sendRefusals: SendRefusalFact[] = [];
   readonly effects: EffectFact[] = [];
   /** What the WebChat client sent and received (issue 24 item 1); its messages and showings are in userMessages and shown. */
   readonly clientSends: ClientSendFact[] = [];
@@ -286,6 +307,11 @@ export class Ledger {
   /** The WebChat client received a chat final (and showed it). */
   clientReceived(fact: Omit<ClientEventFact, 'index'>): void {
     this.clientEvents.push({ index: this.clientEvents.length, ...fact });
+  }
+
+  /** The platform refused a send (it showed nothing of it). */
+  sendRefused(fact: Omit<SendRefusalFact, 'index'>): void {
+    this.sendRefusals.push({ index: this.sendRefusals.length, ...fact });
   }
 
   /** The platform received a send (shown: the index of the showing it gave, or null for a dropped repeat of its key). */

@@ -114,6 +114,9 @@ describe('JSON output', () => {
       // Issue 44 item 4: a retention window of the model closing inside a run.
       'exec-resend-after-window', 'claim-stale-kill', 'heartbeat-stale-kill', 'tool-deadline-passed', 'redelivery-ended',
       'envelope-rewritten', 'envelope-kill', 'envelope-met',
+      // Issue 48 items 1 and 2: the platform's refusals, an ambiguous answer (of a whole message, of a part), a reply in
+      // parts, a reply given up.
+      'send-rate-limited', 'send-chat-not-found', 'send-listener-not-ready', 'send-too-long', 'send-ambiguous', 'part-ambiguous', 'reply-in-parts', 'delivery-given-up',
     ]);
     expect(Object.keys(json.coverage['kill-runner'] ?? {})).toEqual(['idle', 'ingest', 'prompt-persisted', 'model-call', 'abort', 'tool-send', 'result-dispatch', 'flush', 'delivery']);
   });

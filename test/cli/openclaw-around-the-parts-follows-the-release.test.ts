@@ -96,7 +96,9 @@ describe('a seed string keeps its meaning', () => {
     expect(openclawTag({ release: '2026.4.24', parts: ['mirror-append'], around: 'model' })).toBe('oc-2026_4_24~ma');
     expect(openclawChoiceOfTag(`oc-2026_4_24~ma~r${openclawSurroundingsRevision + 1}`)).toBeUndefined();
     // A release whose table sets nothing writes no revision: its strings mean the same either way.
-    expect(openclawTag(parseOpenclawChoice('2026.9.6'))).toBe('oc-2026_9_6~se+hw+ne+om');
+    expect(openclawTag(parseOpenclawChoice('2026.9.6'))).toBe('oc-2026_9_6~se+hw+ne+om+ma');
+    expect(openclawChoiceOfTag('oc-2026_9_6~se+hw+ne+om+ma')).toEqual({ release: '2026.9.6', parts: ['system-events', 'heartbeat-wake', 'node-events', 'orphan-merge', 'mirror-append'] });
+    // A string made before the mirror append ran in the SQLite era keeps its parts.
     expect(openclawChoiceOfTag('oc-2026_9_6~se+hw+ne+om')).toEqual({ release: '2026.9.6', parts: ['system-events', 'heartbeat-wake', 'node-events', 'orphan-merge'] });
     // A string made before node-events ran in the SQLite era keeps its parts.
     expect(openclawChoiceOfTag('oc-2026_9_6~se+hw+om')).toEqual({ release: '2026.9.6', parts: ['system-events', 'heartbeat-wake', 'orphan-merge'] });

@@ -90,7 +90,7 @@ describe('--openclaw refuses what it cannot run', () => {
       expect(result.status, value).toBe(2);
       expect(result.stderr.trim().split('\n')).toHaveLength(1);
     }
-    const lacked = cli(['run', 'exec-replay', '--seed', '1', '--openclaw', '2026.9.6:mirror-append']);
-    expect(lacked.stderr).toMatch(/openclaw 2026\.9\.6 cannot run mirror-append: needs the release's SQLite agent DB/);
+    const lacked = cli(['run', 'exec-replay', '--seed', '1', '--openclaw', '2026.9.6:session-write-lock']);
+    expect(lacked.stderr).toMatch(/openclaw 2026\.9\.6 cannot run session-write-lock: a no-op/);
   });
 });

@@ -48,6 +48,20 @@ const shmUnlock = 1;
 const stmtStatusReprepare = 5;
 const shmExclusive = 8;
 const shmPrefix = '-shm';
+/**
+ * The WebAssembly build leaves UTF-16 out (SQLITE_OMIT_UTF16), which removes the encoding pragma and its table-valued
+ * `pragma_encoding`; every database of such a build is UTF-8, which is what Node's SQLite answers for a database it
+ * created. 2026.9.6 reads it before it stores a transcript event (its transcript payload's encoding,
+ * dist/transcript-payload-*.mjs, `SELECT encoding FROM pragma_encoding`) and in its session-entry projections: a
+ * statement reading it is prepared with the answer in its place (a one-row subquery of that name), and `PRAGMA
+ * encoding` as the one-row select. Nothing else of the statement changes; no schema object is made.
+ */
+const encodingPragma = /^\s*PRAGMA\s+(?:main\.)?encoding\s*;?\s*$/i;
+const encodingTable = /\bFROM\s+(?:"pragma_encoding"|`pragma_encoding`|pragma_encoding\b)/gi;
+function withEncoding(sql) {
+  if (encodingPragma.test(sql)) return "SELECT 'UTF-8' AS encoding";
+  return sql.includes('pragma_encoding') ? sql.replace(encodingTable, `FROM (SELECT 'UTF-8' AS encoding) AS "pragma_encoding"`) : sql;
+}
 
 function setUpEngine(sqlite3) {
   const { capi, wasm } = sqlite3;
@@ -545,7 +559,7 @@ export function simulatedNodeSqlite(binding, loud) {
         const stack = wasm.pstack.pointer;
         try {
           const out = wasm.pstack.allocPtr();
-          const code = capi.sqlite3_prepare_v3(pointer, sql, -1, 0, out, null);
+          const code = capi.sqlite3_prepare_v3(pointer, withEncoding(sql), -1, 0, out, null);
           if (code !== 0) throw sqliteError(this.#engine, pointer, code);
           return wasm.peekPtr(out);
         } finally {

@@ -29,10 +29,10 @@
 // model around the parts (`around: 'model'`), so it replays as it ran then. A tag naming another revision is refused.
 //
 // The SQLite-era releases (2026.8.1, 2026.9.6) run the system-event queue, the wakes (2026.9.6's session-event wake),
-// the node-event ingestion (its session entry read from the release's agent DB on the simulated node:sqlite, issue 45)
-// and the orphan merge; each part they lack is listed with why (`missingPart`): gone, a no-op, or needing the
-// release's SQLite agent DB written, which gatesim does not run yet (the mirror append). A bare `--openclaw 2026.9.6`
-// runs the parts it has; naming one it lacks is refused with the reason (exit 2).
+// the node-event ingestion (its session entry read from the release's agent DB on the simulated node:sqlite, issue 45),
+// the orphan merge and the mirror append (into the agent DB, mirror-append-sqlite.ts); each part they lack is listed
+// with why (`missingPart`): gone or a no-op. A bare `--openclaw 2026.9.6` runs the parts it has (`~se+hw+ne+om+ma`;
+// a string made before, `~se+hw+ne+om`, keeps its parts); naming one it lacks is refused with the reason (exit 2).
 import { appendLocksItself } from './mirror-append.ts';
 import { isOpenclawRelease, openclawPinnedReleases, type OpenclawRelease } from './releases.ts';
 import { openclawSettingsFor, openclawSurroundingsRevision } from './surroundings.ts';
@@ -53,8 +53,11 @@ function partNamed(text: string): OpenclawGatewayPart | undefined {
 /** The parts as an error lists them: `system-events (se), heartbeat-wake (hw), ...`. */
 const partsWithCodes = openclawGatewayParts.map((part) => `${part} (${codes[part]})`).join(', ');
 
-/** The parts of a SQLite-era release (header): node-events reads its session entry from the simulated agent DB. */
-const sqliteEraParts: readonly OpenclawGatewayPart[] = ['system-events', 'heartbeat-wake', 'node-events', 'orphan-merge'];
+/**
+ * The parts of a SQLite-era release (header): node-events reads its session entry from the simulated agent DB, the
+ * mirror append writes the delivered reply into it (issue 45).
+ */
+const sqliteEraParts: readonly OpenclawGatewayPart[] = ['system-events', 'heartbeat-wake', 'node-events', 'orphan-merge', 'mirror-append'];
 
 /** The parts each release can run in place of the model's. */
 const partsOfRelease: Readonly<Record<OpenclawRelease, readonly OpenclawGatewayPart[]>> = {
@@ -95,8 +98,6 @@ function sqliteEraMissing(): Partial<Record<OpenclawGatewayPart, Omit<MissingPar
     'session-file-repair': { kind: 'gone', why: 'gone since 2026.8.1 moved transcripts into the SQLite agent DB (no src/agents/session-file-repair.ts in its chunks)' },
     // "Session write leases were removed" for the session lane's writer claim; the stub is due to go in 2026.10.
     'session-write-lock': { kind: 'no-op', why: 'a no-op (its acquireSessionWriteLock is a deprecated stub that takes no lock: src/plugin-sdk/session-write-lock-runtime.ts)' },
-    // appendAssistantMessageToSessionTranscript: the session-accessor.sqlite-* chunks.
-    'mirror-append': { kind: 'needs-sqlite', why: "needs the release's SQLite agent DB (its append writes the transcript through node:sqlite), whose transcript rows gatesim does not read or share with the model's runner yet (issue 45 items 4 and 5)" },
   };
 }
 

@@ -6,7 +6,7 @@
 // session-file repair shares a chunk with OpenClaw's own SessionManager (`src/agents/sessions/session-manager.ts`),
 // where 2026.4.24 imports pi's from `@mariozechner/pi-coding-agent`. The SQLite-era releases (2026.8.1, 2026.9.6) have
 // the system-event queue, the wakes, the node events (their session entry read from the agent DB on the simulated
-// node:sqlite) and the orphan merge only (choice.ts says why not the rest): 2026.8.1 renamed the
+// node:sqlite), the orphan merge and the mirror append (into the agent DB) only (choice.ts says why not the rest): 2026.8.1 renamed the
 // run attempt's `attempt.prompt-helpers.ts` to `attempt-prompt-helpers.ts`; 2026.9.6 qualifies every queue key by its
 // agent (`resolveSystemEventQueueKey` of `src/infra/system-event-ownership.ts`, as its handleNodeEvent does through
 // `withSystemEventOwner`) and replaced the heartbeat wake by the session-event wake (`src/infra/session-event-wake.ts`:
@@ -51,6 +51,12 @@ export interface OpenclawComponent {
 }
 
 const systemEventFunctions = ['enqueueSystemEvent', 'drainSystemEvents', 'drainSystemEventEntries', 'peekSystemEvents', 'peekSystemEventEntries'];
+
+/** The SQLite era's session-entry writer and reader (src/config/sessions/session-accessor.sqlite-entry.ts). */
+const sqliteSessionEntryFunctions = [
+  { sourceFile: 'src/config/sessions/session-accessor.sqlite-entry.ts', name: 'replaceSessionEntrySync' },
+  { sourceFile: 'src/config/sessions/session-accessor.sqlite-entry.ts', name: 'loadSessionEntryReadOnly' },
+] as const;
 
 /** The same file and functions in the JSONL-era releases (2026.4.24, 2026.7.1, 2026.7.35). */
 function same(sourceFile: string, functions: readonly string[]): Partial<Record<OpenclawRelease, ComponentSource>> {
@@ -102,7 +108,13 @@ export const openclawComponents: Readonly<Record<OpenclawComponentName, Openclaw
   'mirror-append': {
     name: 'mirror-append',
     replaces: 'src/delivery-mirror.ts (the mirror append of a delivered reply, with its own nested SessionManager)',
-    sources: same('src/config/sessions/transcript.ts', ['appendAssistantMessageToSessionTranscript']),
+    // The SQLite era: the same file and function, writing into the agent DB (mirror-append-sqlite.ts); the adapter
+    // also calls the release's session-entry writer and reader (the session rows the append looks up).
+    sources: {
+      ...same('src/config/sessions/transcript.ts', ['appendAssistantMessageToSessionTranscript']),
+      '2026.8.1': { sourceFile: 'src/config/sessions/transcript.ts', functions: ['appendAssistantMessageToSessionTranscript'], also: sqliteSessionEntryFunctions },
+      '2026.9.6': { sourceFile: 'src/config/sessions/transcript.ts', functions: ['appendAssistantMessageToSessionTranscript'], also: sqliteSessionEntryFunctions },
+    },
   },
   'node-events': {
     name: 'node-events',

@@ -31,12 +31,13 @@ import { assert } from '../../kernel/assert.ts';
 import type { Simulation } from '../../kernel/simulation.ts';
 import { openclawIncarnationBinding, simulatedDiskFs, simulatedDiskFsPromises, simulatedProcesses } from './binding.ts';
 import { componentSource, openclawComponentOf, type OpenclawSystemEvents, type RealSystemEvent } from './components.ts';
-import { installOpenclaw, openclawHome } from './home.ts';
+import { installOpenclaw, openclawConfigText, openclawHome } from './home.ts';
 import { authorizesExecEvents, RealNodeEvents } from './node-events.ts';
 import { RealOrphanMerge } from './orphan-merge.ts';
 import { realSessionFileRepairs } from './session-file-repair.ts';
 import { RealSessionWriteLock, sweepStaleLocks } from './write-lock.ts';
 import { installMirrorStore, RealMirrorAppend } from './mirror-append.ts';
+import { openclawAgentDbPath, RealSqliteMirrorAppend } from './mirror-append-sqlite.ts';
 import { OpenclawInstance } from './instance.ts';
 import { virtualPackageRoot } from '../openclaw-hooks.mjs';
 import { releaseSimulatedSqlite } from '../openclaw-hooks/sqlite.mjs';
@@ -61,6 +62,11 @@ export interface OpenclawEscapes {
    * files stay as the run left them). The SQLite era's parts only.
    */
   finish?: () => void;
+  /**
+   * Where the release keeps its agent DB, for the checkers' reader (sim/checkers/agent-db.ts): the SQLite era's parts
+   * only (the checkers judge its sessions and transcript events where a part writes them).
+   */
+  agentDbPath?: string;
 }
 
 /**
@@ -102,7 +108,13 @@ export function openclawGatewayPartsFor(sim: Simulation, choice: OpenclawChoice)
     return instance;
   };
   const parts: GatewayParts & OpenclawEscapes = { escapes };
-  if (sqliteEra) parts.finish = () => releaseSimulatedSqlite(sim.disk);
+  if (sqliteEra) {
+    parts.finish = () => releaseSimulatedSqlite(sim.disk);
+    parts.agentDbPath = openclawAgentDbPath;
+  }
+  // The installed config: the SQLite era's mirror append writes the agent DB, and its deployment sets what its writers
+  // reach (home.ts openclawConfigText); every other choice keeps the config as before.
+  const config = openclawConfigText({ sqliteWrites: sqliteEra && choice.parts.includes('mirror-append') });
   // Where the model keeps its transcripts (src/session-dbs.ts transcriptPath), the sessions directory the locks are in.
   const transcriptsDir = transcriptPath('x').replace(/\/[^/]*$/, '');
   if (choice.parts.includes('system-events')) parts.systemEvents = (ctx) => new RealSystemEventQueue(openclawComponentOf(instanceOf(ctx), 'system-events'), ctx);
@@ -118,7 +130,7 @@ export function openclawGatewayPartsFor(sim: Simulation, choice: OpenclawChoice)
     if (authorizesExecEvents(choice.release)) parts.systemRunInvokes = true;
     parts.nodeEvents = (ctx, gateway) => {
       assert(gateway.events instanceof RealSystemEventQueue, 'node-events runs with the real system-event queue of the same instance');
-      installOpenclaw(home, gateway.sessions);
+      installOpenclaw(home, gateway.sessions, config);
       if (!sqliteEra) return new RealNodeEvents(instanceOf(ctx), ctx, gateway.events, gateway.sessions);
       const owner = sim.processes.incarnation(ctx.incarnation);
       assert(owner !== undefined, `no incarnation ${ctx.incarnation} for ${ctx.name}`);
@@ -139,7 +151,15 @@ export function openclawGatewayPartsFor(sim: Simulation, choice: OpenclawChoice)
   }
   // The delivery mirror's append, in the instance of the gateway's incarnation (mirror-append.ts); the session store
   // it reads beside the transcripts is installed once per run.
-  if (choice.parts.includes('mirror-append')) {
+  if (choice.parts.includes('mirror-append') && sqliteEra) {
+    // The SQLite era's: into the agent DB (mirror-append-sqlite.ts), the sessions' entries written there by the release.
+    parts.mirrorAppend = (ctx, sessions) => {
+      installOpenclaw(home, sessions, config);
+      const owner = sim.processes.incarnation(ctx.incarnation);
+      assert(owner !== undefined, `no incarnation ${ctx.incarnation} for ${ctx.name}`);
+      return new RealSqliteMirrorAppend(() => instanceOf(ctx), ctx, () => sim.scheduler.holdSettle(() => owner.alive), () => diskCalls);
+    };
+  } else if (choice.parts.includes('mirror-append')) {
     parts.mirrorAppend = (ctx, sessions) => {
       installMirrorStore(home, sessions, transcriptPath);
       const owner = sim.processes.incarnation(ctx.incarnation);

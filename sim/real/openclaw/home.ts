@@ -15,9 +15,22 @@ import { openclawDefaultHome, SimulatedDirectories } from './binding.ts';
 export const openclawConfigPath = `${openclawDefaultHome}/.openclaw/openclaw.json`;
 export const openclawSessionStorePath = `${openclawDefaultHome}/.openclaw/agents/main/sessions/sessions.json`;
 
-export function openclawConfigText(): string {
-  return `${JSON.stringify({ tools: { exec: { notifyOnExit: true } } }, null, 2)}\n`;
+/**
+ * The config. With the SQLite era's mirror append (`sqliteWrites`: the release writes session rows and transcript
+ * events into its agent DB) the deployment also sets two things its writers reach (docs/MODEL.md, "The mirror append
+ * in the SQLite era"): session maintenance `warn` (the release plans pruning and capping after an entry write in a
+ * worker thread, which the simulation does not run; with gatesim's few sessions and minutes-long runs `enforce` would
+ * remove nothing) and a silent file log at a fixed path (the default log directory, `/tmp/openclaw`, is admitted
+ * only after an ownership check through descriptors the machine does not simulate, and the log is no state the
+ * checkers read). Without it the config is as before, so those runs keep their trace hashes.
+ */
+export function openclawConfigText(options: { sqliteWrites?: boolean } = {}): string {
+  const config = options.sqliteWrites === true ? { tools: { exec: { notifyOnExit: true } }, session: { maintenance: { mode: 'warn' } }, logging: { level: 'silent', file: openclawLogPath } } : { tools: { exec: { notifyOnExit: true } } };
+  return `${JSON.stringify(config, null, 2)}\n`;
 }
+
+/** Where the deployment's (silent) file log would be (openclawConfigText). */
+export const openclawLogPath = `${openclawDefaultHome}/.openclaw/logs/openclaw.log`;
 
 export function openclawSessionStoreText(sessions: readonly string[]): string {
   const store = Object.fromEntries(sessions.map((key, index) => [key, { sessionId: `gatesim-session-${index}`, updatedAt: simEpochMs }]));
@@ -33,9 +46,9 @@ export function openclawHome(): SimulatedDirectories {
  * Install the config and the session store of the gateway's sessions (the same at every incarnation of one run: the
  * sessions are the run's). Installed files are what the machine had before the run, so a second call must agree.
  */
-export function installOpenclaw(home: SimulatedDirectories, sessions: readonly string[]): void {
+export function installOpenclaw(home: SimulatedDirectories, sessions: readonly string[], config: string = openclawConfigText()): void {
   const files: [string, string][] = [
-    [openclawConfigPath, openclawConfigText()],
+    [openclawConfigPath, config],
     [openclawSessionStorePath, openclawSessionStoreText(sessions)],
   ];
   for (const [path, text] of files) {

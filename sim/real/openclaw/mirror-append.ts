@@ -171,25 +171,8 @@ export class RealMirrorAppend implements MirrorAppendPort {
    * pumpStartMs ms while the release makes disk calls, backing off by doubling to pumpMaxMs while it makes none (a
    * lock wait). The cost: such an append finishes up to pumpStartMs later than its last disk call.
    */
-  private async callRelease<T>(call: () => Promise<T>): Promise<T> {
-    let pending = true;
-    const letGo = this.holdSettle();
-    this.ctx.spawnTask('mirror-append-pump', async () => {
-      let delayMs = pumpStartMs;
-      let seen = this.diskCalls();
-      for (let tick = 0; pending && tick < pumpTicksMax; tick++) {
-        await this.ctx.timers.sleep(delayMs);
-        const calls = this.diskCalls();
-        delayMs = calls === seen ? Math.min(pumpMaxMs, delayMs * 2) : pumpStartMs;
-        seen = calls;
-      }
-    });
-    try {
-      return await call();
-    } finally {
-      pending = false;
-      letGo();
-    }
+  private callRelease<T>(call: () => Promise<T>): Promise<T> {
+    return callReleaseHeld(this.ctx, this.holdSettle, this.diskCalls, call);
   }
 
   /** Why the release answered an entry that was there: it carries the key, or it is the latest assistant text. */
@@ -225,5 +208,30 @@ export class RealMirrorAppend implements MirrorAppendPort {
       }),
     );
     this.ctx.note('mirror-store-rebound', { session: request.sessionKey, sessionId: request.sessionId, real: true });
+  }
+}
+
+/**
+ * A call into the release, with the settle held and a pump beside it (RealMirrorAppend's callRelease: why, there).
+ * Shared with the SQLite era's append (mirror-append-sqlite.ts).
+ */
+export async function callReleaseHeld<T>(ctx: ProcessContext, holdSettle: () => () => void, diskCalls: () => number, call: () => Promise<T>): Promise<T> {
+  let pending = true;
+  const letGo = holdSettle();
+  ctx.spawnTask('mirror-append-pump', async () => {
+    let delayMs = pumpStartMs;
+    let seen = diskCalls();
+    for (let tick = 0; pending && tick < pumpTicksMax; tick++) {
+      await ctx.timers.sleep(delayMs);
+      const calls = diskCalls();
+      delayMs = calls === seen ? Math.min(pumpMaxMs, delayMs * 2) : pumpStartMs;
+      seen = calls;
+    }
+  });
+  try {
+    return await call();
+  } finally {
+    pending = false;
+    letGo();
   }
 }
