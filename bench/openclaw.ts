@@ -42,7 +42,8 @@ const loadAverage = (): number => round(loadavg()[0] ?? 0, 2);
 /**
  * The given releases measured in this process, alternating with the model on chaos seeds 1..runs after one warm-up
  * run each (the first instance of a release indexes and compiles its chunks, once per process). Peak RSS is the
- * largest resident size seen after a run, of the whole process (every release measured in it, and the model).
+ * largest resident size seen after a run, of the whole process (every release measured in it, and the model). A
+ * release whose run throws is reported with the error (its `error`) and not measured further; the others are.
  */
 export async function measureHere(sql: SqlJsStatic, runs: number, releases: readonly OpenclawRelease[]): Promise<Record<string, unknown>> {
   const choices = releases.map(choiceOf);
@@ -51,21 +52,36 @@ export async function measureHere(sql: SqlJsStatic, runs: number, releases: read
   const sample = () => {
     peakRss = Math.max(peakRss, process.memoryUsage().rss);
   };
-  for (const choice of choices) await cpuMsOfRun(sql, 1_000_000, choice);
+  // A release whose run throws (an escape, a failed assertion) is reported with the error and measured no further;
+  // the other releases of the process are measured as before.
+  const failed = new Map<OpenclawRelease, string>();
+  const measured = async (seed: number, choice: OpenclawChoice): Promise<number | undefined> => {
+    if (failed.has(choice.release)) return undefined;
+    try {
+      return await cpuMsOfRun(sql, seed, choice);
+    } catch (error) {
+      failed.set(choice.release, `chaos seed ${seed}: ${String(error instanceof Error ? error.message : error).slice(0, 300)}`);
+      return undefined;
+    }
+  };
+  for (const choice of choices) await measured(1_000_000, choice);
   await cpuMsOfRun(sql, 1_000_000, undefined);
   const model: number[] = [];
   const real = new Map<OpenclawRelease, number[]>(releases.map((release) => [release, []]));
   for (let seed = 1; seed <= runs; seed++) {
     model.push(await cpuMsOfRun(sql, seed, undefined));
     for (const choice of choices) {
-      real.get(choice.release)?.push(await cpuMsOfRun(sql, seed, choice));
+      const ms = await measured(seed, choice);
+      if (ms !== undefined) real.get(choice.release)?.push(ms);
       sample();
     }
   }
   const modelMs = median(model);
   const out: Record<string, unknown> = { node: process.version, modelCpuMsPerRun: round(modelMs, 1), loadAverage: [loadBefore, loadAverage()], peakRssMb: round(peakRss / 1e6) };
   for (const [release, times] of real) {
-    out[release] = { cpuMsPerRun: round(median(times), 1), ratioToModel: round(median(times) / modelMs, 2), node: process.version, parts: openclawBarePartsOf(release) };
+    const error = failed.get(release);
+    if (error !== undefined) out[release] = { error, node: process.version, parts: openclawBarePartsOf(release) };
+    else out[release] = { cpuMsPerRun: round(median(times), 1), ratioToModel: round(median(times) / modelMs, 2), node: process.version, parts: openclawBarePartsOf(release) };
   }
   return out;
 }

@@ -85,6 +85,8 @@ export function virtualPackageRoot(release: string): string;
 export function compileChunk(body: string, registration: string, filename: string): (scope: object) => () => Generator<undefined, void, undefined>;
 export function createInstanceWorld(binding: HooksBinding): InstanceWorld;
 export function chunkScope(world: InstanceWorld, own: object): object;
+/** Whether the loader runs without issue 46's second-round speed-ups (compile.mjs), to compare in one process. */
+export function loaderBeforeRound2(): boolean;
 export function builtinModule(world: InstanceWorld, specifier: string, importedNames: readonly string[]): Namespace | undefined;
 
 /** Where workspace package files appear in the simulated world. */

@@ -55,7 +55,7 @@
 // evaluates it. Compiled once per process; each instance (one per process incarnation) calls the compiled function
 // with a scope of its own, so module state is per instance and is freed with it.
 export { isChunkFile, listReleaseChunks, openclawWorkspaceDir, readReleaseChunk, releasePackageDir, virtualPackageRoot } from './openclaw-hooks/workspace.mjs';
-export { chunkScope, compileChunk } from './openclaw-hooks/compile.mjs';
+export { chunkScope, compileChunk, loaderBeforeRound2 } from './openclaw-hooks/compile.mjs';
 export {
   compilePackageFile,
   resolvePackage,

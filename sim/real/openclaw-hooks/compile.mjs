@@ -155,3 +155,15 @@ const baselineKey = Symbol.for('gatesim.openclaw.loader-baseline');
 export function loaderBaseline() {
   return globalThis[baselineKey] === true;
 }
+
+const beforeRound2Key = Symbol.for('gatesim.openclaw.loader-before-round-2');
+
+/**
+ * Whether the loader runs without the speed-ups of issue 46's second round (package-loader.mjs: esbuild's re-export
+ * getters shared, esbuildHelpers, and the remembered resolutions kept in a map per origin; sim/real/openclaw/binding.ts:
+ * a binary file's presence and size without its text or a copy of its bytes), the first round's kept: `globalThis[Symbol.for('gatesim.openclaw.loader-before-round-2')] = true` to compare the two in
+ * one process. Implied by loaderBaseline.
+ */
+export function loaderBeforeRound2() {
+  return loaderBaseline() || globalThis[beforeRound2Key] === true;
+}

@@ -12,7 +12,8 @@ import { lstatSync, readFileSync } from 'node:fs';
 import * as realFs from 'node:fs';
 import * as realPath from 'node:path';
 import { createRequire } from 'node:module';
-import { loaderBaseline } from './compile.mjs';
+import { loaderBaseline, loaderBeforeRound2 } from './compile.mjs';
+import { types as realTypes } from 'node:util';
 import { compileFunction } from 'node:vm';
 import { openclawWorkspaceDir } from './workspace.mjs';
 
@@ -125,7 +126,27 @@ function exportsSubpath(exports, subpath, conditions) {
  */
 const resolutions = new Map();
 
+/**
+ * The memo of (kind, from, specifier) as a map per kind and origin, then by specifier: the same entries as one map
+ * keyed by the three joined, without building and hashing that long key at every require (about 2% of a chaos run's
+ * CPU; issue 46's second round).
+ */
+function rememberedAt(kind, from, specifier, resolve) {
+  if (loaderBeforeRound2()) return remembered(`${kind}\u0000${from}\u0000${specifier}`, resolve);
+  let byOrigin = resolutionsByOrigin.get(kind);
+  if (byOrigin === undefined) resolutionsByOrigin.set(kind, (byOrigin = new Map()));
+  let bySpecifier = byOrigin.get(from);
+  if (bySpecifier === undefined) byOrigin.set(from, (bySpecifier = new Map()));
+  return rememberedIn(bySpecifier, specifier, resolve);
+}
+
+const resolutionsByOrigin = new Map();
+
 function remembered(key, resolve) {
+  return rememberedIn(resolutions, key, resolve);
+}
+
+function rememberedIn(resolutions, key, resolve) {
   let known = resolutions.get(key);
   if (known === undefined) {
     try {
@@ -146,7 +167,7 @@ function remembered(key, resolve) {
  */
 export function resolvePackage(fromHostDir, specifier, kind) {
   if (loaderBaseline()) return resolvePackageAfresh(fromHostDir, specifier, kind);
-  return remembered(`p\u0000${fromHostDir}\u0000${specifier}\u0000${kind}`, () => resolvePackageAfresh(fromHostDir, specifier, kind));
+  return rememberedAt(`p${kind}`, fromHostDir, specifier, () => resolvePackageAfresh(fromHostDir, specifier, kind));
 }
 
 function resolvePackageAfresh(fromHostDir, specifier, kind) {
@@ -199,7 +220,7 @@ function resolvePackageImports(fromHostDir, specifier, kind) {
 /** The host file a relative or absolute require names from `fromHostFile` (CommonJS probing), or throws. */
 export function resolvePackageFile(fromHostFile, specifier) {
   if (loaderBaseline()) return resolvePackageFileAfresh(fromHostFile, specifier);
-  return remembered(`f\u0000${fromHostFile}\u0000${specifier}`, () => resolvePackageFileAfresh(fromHostFile, specifier));
+  return rememberedAt('f', fromHostFile, specifier, () => resolvePackageFileAfresh(fromHostFile, specifier));
 }
 
 function resolvePackageFileAfresh(fromHostFile, specifier) {
@@ -349,12 +370,79 @@ function esbuildOf() {
 const packageFiles = new Map();
 
 /**
+ * esbuild's helpers for an ES module rewritten to CommonJS, as esbuild 0.28 writes them at the head of its output:
+ * `__export` defines each export of a module as an accessor whose getter is the arrow `() => <local>` (a live
+ * binding), and `__copyProps` (under `__toCommonJS`, `__toESM` and `__reExport`) copies every property of another
+ * module's exports as an accessor `() => from[key]`. A package of many files re-exported through index files (typebox:
+ * every `Guard.X` of its clone and check code) reads each binding through a getter per file it was re-exported by: 2
+ * to 4 calls per read, about 5% of a chaos run's CPU with 2026.7.1. esbuildHelpers rewrites the two getters (in the
+ * helper block esbuild put before the module's own code, when the text is esbuild's to the character): each getter
+ * the helpers define is remembered as one (liveGetters); `__copyProps` copying a property that is a non-configurable
+ * accessor with such a getter, of an object that is not a Proxy, defines the copy with the same getter instead of one
+ * more `() => from[key]`. The same value at every read, by the language's rules: reading `from[key]` of an ordinary
+ * object whose own property is an accessor calls its getter, a non-configurable property keeps its getter forever,
+ * and an arrow ignores the receiver it is called with. Every getter remembered is an arrow: `__copyProps`'s own, and
+ * `__export`'s, which are rewritten only in a file whose every `__export(...)` call esbuild wrote passes an object of
+ * arrows `name: () => ...` (checked in the text, exportCallsAreArrows). `__copyProps` still asks for the property's
+ * descriptor once, as esbuild's does (for `enumerable`). Only the getters' identity differs (a copy's getter is the
+ * original's), which no code of a release compares. The two functions are bound in the module's wrapper outside its
+ * scope's reach (compilePackageFile), so calling them costs no lookup through the instance's scope.
+ */
+const liveGetters = new WeakSet();
+
+/** An esbuild export getter (`() => local`, exportCallsAreArrows), remembered as a live getter. */
+function liveGetter(get) {
+  liveGetters.add(get);
+  return get;
+}
+
+/** The getter of `__copyProps`'s copy of from[key], whose descriptor `desc` the helper has just read. */
+function copyGetter(from, key, desc) {
+  if (desc !== undefined && desc.configurable === false && liveGetters.has(desc.get) && !realTypes.isProxy(from)) return desc.get;
+  const get = () => from[key];
+  liveGetters.add(get);
+  return get;
+}
+
+const esbuildExportLine = '    __defProp(target, name, { get: all[name], enumerable: true });';
+const esbuildCopyLine = '        __defProp(to, key, { get: () => from[key], enumerable: !(desc = __getOwnPropDesc(from, key)) || desc.enumerable });';
+const exportCallLine = /^__export\([\w$]+, \{$/;
+const exportEntryLine = /^ {2}(?:[\w$]+|"(?:[^"\\]|\\.)*"): \(\) => [^\n]+?,?$/;
+
+/** Whether every mention of `__export` after the helper block is a call of esbuild's shape with arrows only. */
+function exportCallsAreArrows(lines, from) {
+  for (let index = from; index < lines.length; index++) {
+    const line = lines[index];
+    if (!line.includes('__export')) continue;
+    if (!exportCallLine.test(line)) return false;
+    for (index++; index < lines.length && lines[index] !== '});'; index++) if (!exportEntryLine.test(lines[index])) return false;
+  }
+  return true;
+}
+
+/** esbuild's output with its two getters rewritten (header of liveGetters), or as it is when its helpers differ. */
+function esbuildHelpers(code) {
+  if (loaderBeforeRound2()) return code;
+  const lines = code.split('\n');
+  // The helper block: esbuild's `var __x = ...` definitions and their bodies, before the module's own code.
+  let end = 0;
+  while (end < lines.length && (lines[end].startsWith('var __') || lines[end].startsWith(' ') || lines[end] === '};' || lines[end].startsWith('));'))) end++;
+  const exportAt = lines.indexOf(esbuildExportLine);
+  const copyAt = lines.indexOf(esbuildCopyLine);
+  if (exportAt >= 0 && exportAt < end && exportCallsAreArrows(lines, end)) lines[exportAt] = '    __defProp(target, name, { get: __gatesimLiveGetter(all[name]), enumerable: true });';
+  if (copyAt >= 0 && copyAt < end) lines[copyAt] = '        __defProp(to, key, { get: __gatesimCopyGetter(from, key, desc = __getOwnPropDesc(from, key)), enumerable: !desc || desc.enumerable });';
+  return lines.join('\n');
+}
+
+/**
  * A package file compiled once per process: `{ format: 'json', json }` or `{ format: 'commonjs' | 'module', outer }`
  * where outer(scope) returns the module function (exports, require, module, __filename, __dirname, importMeta).
  * A file that cannot be compiled (top-level await, a syntax error) throws each time it is asked for.
  */
 export function compilePackageFile(hostPath) {
-  let compiled = packageFiles.get(hostPath);
+  // Compiled apart with and without esbuildHelpers (loaderBeforeRound2), so one process can compare the two.
+  const cacheKey = loaderBeforeRound2() ? `before-round-2\u0000${hostPath}` : hostPath;
+  let compiled = packageFiles.get(cacheKey);
   if (compiled === undefined) {
     try {
       assertInWorkspace(hostPath);
@@ -364,7 +452,7 @@ export function compilePackageFile(hostPath) {
         const format = isModuleFile(hostPath) ? 'module' : 'commonjs';
         let body = source.startsWith('#!') ? `//${source.slice(2)}` : source;
         if (format === 'module') {
-          body = `"use strict";${
+          body = `"use strict";${esbuildHelpers(
             esbuildOf().transformSync(body, {
               format: 'cjs',
               platform: 'node',
@@ -373,20 +461,26 @@ export function compilePackageFile(hostPath) {
               supported: { 'dynamic-import': false },
               define: { 'import.meta': '__gatesimImportMeta' },
               logLevel: 'silent',
-            }).code
-          }`;
+            }).code,
+          )}`;
         }
         // An ES module has no __filename or __dirname of its own (pi-coding-agent's dist/config.js declares them as
         // constants): its wrapper's parameters take names it cannot clash with.
         const names = format === 'module' ? '__gatesimFilename, __gatesimDirname' : '__filename, __dirname';
-        const code = `with (__gatesimScope) { return function (exports, require, module, ${names}, __gatesimImportMeta) { ${body}\n}; }`;
-        const outer = compileFunction(code, ['__gatesimScope'], { filename: workspaceVirtualPath(hostPath) });
+        // An ES module's wrapper binds esbuild's two getters (esbuildHelpers) as parameters of a function inside the
+        // `with`, so the module finds them before its scope, which is asked for them once per instance.
+        const code =
+          format === 'module' && !loaderBeforeRound2()
+            ? `with (__gatesimScope) { return ((__gatesimLiveGetter, __gatesimCopyGetter) => function (exports, require, module, ${names}, __gatesimImportMeta) { ${body}\n})(__gatesimLiveGetterOf, __gatesimCopyGetterOf); }`
+            : `with (__gatesimScope) { return function (exports, require, module, ${names}, __gatesimImportMeta) { ${body}\n}; }`;
+        const compiledOuter = compileFunction(code, ['__gatesimScope', '__gatesimLiveGetterOf', '__gatesimCopyGetterOf'], { filename: workspaceVirtualPath(hostPath) });
+        const outer = (scope) => compiledOuter(scope, liveGetter, copyGetter);
         compiled = { format, outer: hostPath.endsWith(ajvCoreFile) ? afterRun(outer, lazyAjvCompile) : outer };
       }
     } catch (error) {
       compiled = { format: 'error', error };
     }
-    packageFiles.set(hostPath, compiled);
+    packageFiles.set(cacheKey, compiled);
   }
   if (compiled.format === 'error') throw compiled.error;
   return compiled;

@@ -9,7 +9,7 @@ import type { SimDisk } from '../../kernel/disk.ts';
 import type { Incarnation } from '../../kernel/process.ts';
 import { assert } from '../../kernel/assert.ts';
 import { uuidV4 } from '../bindings.ts';
-import { enoent, type HooksBinding, readStreamContents, releasePackageDir, simulatedDirent, simulatedStats, virtualPackageRoot } from '../openclaw-hooks.mjs';
+import { enoent, type HooksBinding, loaderBeforeRound2, readStreamContents, releasePackageDir, simulatedDirent, simulatedStats, virtualPackageRoot } from '../openclaw-hooks.mjs';
 import { type OpenclawRelease, openclawReleases, requireRelease, workspaceMissing } from './releases.ts';
 
 export interface OpenclawBinding extends HooksBinding {
@@ -307,6 +307,7 @@ function diskDescriptors(
   directories: SimulatedDirectories,
   read: (path: string) => string | undefined,
   stat: (path: string, options?: { throwIfNoEntry?: boolean }) => unknown,
+  present: (path: string) => boolean,
 ): Record<string, (...args: never[]) => unknown> {
   const open = new Map<number, { path: string; readable: boolean; writable: boolean; append: boolean; position: number }>();
   let next = firstDiskDescriptor;
@@ -319,7 +320,7 @@ function diskDescriptors(
   return {
     openSync: (path: string, flags: unknown = 'r') => {
       if (typeof flags !== 'string' || !/^(?:r\+?|w\+?|wx\+?|a\+?|ax\+?)$/.test(flags)) throw new Error(`gatesim: openSync with the flag ${String(flags)} is not simulated (${path})`);
-      const exists = read(path) !== undefined;
+      const exists = present(path);
       if (flags.startsWith('r') && !exists) throw enoent('open', path);
       if (flags.includes('x') && exists) throw Object.assign(new Error(`EEXIST: file already exists, open '${path}'`), { code: 'EEXIST', errno: -17, syscall: 'open', path });
       if (!flags.startsWith('r') && directories.mode(disk, parentOf(path)) === undefined) throw enoent('open', path);
@@ -388,7 +389,18 @@ export function simulatedDiskFs(disk: SimDisk, owner: Incarnation, directories =
   const read = (path: string): string | undefined => (path.startsWith('/proc/') ? (owner.alive ? procFile(processes, path) : undefined) : (disk.readNow(owner, path) ?? (owner.alive ? directories.installed.get(path) : undefined)));
   // A live incarnation's binary file, as its bytes (a copy), without the string of one character per byte read() makes.
   const binary = (path: string): Uint8Array | undefined => (owner.alive && disk.isBinary(path) ? disk.peekBytes(path) : undefined);
-  const stat = (path: string, options?: { throwIfNoEntry?: boolean }) => statOf(disk, directories, path, binary(path) ?? read(path), options);
+  // A binary file's size without a copy of its bytes (statOf reads only the length of what it is given).
+  const binaryFiles = disk.binaryFilesOf(owner);
+  const binaryLength = (path: string): { length: number } | undefined => {
+    if (loaderBeforeRound2()) return binary(path);
+    const size = binaryFiles.size(path);
+    return size === undefined ? undefined : { length: size };
+  };
+  const stat = (path: string, options?: { throwIfNoEntry?: boolean }) => statOf(disk, directories, path, binaryLength(path) ?? read(path), options);
+  // Whether read(path) would answer a file, without making its text: a live incarnation's binary file is one (read()
+  // answers its bytes as one character per byte, a copy of the whole database that chmodSync and openSync dropped:
+  // 2026.9.6 chmods its state and agent databases at every open, about a sixth of its CPU in a chaos run).
+  const present = (path: string): boolean => (!loaderBeforeRound2() && owner.alive && !path.startsWith('/proc/') && disk.isBinary(path)) || read(path) !== undefined;
   const exists = (path: string) => stat(path, { throwIfNoEntry: false }) !== undefined;
   return {
     existsSync: exists,
@@ -459,11 +471,11 @@ export function simulatedDiskFs(disk: SimDisk, owner: Incarnation, directories =
       disk.appendNow(owner, path, textOf(data));
     },
     chmodSync: (path: string, mode: number) => {
-      if (read(path) !== undefined) return;
+      if (present(path)) return;
       if (directories.mode(disk, path) === undefined) throw enoent('chmod', path);
       directories.make(path, mode);
     },
-    ...diskDescriptors(disk, owner, directories, read, stat),
+    ...diskDescriptors(disk, owner, directories, read, stat, present),
     // A read stream of the file's contents as they are now, for the simulated node:readline (the hooks); a stream's
     // own events and reads are not simulated (loud).
     createReadStream: (path: string, options?: unknown) => {
