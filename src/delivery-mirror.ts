@@ -19,6 +19,7 @@
 //   assertion of the model (a bug) escapes.
 import type { DeliveryMirrorMode } from './config.ts';
 import { isoAt } from './pi-format.ts';
+import { readLine, readLines } from './line-memo.ts';
 import type { ProcessContext } from './ports.ts';
 import type { SessionManagerFactory } from './session-manager-port.ts';
 import { acquireSessionWriteLock, type SessionWriteLock, SessionWriteLockError, type SessionWriteLockPort } from './session-write-lock.ts';
@@ -135,13 +136,11 @@ export class DeliveryMirror {
 
 /** OpenClaw's transcriptHasIdempotencyKey: some line's message carries the key (lines that do not parse skipped). */
 export function hasIdempotencyKey(text: string, idempotencyKey: string): boolean {
-  for (const line of text.split(/\r?\n/)) {
-    if (line.trim().length === 0) continue;
-    try {
-      if ((JSON.parse(line) as { message?: { idempotencyKey?: unknown } }).message?.idempotencyKey === idempotencyKey) return true;
-    } catch {
-      continue;
-    }
+  // Split as OpenClaw splits (on \r?\n); a text without \r splits there as on \n, which readLines remembers.
+  const read = readLines(text);
+  for (const line of read.carriageReturn ? text.split(/\r?\n/).map(readLine) : read.lines) {
+    // A line that does not parse, or parses to null, has no message (OpenClaw's read throws there and goes on).
+    if (typeof line === 'object' && line !== null && (line as { message?: { idempotencyKey?: unknown } }).message?.idempotencyKey === idempotencyKey) return true;
   }
   return false;
 }

@@ -20,16 +20,34 @@ export function isSessionHeader(value: unknown): value is { type: 'session'; id:
 /** Simulated time 0 is this instant (2026-01-01T00:00:00Z), so ISO timestamps look like real ones. */
 export const simEpochMs = Date.UTC(2026, 0, 1);
 
+// Both conversions are pure and asked again and again for the same instants (every line of a transcript at every
+// load and rewrite), so their answers are remembered (up to timesMax of each, then forgotten at once).
+const timesMax = 4_096;
+const isoStrings = new Map<number, string>();
+const simTimes = new Map<string, number>();
+
 export function isoAt(simMs: number): string {
-  return new Date(simEpochMs + simMs).toISOString();
+  let iso = isoStrings.get(simMs);
+  if (iso === undefined) {
+    if (isoStrings.size >= timesMax) isoStrings.clear();
+    iso = new Date(simEpochMs + simMs).toISOString();
+    isoStrings.set(simMs, iso);
+  }
+  return iso;
 }
 
 /** An ISO timestamp (or a number of simulated ms, as older gatesim files had) back to simulated ms. */
 export function simMsOf(timestamp: unknown): number {
   if (typeof timestamp === 'number') return timestamp;
   if (typeof timestamp === 'string') {
-    const ms = Date.parse(timestamp);
-    return Number.isNaN(ms) ? 0 : ms - simEpochMs;
+    let simMs = simTimes.get(timestamp);
+    if (simMs === undefined) {
+      if (simTimes.size >= timesMax) simTimes.clear();
+      const ms = Date.parse(timestamp);
+      simMs = Number.isNaN(ms) ? 0 : ms - simEpochMs;
+      simTimes.set(timestamp, simMs);
+    }
+    return simMs;
   }
   return 0;
 }

@@ -20,6 +20,7 @@
 // (`endTornLastLine`); what studies OpenClaw as it is (sim/real's seed-003 experiment) leaves it.
 import { assert } from './assert.ts';
 import type { Disk, ProcessContext } from './ports.ts';
+import { blank, malformed, readLine, readLines } from './line-memo.ts';
 import { isSessionHeader } from './pi-format.ts';
 import type { SessionManagerFactory, SessionManagerPort } from './session-manager-port.ts';
 import { replaceSessionFile } from './session-file-replace.ts';
@@ -45,13 +46,11 @@ export async function repairSessionFileIfNeeded(disk: Disk, path: string, pid: n
   if (content === undefined) return { repaired: false, droppedLines: 0, reason: 'missing session file' };
   const kept: unknown[] = [];
   let droppedLines = 0;
-  for (const line of content.split(/\r?\n/)) {
-    if (line.trim().length === 0) continue;
-    try {
-      kept.push(JSON.parse(line));
-    } catch {
-      droppedLines++;
-    }
+  // Split on \r?\n as OpenClaw does; a text without \r splits there as on \n, which readLines remembers.
+  const read = readLines(content);
+  for (const line of read.carriageReturn ? content.split(/\r?\n/).map(readLine) : read.lines) {
+    if (line === malformed) droppedLines++;
+    else if (line !== blank) kept.push(line);
   }
   const first = kept[0];
   if (first === undefined) return { repaired: false, droppedLines, reason: 'empty session file' };

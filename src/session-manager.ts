@@ -18,6 +18,7 @@
 //   the file counts as flushed.
 // Unlike pi, the model fsyncs every write it makes (docs/MODEL.md, "The model's SessionManager and the real one").
 import { assert } from './assert.ts';
+import { blank, malformed, readLines } from './line-memo.ts';
 import { fromPiMessage, isSessionHeader, isoAt, simMsOf, toPiMessage, type TranscriptMessage } from './pi-format.ts';
 import type { Disk } from './ports.ts';
 import { replaceSessionFile } from './session-file-replace.ts';
@@ -262,8 +263,8 @@ export class SessionManager {
 
 /** One line as pi writes it (an entry with the model's own turnId field); a loaded line goes back as it was read. */
 function serialiseLine(line: FileLine): string {
-  if (line.type === 'opaque') return JSON.stringify(line.raw);
-  if (line.raw !== undefined) return JSON.stringify(line.raw);
+  if (line.type === 'opaque') return stringifyLoaded(line.raw);
+  if (line.raw !== undefined) return stringifyLoaded(line.raw);
   if (line.type === 'session') return JSON.stringify({ type: 'session', version: 3, id: line.id, timestamp: isoAt(line.timestamp), cwd: line.cwd });
   return JSON.stringify({
     type: 'message',
@@ -275,19 +276,31 @@ function serialiseLine(line: FileLine): string {
   });
 }
 
+/**
+ * JSON.stringify of a line's value, remembered by the value when it is frozen: a loaded line's value is the line
+ * memo's, frozen through and shared by every load of the line (line-memo.ts), and every rewrite writes it back.
+ */
+const stringifiedLoaded = new WeakMap<object, string>();
+function stringifyLoaded(raw: unknown): string {
+  if (typeof raw !== 'object' || raw === null || !Object.isFrozen(raw)) return JSON.stringify(raw);
+  let text = stringifiedLoaded.get(raw);
+  if (text === undefined) {
+    text = JSON.stringify(raw);
+    stringifiedLoaded.set(raw, text);
+  }
+  return text;
+}
+
 /** pi's loadEntriesFromFile: every non-blank line that parses, in order; the others counted. */
 function parseRecords(text: string): { records: unknown[]; malformedLines: number } {
   const records: unknown[] = [];
   let malformedLines = 0;
-  for (const line of text.split('\n')) {
-    if (line.trim().length === 0) continue;
-    try {
-      records.push(JSON.parse(line));
-    } catch {
-      malformedLines++;
-    }
+  const { lines } = readLines(text);
+  for (const line of lines) {
+    if (line === malformed) malformedLines++;
+    else if (line !== blank) records.push(line);
   }
-  assert(records.length + malformedLines <= text.split('\n').length, 'a line parses or is counted malformed, once');
+  assert(records.length + malformedLines <= lines.length, 'a line parses or is counted malformed, once');
   return { records, malformedLines };
 }
 

@@ -244,11 +244,27 @@ const parsedLines = new Map<string, ParsedLine>();
 /** A run's transcripts hold a few hundred lines; across runs the texts differ, so the cache stays small. */
 const parsedLinesMax = 4_096;
 
+/**
+ * Texts parsed before, newest first: at each check most files are as the last check read them, and one that changed
+ * mostly grew by appends, so only the lines after the text it grew from are split and looked up.
+ */
+const parsedTexts: { text: string; transcript: Transcript }[] = [];
+/** A check reads each session file twice (as written and as synced); a run has a few sessions of a few files each. */
+const parsedTextsMax = 64;
+
 /** pi's JSONL: malformed lines are skipped (as pi's loader skips them) and counted. */
 export function parsePiTranscript(text: string): Transcript {
-  const entries: JsonlEntry[] = [];
-  let malformedLines = 0;
-  for (const line of text.split('\n')) {
+  let from: { text: string; transcript: Transcript } | undefined;
+  for (const parsed of parsedTexts) {
+    if (parsed.text === text) return { entries: parsed.transcript.entries.slice(), malformedLines: parsed.transcript.malformedLines };
+    const known = parsed.text;
+    // slice, not startsWith: an appended-to text is pieces, which startsWith walks at every call; a slice flattens it once.
+    if (known.length < text.length && (from === undefined || known.length > from.text.length) && known.endsWith('\n') && text.slice(0, known.length) === known) from = parsed;
+  }
+  // The earlier text's last line is the empty one after its final newline (no entry): the rest's first line starts there.
+  const entries: JsonlEntry[] = from === undefined ? [] : from.transcript.entries.slice();
+  let malformedLines = from === undefined ? 0 : from.transcript.malformedLines;
+  for (const line of (from === undefined ? text : text.slice(from.text.length)).split('\n')) {
     let parsed = parsedLines.get(line);
     if (parsed === undefined) {
       if (parsedLines.size >= parsedLinesMax) parsedLines.clear();
@@ -258,6 +274,8 @@ export function parsePiTranscript(text: string): Transcript {
     if (parsed === 'malformed') malformedLines++;
     else if (parsed !== 'session') entries.push(parsed);
   }
+  parsedTexts.unshift({ text, transcript: { entries: entries.slice(), malformedLines } });
+  if (parsedTexts.length > parsedTextsMax) parsedTexts.pop();
   return { entries, malformedLines };
 }
 

@@ -82,6 +82,8 @@ export class SimNetwork {
   private readonly mailboxes = new Map<string, Mailbox>();
   /** The connection number of each pair of endpoints (by `pairKey`), bumped each time their connection dies. */
   private readonly connections = new Map<string, number>();
+  /** The link key and the pair key of two ends, built once: the client asks for its connection at every tick. */
+  private readonly keys = new Map<string, Map<string, { link: string; pair: string }>>();
   private messageCount = 0;
 
   constructor(
@@ -202,11 +204,11 @@ export class SimNetwork {
 
   /** The current connection number between two endpoints (0 until their connection first dies). */
   connection(a: string, b: string): number {
-    return this.connections.get(pairKey(a, b)) ?? 0;
+    return this.connections.get(this.keysOf(a, b).pair) ?? 0;
   }
 
   private newConnection(a: string, b: string): void {
-    const key = pairKey(a, b);
+    const key = this.keysOf(a, b).pair;
     this.connections.set(key, (this.connections.get(key) ?? 0) + 1);
   }
 
@@ -322,8 +324,16 @@ export class SimNetwork {
     });
   }
 
+  private keysOf(from: string, to: string): { link: string; pair: string } {
+    let byTo = this.keys.get(from);
+    if (byTo === undefined) this.keys.set(from, (byTo = new Map()));
+    let keys = byTo.get(to);
+    if (keys === undefined) byTo.set(to, (keys = { link: `${from}->${to}`, pair: pairKey(from, to) }));
+    return keys;
+  }
+
   private link(from: string, to: string): LinkState {
-    const key = `${from}->${to}`;
+    const key = this.keysOf(from, to).link;
     let link = this.links.get(key);
     if (link === undefined) {
       link = {

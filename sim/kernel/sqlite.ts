@@ -57,6 +57,11 @@ const schemaImages = new Map<string, Uint8Array>();
 interface Spare {
   db: Database;
   statements: Map<string, Statement>;
+  /**
+   * Each kept statement's column names, read once (sql.js asks SQLite for them anew at every call, which cost more than
+   * running a simple query). They change only with the schema: a statement that may change it forgets them all.
+   */
+  columnNames: Map<Statement, string[]>;
   emptyTableProbes: Map<string, Statement | null>;
   /** The statements that empty it, one per table (sqlite_sequence included), prepared once. */
   emptiers: Statement[];
@@ -95,6 +100,7 @@ export interface SqliteStats {
 class Engine implements SqlTransaction {
   readonly db: Database;
   private readonly statements: Map<string, Statement>;
+  private readonly columnNames: Map<Statement, string[]>;
   /** By SQL text (the model's SQL is string constants, whose hashes V8 keeps), then by parameter values. */
   private readonly reads = new Map<string, CachedRead[]>();
   /** Per DELETE statement: the statement that asks whether its table has a row (null: not a plain DELETE FROM). */
@@ -122,17 +128,20 @@ class Engine implements SqlTransaction {
     this.db = spare.db;
     this.statements = spare.statements;
     this.emptyTableProbes = spare.emptyTableProbes;
+    this.columnNames = spare.columnNames;
   }
 
   query(sql: string, params: SqlParams = []): SqlRow[] {
     const statement = this.prepare(sql);
     this.stats.statements++;
+    if (!selectStatement.test(sql)) this.columnNames.clear();
     statement.bind(params as BindParams);
     const rows: SqlRow[] = [];
     if (statement.step()) {
       // sql.js's getAsObject() asks SQLite for the column names again for every row; a prepared statement's names
-      // do not change, so they are read once per query and each row is built as getAsObject() builds it.
-      const names = statement.getColumnNames();
+      // change only with the schema, so they are read once (Spare.columnNames) and each row is built as
+      // getAsObject() builds it.
+      const names = this.columnNamesOf(statement);
       do rows.push(rowOf(names, statement.get() as SqlValue[]));
       while (statement.step());
     }
@@ -200,8 +209,20 @@ class Engine implements SqlTransaction {
     this.changeWaiters.push(waiter);
   }
 
+  /** The statement's column names (read once until a statement that may change the schema runs). */
+  private columnNamesOf(statement: Statement): string[] {
+    let names = this.columnNames.get(statement);
+    if (names === undefined) {
+      names = statement.getColumnNames();
+      this.columnNames.set(statement, names);
+    }
+    return names;
+  }
+
   run(sql: string, params: SqlParams = []): SqlRunResult {
     let changes = 0;
+    // Only a statement that neither reads nor writes rows may change the schema (CREATE, ALTER, DROP, PRAGMA...).
+    if (!dataStatement.test(sql) && !selectStatement.test(sql)) this.columnNames.clear();
     if (!this.deletesFromEmptyTable(sql) && !this.prunesNothing(sql, params)) {
       const statement = this.prepare(sql);
       this.stats.statements++;
@@ -296,6 +317,8 @@ class Engine implements SqlTransaction {
   /** BEGIN, COMMIT and ROLLBACK as prepared statements (exec() would parse them on every transaction). */
   control(sql: 'BEGIN' | 'COMMIT' | 'ROLLBACK'): void {
     this.stats.statements++;
+    // A rollback may take back a schema change made in the transaction.
+    if (sql === 'ROLLBACK') this.columnNames.clear();
     this.prepare(sql).run();
   }
 
@@ -337,6 +360,8 @@ function schemaVersionOf(db: Database): number {
 }
 
 const dataStatement = /^\s*(INSERT|UPDATE|DELETE|REPLACE)\b/i;
+/** A statement that only reads (a WITH may end in a write, so it is not one). */
+const selectStatement = /^\s*SELECT\b/i;
 /**
  * `DELETE FROM t WHERE c < ? OR k NOT IN (SELECT k FROM t ORDER BY c DESC LIMIT ?)`, plain names: group 1 is t, group 2
  * is c, group 3 is k (the same table, column and key in both places).
@@ -468,7 +493,7 @@ export class SimSqlite {
     }
     const tables = db.exec("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")[0]?.values ?? [];
     const emptiers = tables.map(([name]) => db.prepare(`DELETE FROM "${String(name)}"`));
-    return { db, statements: new Map(), emptyTableProbes: new Map(), emptiers, schemaVersion: schemaVersionOf(db) };
+    return { db, statements: new Map(), columnNames: new Map(), emptyTableProbes: new Map(), emptiers, schemaVersion: schemaVersionOf(db) };
   }
 
   private handle(owner: Incarnation, engine: Engine): SqlDatabase {
