@@ -2,7 +2,8 @@
 // binary is installed, and each flag given to gatesim is a real flag of that command. Its matrix of shards covers
 // one campaign: shards 1..n, each `--shard <i>/<n>` with the matrix's n, one seed shared by every shard; so does the
 // false-alarm campaign's (1,000,000 chaos runs a night). It runs the long test campaigns that `npm test` leaves out
-// (`npm run test:slow`), and so does .ci/run. The job-summary script writes each failure's replay command. The
+// (`npm run test:slow`), and so does .ci/run; one job runs the real-OpenClaw campaigns that .ci/run leaves out
+// (`npm run test:nightly`). The job-summary script writes each failure's replay command. The
 // campaigns with real code (each pinned OpenClaw release, the pi SessionManager) check determinism as they go.
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -75,6 +76,13 @@ describe('.github/workflows/nightly-fuzz.yml', () => {
     expect(packageJson.scripts['test:slow']).toContain('vitest.slow.config.ts');
     expect(commands).toContain('npm run test:slow');
     expect(readFileSync('.ci/run', 'utf8').split('\n')).toContain('npm run test:slow');
+  });
+
+  it('runs the real-OpenClaw test campaigns that .ci/run leaves out (npm run test:nightly), with the releases installed', () => {
+    expect(packageJson.scripts['test:nightly']).toContain('vitest.nightly.config.ts');
+    const job = workflow.jobs['nightly-tests'];
+    expect(linesOf(job)).toEqual(expect.arrayContaining(['npm ci --prefix openclaw --no-audit --no-fund', 'npm run test:nightly']));
+    expect(readFileSync('.ci/run', 'utf8')).not.toContain('test:nightly');
   });
 
   it('gives gatesim only real flags of the command it runs', () => {

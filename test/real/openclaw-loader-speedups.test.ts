@@ -5,7 +5,7 @@
 // global, an absent one, a loud one, a write to a global, a write to an import. And ajv's compile, lazy, answers as
 // ajv's own in an instance of 2026.4.24 (the only release that compiles schemas with ajv at module level), each
 // instance with validators of its own. The runs with and without the speed-ups give the same trace hash:
-// test/real/openclaw-loader-speedups.slow.test.ts.
+// test/real/openclaw-loader-speedups.nightly.test.ts.
 import { afterEach, describe, expect, it } from 'vitest';
 import { compileChunk, chunkScope, createInstanceWorld, type HooksBinding } from '../../sim/real/openclaw-hooks.mjs';
 import { openclawBinding, OpenclawInstance } from '../../sim/real/openclaw/index.ts';

@@ -150,7 +150,7 @@ const baselineKey = Symbol.for('gatesim.openclaw.loader-baseline');
  * Whether the loader runs without its speed-ups of issue 46 (the plain scope chain here; the lazy ajv compile, the
  * json5 memo's larger texts and the remembered resolutions of package-loader.mjs). Set
  * `globalThis[Symbol.for('gatesim.openclaw.loader-baseline')] = true` to compare, in one process, runs with them and
- * without them (test/real/openclaw-loader-speedups.slow.test.ts: the same trace hash).
+ * without them (test/real/openclaw-loader-speedups.nightly.test.ts: the same trace hash).
  */
 export function loaderBaseline() {
   return globalThis[baselineKey] === true;
