@@ -13,7 +13,9 @@
 //   the enveloped prompt is submitted and pi appends it as the user entry; only when the model call returns is the
 //   entry replaced by the plain prompt, by branching from its parent and appending the plain entry
 //   (transcript-rewrite-DEfbMkgI.js rewriteTranscriptEntriesInSessionManager): the enveloped entry stays in the file
-//   as a dead end. A failure or a kill before the return leaves the enveloped entry on the branch.
+//   as a dead end. A failure or a kill before the return leaves the enveloped entry on the branch. A power loss or a
+//   kill between the rewrite's appends leaves it cut short, and the turn's resumed attempt finishes it
+//   (finishCutShortRewrite).
 // - `transform` (2026.7.1, selection-8ixiqbew.js installModelPromptTransform): the session stores the plain prompt
 //   and only the context sent to the model carries the envelope; nothing to rewrite.
 // - `rewrite-drops-entry` (tests only, a sabotage): the rewrite branches from the parent and appends nothing.
@@ -23,6 +25,7 @@
 import { assert } from './assert.ts';
 import type { SqlDatabase } from './ports.ts';
 import type { SessionManagerPort } from './session-manager-port.ts';
+import type { SessionEntry } from './session-manager.ts';
 
 export const promptEnvelopeModes = ['off', 'submit-then-rewrite', 'transform', 'rewrite-drops-entry', 'rewrite-own-body'] as const;
 export type PromptEnvelopeMode = (typeof promptEnvelopeModes)[number];
@@ -154,14 +157,89 @@ export async function rewriteSubmittedTranscript(
   // As the release (appendBranchEntry, remapEntryId): a compaction appended again keeps from the new copy of its first
   // kept entry, the plain entry included (chaos with compaction and the envelope: a compaction kept from the enveloped
   // entry, off the branch after the rewrite).
-  const rewritten = new Map<string, string>(replacement === null ? [] : [[target.id, replacement.id]]);
-  for (const entry of branch.slice(index + 1)) {
+  await appendCopies(session, branch.slice(index + 1), new Map<string, string>(replacement === null ? [] : [[target.id, replacement.id]]));
+  assert(!session.activeBranch().some((entry) => entry.id === target.id), `the enveloped entry ${target.id} is off the active branch`);
+  return { from: target.id, to: replacement?.id ?? null };
+}
+
+/**
+ * The rewrite's copies (appendBranchEntry): each entry appended again at the leaf, in order, a compaction keeping from
+ * the copy of its first kept entry. `rewritten` maps an old id to its copy's, and grows with each copy.
+ */
+async function appendCopies(session: SessionManagerPort, entries: readonly SessionEntry[], rewritten: Map<string, string>): Promise<void> {
+  for (const entry of entries) {
     const copy =
       entry.compaction === undefined
         ? await session.appendMessage(entry.message, entry.turnId)
         : await session.appendCompaction({ ...entry.compaction, firstKeptEntryId: rewritten.get(entry.compaction.firstKeptEntryId) ?? entry.compaction.firstKeptEntryId });
     rewritten.set(entry.id, copy.id);
   }
-  assert(!session.activeBranch().some((entry) => entry.id === target.id), `the enveloped entry ${target.id} is off the active branch`);
-  return { from: target.id, to: replacement?.id ?? null };
+}
+
+/** Whether `copy` is a copy of `old` (the same message, or the same compaction with its first kept entry remapped). */
+function copyOf(old: SessionEntry, copy: SessionEntry, rewritten: ReadonlyMap<string, string>): boolean {
+  if (old.compaction !== undefined || copy.compaction !== undefined) {
+    if (old.compaction === undefined || copy.compaction === undefined) return false;
+    const keptFrom = rewritten.get(old.compaction.firstKeptEntryId) ?? old.compaction.firstKeptEntryId;
+    return old.compaction.summary === copy.compaction.summary && old.compaction.tokensBefore === copy.compaction.tokensBefore && keptFrom === copy.compaction.firstKeptEntryId;
+  }
+  const a = old.message;
+  const b = copy.message;
+  return old.turnId === copy.turnId && a.role === b.role && a.content === b.content && a.toolCallId === b.toolCallId && JSON.stringify(a.toolCalls ?? []) === JSON.stringify(b.toolCalls ?? []) && a.mirror?.idempotencyKey === b.mirror?.idempotencyKey;
+}
+
+/**
+ * A rewrite of the turn's enveloped prompt entry that was cut short: the plain entry is on the active branch, but not
+ * every entry after the enveloped one (off the branch now) was appended again after it. The release's rewrite is one
+ * run of pi appends that a power loss can cut anywhere (pi never fsyncs; the model's appends are fsynced one by one,
+ * so a power loss drops the unsynced tail and a SIGKILL can fall between two of them). The fixed runner resumes such a
+ * turn from its durable final row, and its resumed attempt first finishes the rewrite, before it appends anything of
+ * its own: the copies still missing, in the old order, a compaction keeping from the copy of its first kept entry.
+ * Without this the resumed attempt appended only its own entries again (found by turn and role), so a compaction the
+ * rewrite had still to copy was left with the enveloped entry and the old closing text in a dead end, and the resumed
+ * closing text went straight under the plain entry (chaos with compaction, the envelope and two power losses).
+ * Returns the ids of the enveloped entry and its replacement and how many copies were appended, or undefined when
+ * the turn has no such rewrite in its transcript.
+ */
+export async function finishCutShortRewrite(session: SessionManagerPort, turnId: string): Promise<{ from: string; to: string; copied: number } | undefined> {
+  assert(turnId.length > 0, 'a rewrite is finished for a named turn');
+  const branch = session.activeBranch();
+  // The replacement: the turn's first user entry on the branch, plain (an enveloped one was never rewritten).
+  const replacementAt = branch.findIndex((entry) => entry.turnId === turnId && entry.message.role === 'user');
+  const replacement = branch[replacementAt];
+  if (replacement === undefined || isEnveloped(replacement.message.content)) return undefined;
+  const onBranch = new Set(branch.map((entry) => entry.id));
+  const entries = session.allEntries();
+  const replacementPosition = entries.findIndex((entry) => entry.id === replacement.id);
+  // The superseded submission: before the replacement in the file, off the branch, the turn's own, enveloped, with
+  // the same parent (the rewrite branched from its parent).
+  const target = entries
+    .slice(0, Math.max(0, replacementPosition))
+    .filter((entry) => entry.turnId === turnId && entry.message.role === 'user' && !onBranch.has(entry.id) && entry.parentId === replacement.parentId && isEnveloped(entry.message.content))
+    .at(-1);
+  if (target === undefined) return undefined;
+  // The entries the rewrite was to copy: the single chain under the enveloped entry (it was the branch then).
+  const old: SessionEntry[] = [];
+  for (let parent = target.id; ; ) {
+    const children = entries.filter((entry) => entry.parentId === parent);
+    const child = children[0];
+    if (children.length !== 1 || child === undefined || onBranch.has(child.id)) break;
+    old.push(child);
+    parent = child.id;
+  }
+  // The copies already appended, in order after the replacement (the gateway's mirror may have appended between them).
+  const rewritten = new Map<string, string>([[target.id, replacement.id]]);
+  let at = replacementAt;
+  let done = 0;
+  for (const entry of old) {
+    const found = branch.findIndex((candidate, index) => index > at && copyOf(entry, candidate, rewritten));
+    const copy = branch[found];
+    if (copy === undefined) break;
+    rewritten.set(entry.id, copy.id);
+    at = found;
+    done++;
+  }
+  const missing = old.slice(done);
+  await appendCopies(session, missing, rewritten);
+  return { from: target.id, to: replacement.id, copied: missing.length };
 }

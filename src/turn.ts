@@ -11,7 +11,7 @@ import { compactIfNeeded } from './compaction.ts';
 import { AiAgent, type AgentCache, type AgentMessage, type CacheLookup } from './agent.ts';
 import { type Batch, type BatchMember, claimOf, mergeTurn, newerMessageDue, releaseMembers, turnMembers, writeErrorReplies } from './claims.ts';
 import { effectiveQueueMode, type ModelConfig } from './config.ts';
-import { type EnvelopeFacts, envelopeFacts, envelopePrompt, envelopes, isEnveloped, rewriteSubmittedTranscript, storesSubmitted } from './envelope.ts';
+import { type EnvelopeFacts, envelopeFacts, envelopePrompt, envelopes, finishCutShortRewrite, isEnveloped, rewriteSubmittedTranscript, storesSubmitted } from './envelope.ts';
 import type { ModelEnvironment, OrphanMergeDecision, OrphanMergePolicy, OrphanMergeQuestion, RunTrigger } from './environment.ts';
 import { type LlmAnswer, type LlmContextMessage, LlmTransientError, type ProcessContext, type SqlDatabase, type ToolName } from './ports.ts';
 import type { GatewayTranscriptAppend } from './gateway-append.ts';
@@ -171,6 +171,9 @@ async function runTurnWithAgent(
   const earlier = resuming ? [] : [...new Set(session.activeBranch().filter((entry) => entry.turnId === turnId && entry.message.role === 'user').flatMap((entry) => foldedBlock(entry.message.content)))];
   const folded = [...new Set([...earlier, ...unanswered.folded.filter((text) => !earlier.some((block) => block.includes(text)))])];
   if (!resuming) await repairOrphanedTrailingUser(deps, session, sessionKey, turnId);
+  // Resuming from its durable final row, the turn first finishes the rewrite of its enveloped prompt entry that a power
+  // loss or a kill cut short (envelope.ts finishCutShortRewrite), so that its own entries follow the copies, in order.
+  else if (storesSubmitted(config.knobs.promptEnvelope)) await finishRewrite(deps, session, sessionKey, turnId);
   const agent = lookup.agent;
   if (lookup.reused) initCachedAgentForTurn(agent, built.history.length, config, ctx.clock.nowMs());
   assert(members.length > 0, `turn ${turnId} answers at least one message`);
@@ -358,6 +361,12 @@ async function submitter(deps: TurnDeps, inbound: SqlDatabase, sessionKey: strin
   assert(envelopes(deps.config.knobs.promptEnvelope) && batch.kind === 'chat', `only a chat turn with the envelope on submits one (${batch.turnId})`);
   const facts: EnvelopeFacts = await envelopeFacts(inbound, sessionKey, batch.members);
   return (plain) => envelopePrompt(facts, plain);
+}
+
+/** The rest of a cut-short rewrite of the turn's enveloped prompt entry, appended by its resumed attempt (envelope.ts). */
+async function finishRewrite(deps: TurnDeps, session: SessionManagerPort, sessionKey: string, turnId: string): Promise<void> {
+  const finished = await finishCutShortRewrite(session, turnId);
+  if (finished !== undefined && finished.copied > 0) deps.ctx.note('prompt-rewrite-finished', { session: sessionKey, turn: turnId, from: finished.from, to: finished.to, copied: finished.copied });
 }
 
 /** 2026.4.24: the model call returned, so the enveloped prompt entry is replaced by the plain one (envelope.ts). */
