@@ -10,8 +10,10 @@
 //   `failed` or `abandoned`, written at or after the refusal). A give-up with no such record is silent, and a give-up
 //   after refusals that were not permanent (flood control, a listener not ready, a text too long) loses a reply the
 //   platform would have taken: both stay no-lost-reply (replies.ts), and the subjects they answer stay owed a reply.
+//   A canned reply given up so (`Session cleared.` to a /clear, the error reply) excuses one subject it may answer
+//   (liveness.ts), as a canned reply shown answers one.
 import { atLeastOnceRepeats } from './at-least-once.ts';
-import { normalized, type Observations, partsIn } from './observations.ts';
+import { cannedRepliesIn, normalized, type Observations, partsIn } from './observations.ts';
 import { squashed } from './parts.ts';
 import type { Placement } from './placement.ts';
 import { placedViolation, type Violation } from './violation.ts';
@@ -44,6 +46,22 @@ export function givenUpVisibly(o: Observations, session: string, text: string): 
   const refusals = permanentRefusals(o, session, text);
   const first = refusals[0];
   return first !== undefined && giveUpRecorded(o, session, text, first.atMs);
+}
+
+/**
+ * The system's canned replies (its clear reply, its error reply) given up visibly in the session, one per recorded
+ * give-up: a failed or abandoned delivery obligation holding the text, written at or after a permanent refusal of a
+ * send of it. Each is one reply the system owed and gave up on, in the order the give-ups were recorded.
+ */
+export function cannedGiveUps(o: Observations, session: string): { text: string; atMs: number }[] {
+  return cannedRepliesIn(o).flatMap((canned) => {
+    const text = normalized(canned);
+    const first = permanentRefusals(o, session, text)[0];
+    if (first === undefined) return [];
+    return (o.durable.deliveryObligations ?? [])
+      .filter((row) => row.sessionKey === session && (row.state === 'failed' || row.state === 'abandoned') && normalized(row.content) === text && row.updatedAtMs >= first.atMs)
+      .map((row) => ({ text, atMs: row.updatedAtMs }));
+  }).sort((a, b) => a.atMs - b.atMs);
 }
 
 /** For a lost reply's message: what the refusals and records say about it (empty when there were none). */
