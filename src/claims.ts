@@ -69,9 +69,22 @@ export interface IdleFetch {
 }
 
 /**
+ * Whether a row of this kind is a turn of its own, never in one batch with another row: a command (/clear), as
+ * nanoclaw's poll loop handles commands apart from the query, and a heartbeat's row ('system', gateway.ts
+ * persistHeartbeatPrompt), as OpenClaw runs a heartbeat as a run of its own in the session's lane
+ * (`runHeartbeatOnce`), never in one prompt with a message. The heartbeat's lane check keeps a row that wants a run
+ * from being waiting when the heartbeat row is written, but not one that comes due after the write and before the
+ * runner's next poll: a scheduled task's occurrence, stored ahead with a lower seq, then came first in the batch's
+ * prompt, which ended by asking for HEARTBEAT_OK, and the occurrence was never answered.
+ */
+export function runsAlone(kind: string): boolean {
+  return kind === 'command' || kind === 'system';
+}
+
+/**
  * The next batch, or undefined when no due row has trigger=1 (then `idle`, if given, learns when a pending row
- * becomes due by time alone: until then and until the databases change, every fetch returns undefined). The due rows up to the first command form the batch (a
- * /clear is a turn of its own, as nanoclaw's poll loop handles commands apart from the query). A due row that an
+ * becomes due by time alone: until then and until the databases change, every fetch returns undefined). The due rows
+ * up to the first command or heartbeat row form the batch (each is a turn of its own, runsAlone). A due row that an
  * unfinished turn claimed brings that turn back with every message it claimed, and the batch's other due rows join
  * it: nanoclaw fetches whatever is pending again after a SIGKILL (the turn's runTurn releases them if its answer is
  * already durable).
@@ -105,20 +118,20 @@ export async function fetchBatch(inbound: SqlDatabase, outbound: SqlDatabase, no
   const claims = await outbound.query(`SELECT message_id, turn_id FROM turn_claims WHERE message_id IN (${placeholders(due.length)})`, due.map((row) => row.id));
   const turnOf = (row: InboundRow) => claims.find((claim) => claim.message_id === row.id)?.turn_id as string | undefined;
   const fresh = due.filter((row) => turnOf(row) === undefined && row.status === 'pending');
-  const command = fresh.findIndex((row) => row.kind === 'command');
-  const uptoCommand = command < 0 ? fresh : fresh.slice(0, command);
+  const alone = fresh.findIndex((row) => runsAlone(row.kind));
+  const uptoAlone = alone < 0 ? fresh : fresh.slice(0, alone);
   // followup: each message waits for a run of its own (the context rows before it ride along); collect and
   // interrupt take every due message into one run.
-  const firstTrigger = uptoCommand.findIndex((row) => row.trigger === 1);
+  const firstTrigger = uptoAlone.findIndex((row) => row.trigger === 1);
   const followup = mode === 'followup' && firstTrigger >= 0;
-  const before = followup ? uptoCommand.slice(0, firstTrigger + 1) : uptoCommand;
+  const before = followup ? uptoAlone.slice(0, firstTrigger + 1) : uptoAlone;
   const resumed = due.map(turnOf).find((turnId) => turnId !== undefined);
   if (resumed !== undefined) return reformed(inbound, outbound, resumed, mode === 'followup' ? [] : before, horizonSeq);
-  const members = before.some((row) => row.trigger === 1) ? before : fresh.slice(command, command + 1);
+  const members = before.some((row) => row.trigger === 1) ? before : fresh.slice(alone, alone + 1);
   const head = members.find((row) => row.trigger === 1);
   if (head === undefined) return undefined;
   assert(members.every((row) => row.status === 'pending'), `a fresh batch for ${head.id} takes only pending rows`);
-  assert(head.kind !== 'command' || members.length === 1, `the command ${head.id} runs as a turn of its own, not with ${members.length - 1} other rows`);
+  assert(!runsAlone(head.kind) || members.length === 1, `the ${head.kind} row ${head.id} runs as a turn of its own, not with ${members.length - 1} other rows`);
   // A /clear waits for every message before it that still wants a run (one backing off after a stuck claim, say):
   // the session it ends is theirs, and one run after the rotation would be ingested again in the new session.
   // A scheduled task's occurrence stored ahead of its due time (task-scheduler.ts) has not come yet: the /clear is not
@@ -160,11 +173,12 @@ async function reformed(inbound: SqlDatabase, outbound: SqlDatabase, turnId: str
   const head = claimed.find((row) => row.id === turnId) ?? claimed.find((row) => row.trigger === 1);
   if (head === undefined) return undefined;
   const failed = claimed.some((row) => row.status === 'failed');
-  // A command (/clear) is a turn of its own, re-formed or not: the messages behind it wait for their own batch.
-  const takesNew = !failed && head.kind !== 'command';
+  // A command (/clear) or a heartbeat row is a turn of its own, re-formed or not: the messages behind it wait for
+  // their own batch.
+  const takesNew = !failed && !runsAlone(head.kind);
   const members = [...claimed, ...(takesNew ? joining.map((row) => ({ ...row, merged: false })) : [])].sort((a, b) => a.seq - b.seq);
   assert(new Set(members.map((member) => member.id)).size === members.length, `turn ${turnId} re-forms with a message twice`);
-  assert(takesNew || members.length === claimed.length, `turn ${turnId}, given up by the host or a command, takes no new message`);
+  assert(takesNew || members.length === claimed.length, `turn ${turnId}, given up by the host or a turn of its own, takes no new message`);
   assert(members.every((member) => member.seq <= horizonSeq), `turn ${turnId} re-forms with a message above its fetch's horizon ${horizonSeq}`);
   return { turnId, kind: head.kind, members, failed, horizonSeq };
 }
@@ -172,15 +186,19 @@ async function reformed(inbound: SqlDatabase, outbound: SqlDatabase, turnId: str
 /**
  * Whether a due message with trigger=1 arrived while the run was active, after every message of the batch, and the
  * re-formed turn would take it in (an interrupt-mode run aborts). A message that was already waiting when the batch
- * was fetched (one another unfinished turn claimed, say) does not interrupt, nor does one behind a pending command
- * (it waits for the command's own batch, which waits for this turn): aborting for either would re-form this turn
- * without it and abort it again, for ever.
+ * was fetched (one another unfinished turn claimed, say) does not interrupt, nor does one behind a pending command or
+ * heartbeat row (it waits for that row's own batch, which waits for this turn; a heartbeat row the gateway holds is
+ * never due, so it stops no batch): aborting for either would re-form this turn without it and abort it again, for
+ * ever.
  */
 export async function newerMessageDue(inbound: SqlDatabase, outbound: SqlDatabase, batch: Batch, nowMs: number): Promise<boolean> {
   assert(batch.members.length > 0, `turn ${batch.turnId} has no message to compare a newer one with`);
   const newest = Math.max(batch.horizonSeq, ...batch.members.map((member) => member.seq));
   assert(Number.isSafeInteger(newest), `turn ${batch.turnId}: its newest seq ${newest} is not an integer`);
-  const command = await inbound.query("SELECT MIN(seq) AS seq FROM messages_in WHERE status = 'pending' AND kind = 'command' AND seq > ?", [newest]);
+  const command = await inbound.query(
+    `SELECT MIN(seq) AS seq FROM messages_in WHERE status = 'pending' AND (kind = 'command' OR (kind = 'system' AND process_after < ${heldRowDueMs})) AND seq > ?`,
+    [newest],
+  );
   const before = command[0]?.seq === null || command[0]?.seq === undefined ? Number.MAX_SAFE_INTEGER : Number(command[0].seq);
   const later = await inbound.query("SELECT id, process_after FROM messages_in WHERE status = 'pending' AND trigger = 1 AND kind = 'chat' AND seq > ? AND seq < ?", [newest, before]);
   if (later.length === 0) return false;
@@ -283,20 +301,35 @@ export async function unfinishedTurns(outbound: SqlDatabase): Promise<Set<string
 /**
  * The runner's acknowledgements: whether a claim is being processed, and every message it acknowledged. With
  * triggerWaiting, whether the session has work in flight or waiting (OpenClaw's heartbeat runner skips then): a claim
- * being processed, or a pending row with trigger=1 the runner has not finished (context rows wait for a trigger).
+ * being processed, or a pending row with trigger=1 the runner has not finished (context rows wait for a trigger; a task
+ * occurrence stored ahead waits for its due time).
  */
 export async function laneAcks(outbound: SqlDatabase): Promise<{ processing: boolean; acked: Set<string> }> {
   const acks = await outbound.query('SELECT message_id, status FROM processing_ack');
   return { processing: acks.some((ack) => ack.status === 'processing'), acked: new Set(acks.map((ack) => ack.message_id as string)) };
 }
 
-/** The pending rows that want a run (trigger=1), for triggerWaiting; also run inside an inbound.db transaction. */
-export const pendingTriggersSql = `SELECT id FROM messages_in WHERE status = 'pending' AND trigger = 1 AND process_after < ${heldRowDueMs}`;
+/**
+ * The pending rows that want a run (trigger=1), for triggerWaiting; also run inside an inbound.db transaction. The
+ * time test is triggerWaiting's, not the query's, so that the query keeps no parameter that changes at every check.
+ */
+export const pendingTriggersSql = `SELECT id, kind, created_at FROM messages_in WHERE status = 'pending' AND trigger = 1 AND process_after < ${heldRowDueMs}`;
 
-
-/** Whether one of the pending rows that want a run (pendingTriggersSql) is not yet acknowledged by the runner. */
-export function triggerWaiting(pending: readonly SqlRow[], acked: ReadonlySet<string>): boolean {
-  return pending.some((row) => !acked.has(row.id as string));
+/**
+ * Whether one of the pending rows that want a run (pendingTriggersSql) is not yet acknowledged by the runner at nowMs.
+ * A scheduled task's occurrence stored ahead of its due time (task-scheduler.ts: its created_at is its due time) is no
+ * request until that time comes: OpenClaw's heartbeat skips while its lane has work queued or running
+ * (`getQueueSize(sessionLane) > 0`, dist/heartbeat-runner-CjYcq5k0.js `runHeartbeatOnce`; the depth counts queued and
+ * active tasks only, dist/command-queue-B716cKY1.js `getLaneDepth`), and a scheduled job enters the lane when it is
+ * due, as nanoclaw's runner fetches a task row only once its process_after has passed. Counting it from the moment it
+ * was stored held every exec completion of the session until the last task stored ahead had run (chaos seed 3 run
+ * 6143: a command answered two hours late, its wake retried every second behind two tasks due at 1 h 55 min and
+ * 2 h 13 min). An occurrence whose time has come counts, also while it backs off after a stuck claim (its due time
+ * stays), as a message backing off does.
+ */
+export function triggerWaiting(pending: readonly SqlRow[], acked: ReadonlySet<string>, nowMs: number): boolean {
+  assertNonNegativeInteger(nowMs, 'triggerWaiting nowMs');
+  return pending.some((row) => !acked.has(row.id as string) && !(row.kind === 'task' && Number(row.created_at) > nowMs));
 }
 
 /** The system's error reply to each message with trigger=1 among `members`, as outbound rows (idempotent by id). */

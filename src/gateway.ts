@@ -274,7 +274,7 @@ class Gateway {
     }
     const inbound = await this.dbs.inboundDb(sessionKey);
     const lane = await laneAcks(await this.dbs.outboundDb(sessionKey));
-    if (lane.processing || triggerWaiting(await inbound.query(pendingTriggersSql), lane.acked)) {
+    if (lane.processing || triggerWaiting(await inbound.query(pendingTriggersSql), lane.acked, this.ctx.clock.nowMs())) {
       this.ctx.note('heartbeat-skip', { session: sessionKey, reason: 'requests-in-flight' });
       return 'skipped-busy';
     }
@@ -438,7 +438,7 @@ class Gateway {
     const fixed = !this.bug('exec-replay') && !this.bug('exec-dedupe-memory');
     let heldPrompt: string | undefined;
     const fresh = await inbound.transaction((tx) => {
-      if (triggerWaiting(tx.query(pendingTriggersSql), acked)) return null;
+      if (triggerWaiting(tx.query(pendingTriggersSql), acked, nowMs)) return null;
       const kept = drained.filter((event) => !fixed || event.execKey === null || tx.run('INSERT OR IGNORE INTO exec_seen(key, seen_at) VALUES (?, ?)', [event.execKey, nowMs]).changes > 0);
       const prompt = this.heartbeatPromptOf(kept);
       // Every kept event is heartbeat noise (or a replay): nothing to tell the agent.
