@@ -7,7 +7,9 @@
 //   - a timed-out wait: the new send left at least the sender's acknowledgement timeout (the system description's
 //     sendAckTimeoutMs) after the earlier one;
 //   - a lost acknowledgement: the network dropped the platform's acknowledgement of the earlier send before the new
-//     one left.
+//     one left;
+//   - a refusal: the platform refused the earlier send (issue 48: flood control, a listener not ready) and its refusal
+//     reached the sender before the new send left.
 // And never when the sender knew the earlier send landed: an acknowledgement of it reached the sender while it waited
 // (within sendAckTimeoutMs of the send, and before any kill of the sender: a later one finds the wait over, and a
 // new incarnation never waited for it) before the new send, and no kill came in between (a kill after it excuses, as at-least-once.ts says why: the delivered mark may
@@ -141,6 +143,7 @@ export function checkSendsInFlight(o: Observations, out: Violation[]): void {
         if (first.send.from !== resend.send.from) continue;
         const reason = resendReason(o, fates, first.send, resend.send, first.acks, true);
         if (reason !== undefined && reason !== 'known') continue;
+        if (reason === undefined && refusalReached(o, fates, first, resend.send)) continue;
         const what = `${resend.fact.sessionKey}: send ${resend.fact.key} ("${resend.fact.text.slice(0, 60)}") left ${resend.send.from} at ${resend.send.timeMs} ms`;
         const why =
           reason === 'known'
@@ -151,6 +154,22 @@ export function checkSendsInFlight(o: Observations, out: Violation[]): void {
       }
     });
   }
+}
+
+/**
+ * Whether the platform refused the earlier send of the message (issue 48: it took nothing and showed nothing) and its
+ * refusal reached the sender before the new send left: the send was over, and the sender was told so. The earlier
+ * send's attempt can still be in the ledger when the network replayed it later (a copy the platform took, or dropped
+ * as a repeat of its key); its own arrival is the refused one. A refusal is the platform's `send.refused`, put on the
+ * wire to the sender at the instant the ledger recorded a refusal of the message's key, where the send arrived.
+ */
+function refusalReached(o: Observations, fates: NetFates, first: Attempt, resend: NetSend): boolean {
+  const arrivalMs = new Set((fates.arrivedAtSteps.get(first.send.id) ?? []).map((step) => o.events[step]?.timeMs));
+  const refusedAtMs = new Set(o.ledger.sendRefusals.filter((refusal) => refusal.sessionKey === first.fact.sessionKey && refusal.key === first.fact.key && arrivalMs.has(refusal.atMs)).map((refusal) => refusal.atMs));
+  if (refusedAtMs.size === 0) return false;
+  return [...fates.sends.values()].some(
+    (answer) => answer.kind === 'send.refused' && answer.to === resend.from && refusedAtMs.has(answer.timeMs) && (fates.arrivedAtSteps.get(answer.id) ?? []).some((step) => step > first.send.step && step < resend.step),
+  );
 }
 
 function push<K, T>(map: Map<K, T[]>, key: K, value: T): void {
