@@ -18,6 +18,9 @@
 //       turn's last failed or unshown request, or, for a turn that never asked, its user row in state.db closed by the
 //       error reply's row);
 //   (c) nothing, only when it is a repeat its sender could not avoid (a key-less platform, at-least-once.ts).
+// A canned reply given up visibly (refused for good and the give-up recorded, refusals.ts cannedGiveUps) takes part as
+// a showing at the instant of its record, by rule (b), except that it may be matched to nothing: the user never saw it,
+// so it answers its subject without telling the user anything (finality.ts reads no notice from it).
 // Each slot is filled at most once, and each subject takes at most one canned reply of its own.
 // The verdicts read the matching: a showing matched to nothing that is no such repeat was shown again (a duplicate) or
 // never produced; an answer still owed (not superseded by a later answer whose prompt carried all its subjects, not
@@ -44,6 +47,7 @@ import type { LlmAnswerFact, LlmRequestFact, ShownFact } from '../world/ledger.t
 import { atLeastOnceRepeats, type RepeatExcuse } from './at-least-once.ts';
 import { type DbRow, familyBranch, familyEntries, familyRows } from './durable.ts';
 import { readResultBlocks } from './formats.ts';
+import { cannedGiveUps, givenUpAtMs } from './refusals.ts';
 import { answersIn, cannedRepliesIn, carries, commandStartsOf, commandsOf, isClear, normalized, subjectsIn, type Observations, showsNoText, shownIn, type Subject, subjectAtMs, subjectKey, takenUp } from './observations.ts';
 
 /** A tool call of an LLM answer, as the ledger records it (the API-issued id, the tool's name, the payload). */
@@ -156,7 +160,8 @@ function attribute(o: Observations, session: string, excused: RepeatExcuse): Att
   // slot, and m4's showing was called a duplicate).
   const slotTexts = new Set(answers.flatMap((answer) => answer.slots.map((slot) => slot.text)));
   const showings = shownIn(o, session).filter((fact) => !excused.replayed(fact));
-  const optional = (fact: ShownFact): boolean => (slotTexts.has(normalized(fact.text)) || cannedTexts.includes(normalized(fact.text))) && excused.mayRepeat(fact);
+  // A canned reply given up visibly needs no subject either (it told the user nothing).
+  const optional = (fact: ShownFact): boolean => givenUpReplies.has(fact) || ((slotTexts.has(normalized(fact.text)) || cannedTexts.includes(normalized(fact.text))) && excused.mayRepeat(fact));
   const leavesLaterShowingsSlots = (fact: ShownFact, taken: Slot): boolean => {
     const text = normalized(fact.text);
     const left = answers.flatMap((answer) => answer.slots).filter((slot) => slot !== taken && slot.shownBy === null && slot.text === text);
@@ -212,6 +217,14 @@ function attribute(o: Observations, session: string, excused: RepeatExcuse): Att
       unexplainedOrRepeat(unexplained, excused, { shown: fact, reason: repeats !== undefined ? 'shown-again' : 'never-produced', repeats });
     }
   }
+  // The canned replies given up visibly, each in its place among the showings (at the instant of its record).
+  for (const giveUp of cannedGiveUps(o, session)) {
+    const before = o.ledger.shown.filter((fact) => fact.atMs <= giveUp.atMs).length;
+    const fact: ShownFact = { index: before - 0.5, sessionKey: session, text: giveUp.text, kind: 'chat', atMs: giveUp.atMs };
+    givenUpReplies.add(fact);
+    cannedShown.push(fact);
+  }
+  cannedShown.sort((a, b) => a.index - b.index);
   // Canned replies likewise: while a canned reply that is no possible resend finds no message to answer, the latest
   // possible resend of its text before it that took one is taken for the repeat it may be, and the replies are
   // assigned again (campaign seed 18, run 1621: a gateway's resend of m0's error reply after a power loss took m1, m1's
@@ -275,9 +288,20 @@ function attribute(o: Observations, session: string, excused: RepeatExcuse): Att
     }
   }
   const { cannedFor, cannedFirst, endedBy } = assigned;
-  for (const entry of cannedUnexplained) unexplainedOrRepeat(unexplained, excused, entry);
+  for (const entry of cannedUnexplained) if (!givenUpReplies.has(entry.shown)) unexplainedOrRepeat(unexplained, excused, entry);
   markGivenUp(o, answers, endedBy);
   return { session, answers, slotOf, canned: [...cannedFor.values()], cannedFor, cannedFirst, unexplained };
+}
+
+/**
+ * The canned replies given up visibly that the attribution matched as showings (no showing of the ledger: the user
+ * never saw them). finality.ts reads no failure notice from one.
+ */
+const givenUpReplies = new WeakSet<ShownFact>();
+
+/** Whether a canned reply of an attribution is one given up visibly, never shown (see givenUpReplies). */
+export function isGivenUpReply(fact: ShownFact): boolean {
+  return givenUpReplies.has(fact);
 }
 
 /** What assignCanned decided: each subject's canned reply, the first one each had, what each reply ended. */
@@ -362,10 +386,14 @@ function assignCanned(
   // answer (its tool message went out, then the run was given up) still leaves the message open for the error reply,
   // and so does an answer with nothing to show (a heartbeat's HEARTBEAT_OK for a command's start): the user saw
   // nothing of it. An answer shown only after a canned reply does not answer the message before it (time order).
+  // A slot given up visibly (its reply refused for good and the give-up recorded, refusals.ts) counts as shown at the
+  // record: the system concluded the reply visibly, and no error reply was owed for it (fixed-model chaos, seed 13 run
+  // 1197: m5's answer, given up in a chat not found, took m6's error reply shown later).
+  const settledAtMs = (slot: Slot): number => slot.shownBy?.atMs ?? givenUpAtMs(o, session, slot.text) ?? Infinity;
   const coveredAtMs = new Map<string, number>();
   for (const answer of answers) {
-    if (answer.slots.length === 0 || answer.slots.some((slot) => slot.shownBy === null)) continue;
-    const wholeAtMs = Math.max(...answer.slots.map((slot) => slot.shownBy?.atMs ?? Infinity));
+    if (answer.slots.length === 0 || answer.slots.some((slot) => settledAtMs(slot) === Infinity)) continue;
+    const wholeAtMs = Math.max(...answer.slots.map(settledAtMs));
     for (const subject of answer.subjects) coveredAtMs.set(subject, Math.min(coveredAtMs.get(subject) ?? Infinity, wholeAtMs));
   }
   const coveredBy = (subject: Subject, atMs: number): boolean => (coveredAtMs.get(subjectKey(subject)) ?? Infinity) <= atMs;

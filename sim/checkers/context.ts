@@ -18,7 +18,7 @@
 import type { DashboardTurnFact, LlmAnswerFact, LlmRequestFact } from '../world/ledger.ts';
 import { type DbRow, familyRows } from './durable.ts';
 import { collapseWhitespace, readResultBlocks } from './formats.ts';
-import type { Observations } from './observations.ts';
+import { type Observations, shownIn } from './observations.ts';
 import type { Placement } from './placement.ts';
 import { placedViolation, type Violation } from './violation.ts';
 
@@ -83,7 +83,8 @@ function ownTurnsOf(o: Observations, session: string): DurableTurn[] {
     }
   }
   const rows = familyRows(o.durable, session);
-  const shown = o.ledger.shown.filter((fact) => fact.sessionKey === session);
+  // As the user reads them (a reply in parts is shown whole at its last part): a part alone shows no block's text.
+  const shown = shownIn(o, session);
   const seen = new Set<string>();
   return answers.flatMap((answer: LlmAnswerFact) => {
     if (seen.has(answer.result)) return [];

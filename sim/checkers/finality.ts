@@ -3,7 +3,7 @@
 // user was told had failed is wrong however soon it happens (a user message is typed once; sending it again would be
 // a new message with its own marker). Read from the ledger alone: the error reply that answered the subject first
 // (the attribution's, as its own or as its turn's mate) and every request the LLM API received after that showing.
-import type { Attribution } from './attribution.ts';
+import { type Attribution, isGivenUpReply } from './attribution.ts';
 import type { ShownFact, UserMessageFact } from '../world/ledger.ts';
 import { carries, cannedRepliesIn, describeSubject, isClear, normalized, type Observations, seconds, type Subject, subjectKey, subjectsIn } from './observations.ts';
 import type { Placement } from './placement.ts';
@@ -13,7 +13,8 @@ import type { SessionSpan } from './durable.ts';
 /** The error reply that first answered a subject (its own or its turn's mate), if its first canned reply is one. */
 export function failureNoticeOf(o: Observations, attribution: Attribution | undefined, subject: Subject): ShownFact | undefined {
   const notice = attribution?.cannedFirst.get(subjectKey(subject));
-  return notice !== undefined && normalized(notice.text) === normalized(cannedRepliesIn(o)[0]) ? notice : undefined;
+  // An error reply given up visibly was never shown: it told the user nothing.
+  return notice !== undefined && !isGivenUpReply(notice) && normalized(notice.text) === normalized(cannedRepliesIn(o)[0]) ? notice : undefined;
 }
 
 export function checkFailureNotices(o: Observations, attributions: ReadonlyMap<string, Attribution>, out: Violation[], place: Placement): void {

@@ -38,17 +38,16 @@
 //   supervisor doing as it should: a runner stalled for 36 min, killed by the sweep, then a poison message's six kills). Kills, starts and their causes are the kernel's facts; progress is the world's.
 import type { CommandFact, UserMessageFact } from '../world/ledger.ts';
 import type { Attribution } from './attribution.ts';
-import { addressedMessages, carries, commandsOf, describeSubject, isClear, normalized, type Observations, stepAt, subjectAtMs, subjectKey, systemOf, takenUp } from './observations.ts';
-import { cannedGiveUps, givenUpVisibly } from './refusals.ts';
+import { addressedMessages, carries, commandsOf, describeSubject, type Observations, stepAt, subjectKey, systemOf, takenUp } from './observations.ts';
+import { givenUpVisibly } from './refusals.ts';
 import { classOf, type Violation } from './violation.ts';
 
 export function checkLiveness(o: Observations, attributions: Map<string, Attribution>, out: Violation[]): void {
   for (const session of o.sessions) {
     const attribution = attributions.get(session);
     if (attribution === undefined) continue;
-    const cannedGivenUp = cannedGivenUpFor(o, attribution, subjectsOf(o, session).filter((subject) => !answered(attribution, subject) && !answerGivenUp(o, attribution, subject)));
     for (const subject of subjectsOf(o, session)) {
-      if (answered(attribution, subject) || answerGivenUp(o, attribution, subject) || cannedGivenUp.has(subject)) continue;
+      if (answered(attribution, subject) || answerGivenUp(o, attribution, subject)) continue;
       out.push({
         invariant: 'every-inbound-answered',
         message: `${session}: ${describeSubject(subject)} got no reply ${o.endMs - o.faultPhaseMs} ms after the faults stopped`,
@@ -215,21 +214,6 @@ function answered(a: Attribution, subject: UserMessageFact | CommandFact): boole
 /** Whether the reply of an answer to `subject` was given up visibly (issue 48, refusals.ts): the chat was not found. */
 function answerGivenUp(o: Observations, a: Attribution, subject: UserMessageFact | CommandFact): boolean {
   return a.answers.some((answer) => carries(answer.prompt, subject) && answer.slots.some((slot) => slot.shownBy === null && givenUpVisibly(o, a.session, slot.text)));
-}
-
-/**
- * The subjects among `unanswered` whose canned reply was given up visibly (refusals.ts cannedGiveUps): each give-up
- * excuses one subject it may answer, which arrived before it (the clear reply a /clear, the error reply any subject),
- * the earliest such one first, as a canned reply shown is assigned to one subject (attribution.ts).
- */
-function cannedGivenUpFor(o: Observations, a: Attribution, unanswered: readonly (UserMessageFact | CommandFact)[]): Set<UserMessageFact | CommandFact> {
-  const excused = new Set<UserMessageFact | CommandFact>();
-  const cleared = normalized(systemOf(o).clearedReply);
-  for (const giveUp of cannedGiveUps(o, a.session)) {
-    const subject = unanswered.filter((candidate) => !excused.has(candidate) && subjectAtMs(candidate) <= giveUp.atMs && (giveUp.text !== cleared || isClear(candidate))).sort((x, y) => subjectAtMs(x) - subjectAtMs(y))[0];
-    if (subject !== undefined) excused.add(subject);
-  }
-  return excused;
 }
 
 /** When the user was first shown an answer to `subject` (a reply of an answer whose prompt carried it, or its canned reply). */

@@ -10,8 +10,8 @@
 //   `failed` or `abandoned`, written at or after the refusal). A give-up with no such record is silent, and a give-up
 //   after refusals that were not permanent (flood control, a listener not ready, a text too long) loses a reply the
 //   platform would have taken: both stay no-lost-reply (replies.ts), and the subjects they answer stay owed a reply.
-//   A canned reply given up so (`Session cleared.` to a /clear, the error reply) excuses one subject it may answer
-//   (liveness.ts), as a canned reply shown answers one.
+//   A canned reply given up so (`Session cleared.` to a /clear, the error reply) answers one subject it may answer:
+//   the attribution matches it as it matches a canned reply shown (attribution.ts), at the instant of its record.
 import { atLeastOnceRepeats } from './at-least-once.ts';
 import { cannedRepliesIn, normalized, type Observations, partsIn } from './observations.ts';
 import { squashed } from './parts.ts';
@@ -43,9 +43,15 @@ function giveUpRecorded(o: Observations, session: string, text: string, fromMs: 
 
 /** Whether a reply (its normalised text) that was never shown was given up visibly: refused for good, the give-up recorded. */
 export function givenUpVisibly(o: Observations, session: string, text: string): boolean {
-  const refusals = permanentRefusals(o, session, text);
-  const first = refusals[0];
-  return first !== undefined && giveUpRecorded(o, session, text, first.atMs);
+  return givenUpAtMs(o, session, text) !== undefined;
+}
+
+/** When a reply (its normalised text) was given up visibly: the first record of the give-up after a permanent refusal. */
+export function givenUpAtMs(o: Observations, session: string, text: string): number | undefined {
+  const first = permanentRefusals(o, session, text)[0];
+  if (first === undefined) return undefined;
+  const records = (o.durable.deliveryObligations ?? []).filter((row) => row.sessionKey === session && (row.state === 'failed' || row.state === 'abandoned') && normalized(row.content) === text && row.updatedAtMs >= first.atMs);
+  return records.length === 0 ? undefined : Math.min(...records.map((row) => row.updatedAtMs));
 }
 
 /**

@@ -16,7 +16,7 @@
 import type { AgentDbEvent } from './agent-db.ts';
 import { agentDbTranscriptsOf, type DbRow, familyBranch, familyEntries, familyRows, type JsonlEntry } from './durable.ts';
 import type { Attribution, LogicalAnswer, Slot } from './attribution.ts';
-import { cannedRepliesIn, normalized, type Observations } from './observations.ts';
+import { cannedRepliesIn, normalized, type Observations, shownIn } from './observations.ts';
 import { later, type Place, Placement } from './placement.ts';
 import { givenUpVisibly, refusalNote } from './refusals.ts';
 import { placedViolation, type Violation } from './violation.ts';
@@ -181,13 +181,15 @@ function lostPlace(o: Observations, session: string, slot: Slot, place: Placemen
  * A second writer's copy of a delivered reply (OpenClaw's delivery mirror) is known by its markers, not by any id of
  * the system's: every mirror entry in the files of the session's family (each /clear starts a file; a mirror written
  * into an older one counts as well) copies a message the user was shown in that session, and no text has more mirror
- * entries than showings (a redelivery the platform dropped, mirrored again, is a second copy).
+ * entries than showings (a redelivery the platform dropped, mirrored again, is a second copy). The showings are read
+ * as the user reads them (observations.ts shownIn): a reply shown in parts is one showing of its whole text, which
+ * the mirror copies whole.
  */
 function checkMirrors(o: Observations, session: string, out: Violation[], place: Placement): void {
   const mirrors = familyEntries(o.durable, session).filter((entry) => entry.mirror);
   if (mirrors.length === 0) return;
   const shownCounts = new Map<string, number>();
-  for (const fact of o.ledger.shown.filter((shown) => shown.sessionKey === session)) shownCounts.set(normalized(fact.text), (shownCounts.get(normalized(fact.text)) ?? 0) + 1);
+  for (const fact of shownIn(o, session)) shownCounts.set(normalized(fact.text), (shownCounts.get(normalized(fact.text)) ?? 0) + 1);
   const mirrorsOf = new Map<string, JsonlEntry[]>();
   for (const entry of mirrors) mirrorsOf.set(normalized(entry.text), [...(mirrorsOf.get(normalized(entry.text)) ?? []), entry]);
   for (const [text, entries] of mirrorsOf) {
@@ -211,7 +213,7 @@ function checkAgentDbMirrors(o: Observations, session: string, out: Violation[],
   const mirrors = agentDbTranscriptsOf(o.durable, session).flatMap((transcript) => transcript.events.filter((event) => event.mirror));
   if (mirrors.length === 0) return;
   const shownCounts = new Map<string, number>();
-  for (const fact of o.ledger.shown.filter((shown) => shown.sessionKey === session)) shownCounts.set(normalized(fact.text), (shownCounts.get(normalized(fact.text)) ?? 0) + 1);
+  for (const fact of shownIn(o, session)) shownCounts.set(normalized(fact.text), (shownCounts.get(normalized(fact.text)) ?? 0) + 1);
   const mirrorsOf = new Map<string, AgentDbEvent[]>();
   for (const event of mirrors) mirrorsOf.set(normalized(event.text), [...(mirrorsOf.get(normalized(event.text)) ?? []), event]);
   for (const [text, events] of mirrorsOf) {
