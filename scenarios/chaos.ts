@@ -9,7 +9,8 @@
 // The shapes of the focused scenarios are swarm choices too (issue 44 item 1, `shapeWeights`): each run switches on a
 // random subset of WebChat client sessions (with their socket drops), scheduled tasks, compaction, the prompt
 // envelope, the gateway's own heartbeat runs and Hermes' dashboard (a second writer of state.db, whose runs get
-// answers that name the history they were given), so they meet each other and the faults above without flooding a run.
+// answers that name the history they were given) and a platform that refuses sends and splits long replies into parts,
+// so they meet each other and the faults above without flooding a run.
 // And some runs have a quiet gap of 11-45 min, quiet or with the runner stalled past the sweep's 30 min ceiling or the
 // node host cut off (issue 44 item 4, `quietGap`), so each retention window of the model can close inside a run.
 import fc from 'fast-check';
@@ -43,6 +44,7 @@ import {
   timedKill,
   userBurst,
   phaseArb,
+  platformPlan,
   withQuietGap,
 } from './common.ts';
 
@@ -85,7 +87,11 @@ export const shapeWeights = {
   heartbeatRun: 250,
   quietGap: 300,
   dashboard: 200,
+  platform: 200,
 } as const;
+
+/** A per-1000 knob drawn from 0-1000 in half the runs and from 600-1000 in the other half. */
+const mostlyHigh = fc.oneof(fc.integer({ min: 0, max: 1000 }), fc.integer({ min: 600, max: 1000 }));
 
 /** `arbitrary` in `per1000` of the runs, else null (what shrinking goes to). */
 function sometimes<T>(per1000: number, arbitrary: fc.Arbitrary<T>): fc.Arbitrary<T | null> {
@@ -111,6 +117,9 @@ function shapes(faultPhaseMs: number) {
     // Hermes' dashboard, a second writer of state.db, typing turns between the chat's (issue 44 item 5); the answers
     // then name the history they were given, so a stale context shows (context-holds-durable-turns).
     dashboard: sometimes(shapeWeights.dashboard, fc.array(dashboardStep(faultPhaseMs, 4), { minLength: 1, maxLength: 4 })),
+    // A platform that refuses sends (flood control, a chat not found, a listener not ready after a restart) and limits
+    // a message's length, so long replies go out in parts (issue 48 items 1 and 2).
+    platform: sometimes(shapeWeights.platform, platformPlan(faultPhaseMs, 4)),
   });
 }
 
@@ -137,6 +146,7 @@ function withShapes(plan: Plan, drawn: Shapes): Plan {
     ...(drawn.promptEnvelope === null ? {} : { promptEnvelope: drawn.promptEnvelope }),
     ...(drawn.heartbeatRun === null ? {} : { heartbeatRun: drawn.heartbeatRun }),
     ...(drawn.dashboard === null ? {} : { workload: byTime([...plan.workload, ...drawn.dashboard]), contextAnswers: true }),
+    ...(drawn.platform === null ? {} : { platform: drawn.platform }),
   };
   return drawn.quietGap === null ? out : withQuietGap(out, drawn.quietGap);
 }
@@ -175,7 +185,10 @@ function basePlan(faultPhaseMs: number): fc.Arbitrary<Plan> {
     processing: fc.constantFrom('nanoclaw' as const, 'hermes' as const),
     faultKnobs: swarmFaultKnobs(),
     // Every chaos run offers the agent an action on the world (issue 23 item 3): a quarter of the answers book an event.
-    model: modelKnobs().map((knobs) => ({ ...knobs, effectToolPer1000: 250 })),
+    // Tool calls and stock answers are drawn high in half the runs (a run that sends mid-turn and answers in stock
+    // phrases is where a send's record can suppress a later answer: the stale-send hunt, issue 44 item 2; drawn
+    // uniformly, 1.5% of plans 7,000,001-7,000,600 failed with that seed bug on, 2.3% so).
+    model: modelKnobs({ toolCallPer1000: mostlyHigh, stockAnswerPer1000: mostlyHigh }).map((knobs) => ({ ...knobs, effectToolPer1000: 250 })),
     faultPhaseMs: fc.constant(faultPhaseMs),
     settleMs: fc.constant(settleMs),
   });

@@ -95,6 +95,16 @@ function shapeText(plan: Plan): string[] {
   if (plan.promptEnvelope !== undefined) out.push(`prompt envelope ${plan.promptEnvelope}`);
   if (plan.heartbeatRun !== undefined) out.push(`heartbeat runs ${plan.heartbeatRun.mode} (timeout ${formatMs(plan.heartbeatRun.timeoutMs)}, ${plan.heartbeatRun.fallbacks} fallback(s), retry after ${formatMs(plan.heartbeatRun.retryMs)})`);
   if (plan.contextAnswers === true) out.push('answers name their context');
+  if (plan.platform !== undefined) {
+    const platform = plan.platform;
+    const refusals = [
+      platform.rateLimitPer1000 > 0 ? `flood control ${platform.rateLimitPer1000}‰ (retry after <= ${formatMs(platform.retryAfterMsMax)})` : '',
+      platform.notFound.length > 0 ? `chat not found ${platform.notFound.length}x` : '',
+      platform.notReadyMsMax > 0 ? `listener not ready <= ${formatMs(platform.notReadyMsMax)}` : '',
+      platform.ambiguousPer1000 > 0 ? `ambiguous answers ${platform.ambiguousPer1000}‰` : '',
+    ].filter((text) => text.length > 0);
+    out.push(`platform limit ${platform.textLimit} chars, long replies ${platform.longReplyPer1000}‰${refusals.length > 0 ? `, ${refusals.join(', ')}` : ''}`);
+  }
   if (plan.agentCacheCoherence !== undefined) out.push(`agent cache coherence ${plan.agentCacheCoherence}`);
   if (plan.secondWriters !== undefined) {
     const writers = plan.secondWriters;
