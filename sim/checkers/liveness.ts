@@ -39,7 +39,7 @@
 import type { CommandFact, UserMessageFact } from '../world/ledger.ts';
 import type { Attribution } from './attribution.ts';
 import { addressedMessages, carries, commandsOf, describeSubject, type Observations, stepAt, subjectKey, systemOf, takenUp } from './observations.ts';
-import { givenUpVisibly } from './refusals.ts';
+import { givenUpAtMs, givenUpVisibly } from './refusals.ts';
 import { classOf, type Violation } from './violation.ts';
 
 export function checkLiveness(o: Observations, attributions: Map<string, Attribution>, out: Violation[]): void {
@@ -216,6 +216,21 @@ function answerGivenUp(o: Observations, a: Attribution, subject: UserMessageFact
   return a.answers.some((answer) => carries(answer.prompt, subject) && answer.slots.some((slot) => slot.shownBy === null && givenUpVisibly(o, a.session, slot.text)));
 }
 
+/**
+ * When the system first concluded `subject` for the user: it showed an answer to it (answeredAtMs), or it gave up
+ * visibly a reply of an answer whose prompt carried it (refused for good, the give-up recorded: refusals.ts), at the
+ * record. A reply given up in a chat not found answered in time by that record (fixed-model chaos drawing the
+ * platform, seed 21 run 1873: a command's answer given up at 29 min was judged first answered at 2 h 12 min).
+ */
+function concludedAtMs(o: Observations, a: Attribution, subject: UserMessageFact | CommandFact): number | undefined {
+  const shown = answeredAtMs(a, subject);
+  const givenUp = a.answers
+    .filter((answer) => carries(answer.prompt, subject))
+    .flatMap((answer) => answer.slots.filter((slot) => slot.shownBy === null).map((slot) => givenUpAtMs(o, a.session, slot.text) ?? Infinity));
+  const first = Math.min(shown ?? Infinity, ...givenUp);
+  return first === Infinity ? undefined : first;
+}
+
 /** When the user was first shown an answer to `subject` (a reply of an answer whose prompt carried it, or its canned reply). */
 export function answeredAtMs(a: Attribution, subject: UserMessageFact | CommandFact): number | undefined {
   let first = a.cannedFirst.get(subjectKey(subject))?.atMs;
@@ -236,7 +251,7 @@ export function answerTimes(o: Observations, attributions: Map<string, Attributi
   for (const session of o.sessions) {
     const attribution = attributions.get(session);
     if (attribution === undefined) continue;
-    for (const subject of subjectsOf(o, session)) out.push({ session, subject, arrivedAtMs: arrivedAtMs(subject), answeredAtMs: answeredAtMs(attribution, subject) });
+    for (const subject of subjectsOf(o, session)) out.push({ session, subject, arrivedAtMs: arrivedAtMs(subject), answeredAtMs: concludedAtMs(o, attribution, subject) });
   }
   return out;
 }

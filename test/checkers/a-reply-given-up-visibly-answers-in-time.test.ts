@@ -1,0 +1,60 @@
+// answered-in-time (sim/checkers/liveness.ts) reads when a subject was first concluded for the user: an answer to it
+// shown, or a reply of an answer carrying it given up visibly (refused for good, the give-up recorded in state.db's
+// delivery_obligations), at the record. It read the showings only: a fixed-model chaos run drawing the platform (seed
+// 21, run 1873, frozen as `command-answer-given-up-then-answered-late`) had command run-2's answer given up in a chat
+// not found at 29 min, and the command was judged first answered at 2 h 12 min, past its deadline. Without the
+// records the same run is judged late again.
+import { describe, expect, it } from 'vitest';
+import { attributeAll } from '../../sim/checkers/attribution.ts';
+import { readDurableState } from '../../sim/checkers/durable.ts';
+import { answerTimes, checkLiveness } from '../../sim/checkers/liveness.ts';
+import { kernelFacts, type Observations } from '../../sim/checkers/observations.ts';
+import type { Violation } from '../../sim/checkers/violation.ts';
+import { loadSqlJs } from '../../sim/kernel/sqlite.ts';
+import { modelDescription, type RunResult } from '../../sim/run/harness.ts';
+import { withFrozenPlan } from '../model/support.ts';
+
+const sql = await loadSqlJs();
+const session = 'agent:main:chat:0';
+
+function observations(result: RunResult, withRecords: boolean): Observations {
+  const durable = readDurableState(result.sim, [session], 'synced', modelDescription);
+  return {
+    sessions: [session],
+    ledger: result.ledger,
+    durable: withRecords ? durable : { ...durable, deliveryObligations: [] },
+    kernel: kernelFacts(result.sim.trace.events),
+    events: result.sim.trace.events,
+    faultPhaseMs: result.spec.plan.faultPhaseMs,
+    quiescenceGraceMs: 65_000,
+    endMs: result.simTimeMs,
+    system: modelDescription,
+  };
+}
+
+function liveness(o: Observations): Violation[] {
+  const out: Violation[] = [];
+  checkLiveness(o, attributeAll(o), out);
+  return out;
+}
+
+describe('a reply given up visibly', () => {
+  it('concludes its subject in time, at the record of the give-up', async () => {
+    await withFrozenPlan(sql, 'command-answer-given-up-then-answered-late', (result) => {
+      expect(result.violations).toEqual([]);
+      const o = observations(result, true);
+      const run2 = answerTimes(o, attributeAll(o)).find((time) => 'runId' in time.subject && time.subject.runId === 'run-2');
+      // Concluded when the give-up was recorded, well before the 30-minute bound, not at a later showing.
+      expect(run2?.answeredAtMs).toBeDefined();
+      expect((run2?.answeredAtMs ?? Infinity) - (run2?.arrivedAtMs ?? 0)).toBeLessThan(30 * 60_000);
+      expect(result.ledger.sendRefusals.some((refusal) => refusal.permanent && refusal.atMs <= (run2?.answeredAtMs ?? 0))).toBe(true);
+      expect(liveness(o)).toEqual([]);
+    });
+  });
+
+  it('concludes nothing without its record: the command is judged answered late', async () => {
+    await withFrozenPlan(sql, 'command-answer-given-up-then-answered-late', (result) => {
+      expect(liveness(observations(result, false)).map((violation) => violation.message)).toContainEqual(expect.stringMatching(/command run-2 arrived at \d+ ms, .*after its deadline/));
+    });
+  });
+});
