@@ -337,6 +337,7 @@ export function withQuietGap(plan: Plan, gap: QuietGap): Plan {
     workload: plan.workload.map((step) => ({ ...step, atMs: later(step.atMs) })),
     faults: [...plan.faults.map((fault) => ('atMs' in fault ? { ...fault, atMs: later(fault.atMs) } : fault)), ...during],
     ...(plan.tasks === undefined ? {} : { tasks: plan.tasks.map((task) => ({ ...task, firstDueMs: later(task.firstDueMs) })) }),
+    ...(plan.lateResponses === undefined ? {} : { lateResponses: plan.lateResponses.map((burst) => ({ ...burst, atMs: later(burst.atMs) })) }),
     faultPhaseMs: plan.faultPhaseMs + gap.lengthMs,
   };
 }
@@ -381,4 +382,21 @@ export function platformPlan(faultPhaseMs: number, sessions: number): fc.Arbitra
     ambiguousPer1000: maybe(200),
     longReplyPer1000: fc.integer({ min: 300, max: 800 }),
   });
+}
+
+/**
+ * Rows left pending by design (issue 48 item 6, src/late-responses.ts): 1-4 bursts of tool responses the host writes
+ * after their tool gave up, each 1-30 rows in one session at a time inside the fault phase; every poll skips them and
+ * they stay pending, so a burst of 10 or more above a waiting message fills a whole poll window. For the
+ * rows-left-pending scenario, and for chaos to draw.
+ */
+export function lateResponsesPlan(faultPhaseMs: number, sessions: number): fc.Arbitrary<NonNullable<Plan['lateResponses']>> {
+  return fc.array(
+    fc.record({
+      session: fc.integer({ min: 0, max: sessions - 1 }),
+      atMs: fc.integer({ min: 500, max: faultPhaseMs - 1 }),
+      count: fc.oneof(fc.integer({ min: 1, max: 9 }), { weight: 2, arbitrary: fc.integer({ min: 10, max: 30 }) }),
+    }),
+    { minLength: 1, maxLength: 4 },
+  );
 }

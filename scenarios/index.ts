@@ -11,6 +11,7 @@ import { heartbeatRuns } from './heartbeat-runs.ts';
 import { orphanLeaf } from './orphan-leaf.ts';
 import { platformRefusals } from './platform-refusals.ts';
 import { promptEnvelope } from './prompt-envelope.ts';
+import { rowsLeftPending } from './rows-left-pending.ts';
 import { scheduledTasks } from './scheduled-tasks.ts';
 import { secondWriter } from './second-writer.ts';
 import { sendMidTurn } from './send-mid-turn.ts';
@@ -18,7 +19,7 @@ import { sendMidTurn } from './send-mid-turn.ts';
 export type { Scenario } from './common.ts';
 
 /** Every scenario, built-in first, then registered ones in registration order (a live list). */
-export const scenarios: readonly Scenario[] = [execReplay, sendMidTurn, orphanLeaf, cachedAgent, chaos, scheduledTasks, clientConnections, compaction, promptEnvelope, heartbeatRuns, secondWriter, platformRefusals];
+export const scenarios: readonly Scenario[] = [execReplay, sendMidTurn, orphanLeaf, cachedAgent, chaos, scheduledTasks, clientConnections, compaction, promptEnvelope, heartbeatRuns, secondWriter, platformRefusals, rowsLeftPending];
 
 /** How many of `scenarios` are built in (they come first). */
 export const builtinScenarioCount = scenarios.length;

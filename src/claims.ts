@@ -8,6 +8,12 @@
 // its rows has trigger=1: trigger=0 rows are messages the router stored as context without waking the agent (a
 // group message that does not mention it); they ride along with the next batch that has a trigger.
 //
+// Rows a poll skips on purpose (issue 48 item 6): rows the runner acknowledged, which stay pending in inbound.db until
+// the host's sweep syncs them, and tool responses (late-responses.ts), which stay pending for good. The fixed poll
+// drops them before it takes the newest 10 (`filter-first`). nanoclaw at 0683c6ec5 takes the newest 10 in SQL and drops
+// them after (`limit-first`, tests only): messages-in.ts getPendingMessages filters processing_ack in JS after its
+// `LIMIT`, and poll-loop.ts drops kind 'system' from what that returned, so ten skipped rows above a message hide it.
+//
 // The fixed runner also records which turn answers which message (`turn_claims`, its own table in outbound.db; no
 // checker reads it). A batch that was claimed and then interrupted (a SIGKILL; the host resets or the restarted
 // runner clears its processing acks) re-forms as the same turn with the same messages, so the prompt a turn
@@ -15,7 +21,8 @@
 // its prompt takes them over (merged), so each message is answered by one turn.
 import { heldRowDueMs } from './heartbeat-run.ts';
 import { assert, assertNonNegativeInteger } from './assert.ts';
-import type { QueueMode } from './config.ts';
+import type { PollOrder, QueueMode } from './config.ts';
+import { responseKind } from './late-responses.ts';
 import type { SqlDatabase, SqlRow } from './ports.ts';
 
 /** nanoclaw's maxMessagesPerPrompt default: how many due rows one batch takes. */
@@ -69,6 +76,21 @@ export interface IdleFetch {
 }
 
 /**
+ * What a fetch skipped on purpose (issue 48 item 6), filled only when due tool responses were pending: their seqs, and
+ * the ids of the newest maxMessagesPerPrompt due rows, the window a `limit-first` poll takes (coverage only).
+ */
+export interface SkippedRows {
+  responseSeqs: number[];
+  limitWindow: Set<string>;
+}
+
+/** The order of the poll and what the caller learns of the rows it skipped. */
+export interface FetchOptions {
+  order?: PollOrder;
+  skipped?: SkippedRows;
+}
+
+/**
  * Whether a row of this kind is a turn of its own, never in one batch with another row: a command (/clear), as
  * nanoclaw's poll loop handles commands apart from the query, and a heartbeat's row ('system', gateway.ts
  * persistHeartbeatPrompt), as OpenClaw runs a heartbeat as a run of its own in the session's lane
@@ -89,11 +111,20 @@ export function runsAlone(kind: string): boolean {
  * it: nanoclaw fetches whatever is pending again after a SIGKILL (the turn's runTurn releases them if its answer is
  * already durable).
  */
-export async function fetchBatch(inbound: SqlDatabase, outbound: SqlDatabase, nowMs: number, mode: QueueMode = 'collect', idle?: IdleFetch): Promise<Batch | undefined> {
+export async function fetchBatch(
+  inbound: SqlDatabase,
+  outbound: SqlDatabase,
+  nowMs: number,
+  mode: QueueMode = 'collect',
+  idle?: IdleFetch,
+  options: FetchOptions = {},
+): Promise<Batch | undefined> {
   // The time test is done here, not in SQL: the query then has no parameter that changes every poll, so while the
   // table is unchanged an idle poll is answered from the SQLite adapter's read cache.
   assertNonNegativeInteger(nowMs, 'fetchBatch nowMs');
-  const pending = await inbound.query("SELECT id, seq, kind, content, trigger, status, process_after, created_at FROM messages_in WHERE status IN ('pending', 'failed') ORDER BY seq DESC");
+  const stored = await inbound.query("SELECT id, seq, kind, content, trigger, status, process_after, created_at FROM messages_in WHERE status IN ('pending', 'failed') ORDER BY seq DESC");
+  // A tool response is no work of the runner's: no poll takes it (late-responses.ts).
+  const pending = stored.filter((row) => row.kind !== responseKind);
   if (pending.length === 0) return undefined;
   if (idle !== undefined) {
     for (const row of pending) {
@@ -107,11 +138,16 @@ export async function fetchBatch(inbound: SqlDatabase, outbound: SqlDatabase, no
   // Answered, though the host's sweep has not yet synced its messages_in status (it does so once a minute).
   const done = new Set(acks.filter((row) => row.status !== 'processing').map((row) => row.message_id as string));
   // A failed row (the host gave up on it) is not due for nanoclaw; the fixed runner still closes its turn (reformed).
-  const due = pending
-    .filter((row) => Number(row.process_after) <= nowMs && !acked.has(row.id as string))
-    .slice(0, maxMessagesPerPrompt)
-    .reverse()
-    .map(toRow);
+  const dueByTime = (row: SqlRow) => Number(row.process_after) <= nowMs;
+  const taken = (row: SqlRow) => row.kind !== responseKind && !acked.has(row.id as string);
+  if (options.skipped !== undefined && stored.length > pending.length) {
+    options.skipped.responseSeqs = stored.filter((row) => row.kind === responseKind && dueByTime(row)).map((row) => Number(row.seq));
+    options.skipped.limitWindow = new Set(stored.filter(dueByTime).slice(0, maxMessagesPerPrompt).map((row) => row.id as string));
+  }
+  // filter-first drops the rows it skips on purpose, then takes the newest 10; limit-first (nanoclaw as released) takes
+  // the newest 10 due rows, then drops them, so the window can hold none of the rows the poll would take.
+  const window = options.order === 'limit-first' ? stored.filter(dueByTime).slice(0, maxMessagesPerPrompt).filter(taken) : pending.filter((row) => dueByTime(row) && taken(row)).slice(0, maxMessagesPerPrompt);
+  const due = window.reverse().map(toRow);
   assert(due.length <= maxMessagesPerPrompt, `${due.length} due rows in one fetch, above maxMessagesPerPrompt ${maxMessagesPerPrompt}`);
   assert(due.every((row, index) => index === 0 || (due[index - 1] as InboundRow).seq < row.seq), 'due rows come oldest first, by strictly increasing seq');
   if (!due.some((row) => row.trigger === 1)) return undefined;

@@ -179,6 +179,27 @@ export const recurrenceModes = ['atomic', 'two-step'] as const;
 export type RecurrenceMode = (typeof recurrenceModes)[number];
 
 /**
+ * Tool responses the host writes after the tool that asked for them gave up waiting (issue 48 item 6; late-responses.ts):
+ * at atMs, count rows of kind `response` (trigger 0) in the session's inbound.db, which no poll takes and nothing
+ * acknowledges, so they stay pending for good (nanoclaw's `cli_response` after `ncl`'s pollResponse deadline, a
+ * `question_response` after ask_user_question timed out).
+ */
+export interface LateResponses {
+  sessionKey: string;
+  atMs: number;
+  count: number;
+}
+
+/**
+ * The order of the runner's poll (claims.ts fetchBatch): `filter-first` (fixed) drops the rows it skips on purpose
+ * (acknowledged rows, tool responses) before it takes the newest maxMessagesPerPrompt; `limit-first`, nanoclaw at
+ * 0683c6ec5 as released (the SQL LIMIT, then the processing_ack filter and the poll loop's kind filter), which only
+ * tests switch on.
+ */
+export const pollOrders = ['filter-first', 'limit-first'] as const;
+export type PollOrder = (typeof pollOrders)[number];
+
+/**
  * Client connections (issue 24 item 1, chat-send.ts): sessions whose user chats through OpenClaw's WebChat client,
  * which sends `chat.send` over a WebSocket to the gateway and is shown the run's `chat` events. `dedupe`: how the
  * gateway dedupes a repeated idempotency key: `durable` (fixed: the key is the messages_in row id), `memory` (OpenClaw's
@@ -217,6 +238,10 @@ export interface ModelKnobs {
   tasks: readonly ScheduledTask[];
   /** How the host fans out a recurring task's next occurrence: `atomic` (fixed) or nanoclaw's `two-step` (tests only). */
   recurrence: RecurrenceMode;
+  /** Tool responses written after their tool gave up (issue 48 item 6; late-responses.ts); none by default. */
+  lateResponses: readonly LateResponses[];
+  /** The order of the runner's poll: `filter-first` (fixed) or nanoclaw's `limit-first` (tests only). */
+  pollOrder: PollOrder;
   /** The metadata envelope of a submitted prompt and how the stored one is kept (issue 24 item 4; envelope.ts). */
   promptEnvelope: PromptEnvelopeMode;
   /** Client connections (issue 24 item 1; chat-send.ts): no client session by default. */
@@ -254,6 +279,8 @@ export const defaultKnobs: ModelKnobs = {
   agentRetriesMax: 3,
   tasks: [],
   recurrence: 'atomic',
+  lateResponses: [],
+  pollOrder: 'filter-first',
   promptEnvelope: 'off',
   clients: { sessions: [], dedupe: 'durable', replay: 'after' },
   compaction: null,

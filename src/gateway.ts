@@ -24,6 +24,7 @@ import { type ExecCommand, type ExecTool, isSystemRunAuthorizing } from './node-
 import { SessionDbs } from './session-dbs.ts';
 import { parseMessageBlocks } from './text.ts';
 import { TaskScheduler } from './task-scheduler.ts';
+import { writeLateResponses } from './late-responses.ts';
 import { ChatConnections, chatDedupeCleanupMs } from './chat-send.ts';
 import { formatSystemEvents, isExecCompletionEvent, type SystemEvent, SystemEventQueue, type SystemEventQueuePort, systemEventsPerSessionMax } from './system-events.ts';
 
@@ -51,6 +52,9 @@ export async function gatewayMain(ctx: ProcessContext, config: ModelConfig, sess
     gateway.scheduler = scheduler;
     ctx.spawnTask('task-scheduler', () => scheduler.seed());
   }
+  // Tool responses written after their tool gave up (issue 48 item 6): rows every poll skips, pending for good.
+  const lateResponses = config.knobs.lateResponses;
+  if (lateResponses.length > 0) ctx.spawnTask('late-responses', () => writeLateResponses(ctx, gateway.dbs, lateResponses));
   // Client connections (issue 24 item 1): OpenClaw's dedupe map is pruned every minute (memory mode only).
   const chat = gateway.chat;
   if (chat !== undefined && config.knobs.clients.dedupe === 'memory') {

@@ -25,11 +25,15 @@ export {
   queueModes,
   type RecurrenceMode,
   recurrenceModes,
+  type LateResponses,
+  type PollOrder,
+  pollOrders,
   type ScheduledTask,
   type ChatClientsKnobs,
   UnknownBugError,
 } from './config.ts';
 export { occurrenceId, taskDueTimes, taskOccurrenceText } from './task-scheduler.ts';
+export { lateResponseRowId, responseKind } from './late-responses.ts';
 export { type PromptEnvelopeMode, promptEnvelopeModes } from './envelope.ts';
 export { type HeartbeatRunKnobs, type HeartbeatRunMode, heartbeatRunModes } from './heartbeat-run.ts';
 export { type CompactionCut, compactionCuts, type CompactionKnobs } from './compaction.ts';

@@ -8,7 +8,7 @@
 // A heartbeat file records progress so the gateway's sweep can kill a runner that is stuck (host-sweep.ts).
 import { assert, assertNonNegativeInteger } from './assert.ts';
 import { AgentCache } from './agent.ts';
-import { abandonBatch, type Batch, claimBatch, type IdleFetch, clearStaleProcessingAcks, completeTurn, fetchBatch, unfinishedTurns } from './claims.ts';
+import { abandonBatch, type Batch, claimBatch, type IdleFetch, clearStaleProcessingAcks, type SkippedRows, completeTurn, fetchBatch, unfinishedTurns } from './claims.ts';
 import { effectiveQueueMode, type ModelConfig } from './config.ts';
 import { LlmTransientError, type ProcessContext, type SqlDatabase } from './ports.ts';
 import { SessionDb } from './session-db.ts';
@@ -97,17 +97,32 @@ async function lane(deps: TurnDeps, sessionKey: string): Promise<void> {
     // The versions before the fetch: a change during it wakes the lane for the next poll.
     const watched = [watch(inbound), watch(outbound)];
     const idle: IdleFetch = { nextDueMs: undefined };
-    const batch = await fetchBatch(inbound, outbound, ctx.clock.nowMs(), mode, idle);
+    const skipped: SkippedRows = { responseSeqs: [], limitWindow: new Set() };
+    const batch = await fetchBatch(inbound, outbound, ctx.clock.nowMs(), mode, idle, { order: config.knobs.pollOrder, skipped });
     if (batch === undefined) {
       await idlePoll(ctx, watched, config.timers.pollIdleMs, idle.nextDueMs);
       continue;
     }
     assert(batch.members.length > 0, `a fetched batch of ${sessionKey} has at least one message`);
+    noteSkippedRows(ctx, sessionKey, batch, skipped);
     await runBatch(deps, sessionKey, outbound, batch);
     // Hermes' gateway sends a run's response (its error included) before it runs the chat's next pending message.
     if (config.knobs.processing !== 'nanoclaw') await untilSent(deps, outbound);
     await ctx.timers.sleep(config.timers.pollActiveMs);
   }
+}
+
+/**
+ * Issue 48 item 6 (coverage only): the poll skipped tool responses above a message it took (`poll-skipped`), and
+ * whether a message it took lay beyond the newest maxMessagesPerPrompt due rows, the window a `limit-first` poll
+ * takes (`beyondWindow`: that poll would not have taken it). Noted only when tool responses were pending.
+ */
+function noteSkippedRows(ctx: ProcessContext, sessionKey: string, batch: Batch, skipped: SkippedRows): void {
+  if (skipped.responseSeqs.length === 0) return;
+  const oldest = Math.min(...batch.members.map((member) => member.seq));
+  const above = skipped.responseSeqs.filter((seq) => seq > oldest).length;
+  if (above === 0) return;
+  ctx.note('poll-skipped', { session: sessionKey, turn: batch.turnId, skipped: above, beyondWindow: batch.members.some((member) => !skipped.limitWindow.has(member.id)) });
 }
 
 /**

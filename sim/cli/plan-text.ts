@@ -106,6 +106,8 @@ function shapeText(plan: Plan): string[] {
     out.push(`platform limit ${platform.textLimit} chars, long replies ${platform.longReplyPer1000}‰${refusals.length > 0 ? `, ${refusals.join(', ')}` : ''}`);
   }
   if (plan.agentCacheCoherence !== undefined) out.push(`agent cache coherence ${plan.agentCacheCoherence}`);
+  if (plan.lateResponses !== undefined && plan.lateResponses.length > 0) out.push(`late tool responses ${plan.lateResponses.map((burst) => `${burst.count}x s${burst.session} at ${formatMs(burst.atMs)}`).join(', ')}`);
+  if (plan.pollOrder !== undefined) out.push(`poll order ${plan.pollOrder}`);
   if (plan.secondWriters !== undefined) {
     const writers = plan.secondWriters;
     out.push(`delivery mirror ${writers.deliveryMirror}, gateway append ${writers.gatewayAppend}${writers.lockReclaim === undefined ? '' : `, lock reclaim ${writers.lockReclaim}`}`);

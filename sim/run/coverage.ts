@@ -62,8 +62,14 @@ export const windowShapes = ['exec-resend-after-window', 'claim-stale-kill', 'he
  * the gateway gave up on.
  */
 export const platformShapes = ['send-rate-limited', 'send-chat-not-found', 'send-listener-not-ready', 'send-too-long', 'send-ambiguous', 'part-ambiguous', 'reply-in-parts', 'delivery-given-up'] as const;
+/**
+ * Rows left pending by design (issue 48 item 6): a poll took a message while tool responses it skips on purpose lay
+ * above it (`poll-skipped-rows`), and one where a message it took lay beyond the newest 10 due rows, the window a poll
+ * that limits before it filters takes (`poll-window-filled`: nanoclaw's order would not have taken it then).
+ */
+export const skippedRowShapes = ['poll-skipped-rows', 'poll-window-filled'] as const;
 /** Other shapes of a run counted beside the faults (not fault types: the plan does not switch them on and off). */
-export const shapeTypes = ['failed-row', 'poison-hang', 'stream-cut', 'session-rotation', 'keyless-run', 'interrupt-abort', 'startup-wait', 'first-failure-end', 'agent-retry', ...taskShapes, ...clientShapes, ...compactionShapes, ...heartbeatRunShapes, ...windowShapes] as const;
+export const shapeTypes = ['failed-row', 'poison-hang', 'stream-cut', 'session-rotation', 'keyless-run', 'interrupt-abort', 'startup-wait', 'first-failure-end', 'agent-retry', ...taskShapes, ...clientShapes, ...compactionShapes, ...heartbeatRunShapes, ...windowShapes, ...skippedRowShapes] as const;
 export type ShapeType = (typeof shapeTypes)[number];
 /** The rows of the coverage table: fault types, then the shapes the system took. */
 export const coverageRows = [...faultTypes, ...secondWriterShapes, ...shapeTypes, ...envelopeShapes, ...platformShapes] as const;
@@ -243,6 +249,10 @@ export class FaultRecorder {
     if (this.heartbeatRunKilled(event)) this.coverage['heartbeat-run-kill'][this.phase]++;
     for (const shape of this.clients.observe(event)) this.coverage[shape][this.phase]++;
     for (const shape of this.envelope.observe(event)) this.coverage[shape][this.phase]++;
+    if (event.kind === 'model.poll-skipped') {
+      this.coverage['poll-skipped-rows'][this.phase]++;
+      if (event.fields.beyondWindow === true) this.coverage['poll-window-filled'][this.phase]++;
+    }
   }
 
   /** When each exec event (session, run, event) was first taken up by the gateway. */

@@ -29,7 +29,7 @@ import {
   transcriptPath,
   webchatName,
 } from '../../src/index.ts';
-import type { AgentCacheCoherence, CompactionKnobs, GatewayParts, ModelKnobs, SessionManagerFactory } from '../../src/index.ts';
+import type { AgentCacheCoherence, CompactionKnobs, GatewayParts, LateResponses, ModelKnobs, PollOrder, SessionManagerFactory } from '../../src/index.ts';
 import type { OpenclawChoice } from '../real/openclaw/gateway-parts.ts';
 import { aroundTheParts, type AroundTheParts } from '../real/openclaw/surroundings.ts';
 import { buildWorld, type Ledger, type World } from '../world/index.ts';
@@ -146,7 +146,7 @@ export async function runSpec(spec: RunSpec, options: RunOptions): Promise<RunRe
   });
   const sessions = Array.from({ length: plan.sessions }, (_, index) => sessionKey(index));
   const queueModes = Object.fromEntries(sessions.map((session, index) => [session, plan.queueModes?.[index] ?? 'collect']));
-  const knobs: Partial<ModelKnobs> = { agentCacheSize: plan.model.agentCacheSize, queueModes, ...plan.secondWriters, ...(plan.processing === undefined ? {} : { processing: plan.processing }), ...scheduledTasks(plan), ...(plan.promptEnvelope === undefined ? {} : { promptEnvelope: plan.promptEnvelope }), ...clientKnobs(plan), ...compactionKnobs(plan), ...(plan.heartbeatRun === undefined ? {} : { heartbeatRun: plan.heartbeatRun }), ...(plan.toolDeadlines === undefined ? {} : { toolDeadlines: plan.toolDeadlines }), ...(plan.abandonedCalls === undefined ? {} : { abandonedCalls: plan.abandonedCalls }), ...dashboardKnobs(plan), ...deliveryKnobs(plan) };
+  const knobs: Partial<ModelKnobs> = { agentCacheSize: plan.model.agentCacheSize, queueModes, ...plan.secondWriters, ...(plan.processing === undefined ? {} : { processing: plan.processing }), ...scheduledTasks(plan), ...(plan.promptEnvelope === undefined ? {} : { promptEnvelope: plan.promptEnvelope }), ...clientKnobs(plan), ...compactionKnobs(plan), ...(plan.heartbeatRun === undefined ? {} : { heartbeatRun: plan.heartbeatRun }), ...(plan.toolDeadlines === undefined ? {} : { toolDeadlines: plan.toolDeadlines }), ...(plan.abandonedCalls === undefined ? {} : { abandonedCalls: plan.abandonedCalls }), ...dashboardKnobs(plan), ...deliveryKnobs(plan), ...lateResponseKnobs(plan) };
   // Around a release's parts the model follows the release where docs/MODEL.md knows it (sim/real/openclaw/surroundings.ts).
   const around = options.openclaw === undefined ? undefined : aroundTheParts(options.openclaw, { bugs: spec.bugs, knobs });
   const config = modelConfig({ bugs: around?.setup.bugs ?? spec.bugs, sessions, knobs: around?.setup.knobs ?? knobs });
@@ -366,6 +366,21 @@ function configurePlatform(sim: Simulation, world: World, plan: RunSpec['plan'])
   sim.trace.onEvent((event: TraceEvent) => {
     if ((event.kind === 'proc.spawn' || event.kind === 'proc.restart') && event.fields.name === gatewayName) world.platform.gatewayStarted(event.timeMs + Number(event.fields.startupMs ?? 0));
   });
+}
+
+/**
+ * Issue 48 item 6: the plan's bursts of late tool responses (rows every poll skips) as the gateway's knob, and the
+ * order of the runner's poll. A bad burst is an Error that says what is wrong.
+ */
+function lateResponseKnobs(plan: RunSpec['plan']): { lateResponses?: LateResponses[]; pollOrder?: PollOrder } {
+  for (const burst of plan.lateResponses ?? []) {
+    if (![burst.session, burst.atMs].every((value) => Number.isSafeInteger(value) && value >= 0)) throw new Error(`a burst of late responses has a session and a time, whole and not negative: ${JSON.stringify(burst)}`);
+    if (!Number.isSafeInteger(burst.count) || burst.count < 1 || burst.count > 100) throw new Error(`a burst of late responses has 1 to 100 rows, not ${burst.count}`);
+  }
+  return {
+    ...(plan.lateResponses === undefined ? {} : { lateResponses: plan.lateResponses.map((burst) => ({ sessionKey: sessionKey(burst.session % plan.sessions), atMs: burst.atMs, count: burst.count })) }),
+    ...(plan.pollOrder === undefined ? {} : { pollOrder: plan.pollOrder }),
+  };
 }
 
 /** Issue 44 item 5: Hermes' dashboard runs when the plan types a turn at it; the agent cache's coherence mode. */

@@ -1,7 +1,7 @@
 // A plan: everything one run of the model needs besides the seed. Workload (what users and commands do), faults
 // with their timing, and knobs. Scenarios generate plans with fast-check, so a failing plan shrinks; the seed
 // string encodes a plan exactly.
-import type { AgentCacheCoherence, BugId, CompactionCut, DeliveryMirrorMode, DeliveryMode, GatewayAppendMode, HeartbeatRunKnobs, LockReclaimMode, ProcessingMode, PromptEnvelopeMode, QueueMode, RecurrenceMode, ToolDeadlineMode, AbandonedCallMode } from '../../src/index.ts';
+import type { AgentCacheCoherence, BugId, CompactionCut, DeliveryMirrorMode, DeliveryMode, GatewayAppendMode, HeartbeatRunKnobs, LockReclaimMode, ProcessingMode, PromptEnvelopeMode, PollOrder, QueueMode, RecurrenceMode, ToolDeadlineMode, AbandonedCallMode } from '../../src/index.ts';
 
 export { type QueueMode, queueModes } from '../../src/index.ts';
 
@@ -245,6 +245,16 @@ export interface Plan {
    * are tests' sabotages. Only with `platform`.
    */
   deliveryMode?: DeliveryMode;
+  /**
+   * Tool responses the host writes after their tool gave up (issue 48 item 6, src/late-responses.ts): at atMs, count
+   * rows in the session's inbound.db that every poll skips and that stay pending; absent: none.
+   */
+  lateResponses?: { session: number; atMs: number; count: number }[];
+  /**
+   * The order of the runner's poll (src/claims.ts fetchBatch); absent: the fixed `filter-first`; `limit-first`
+   * (nanoclaw at 0683c6ec5: the LIMIT before the processing_ack and kind filters) is for tests only.
+   */
+  pollOrder?: PollOrder;
   /** Faults stop at this time; afterwards the run goes on fault-free for settleMs (liveness). */
   faultPhaseMs: number;
   settleMs: number;

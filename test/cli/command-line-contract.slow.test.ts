@@ -113,6 +113,9 @@ describe('JSON output', () => {
       'heartbeat-run-timeout', 'heartbeat-run-failover', 'heartbeat-run-failed', 'heartbeat-run-kill',
       // Issue 44 item 4: a retention window of the model closing inside a run.
       'exec-resend-after-window', 'claim-stale-kill', 'heartbeat-stale-kill', 'tool-deadline-passed', 'redelivery-ended',
+      // Issue 48 item 6: a poll that skipped tool responses above a message it took, and one whose message lay beyond
+      // the window a poll that limits before it filters takes.
+      'poll-skipped-rows', 'poll-window-filled',
       'envelope-rewritten', 'envelope-kill', 'envelope-met',
       // Issue 48 items 1 and 2: the platform's refusals, an ambiguous answer (of a whole message, of a part), a reply in
       // parts, a reply given up.
