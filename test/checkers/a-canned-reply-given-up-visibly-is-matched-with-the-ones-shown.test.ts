@@ -8,32 +8,18 @@
 // m6 takes its own. A given-up reply told the user nothing, so it is no failure notice.
 import { describe, expect, it } from 'vitest';
 import { attributeAll, isGivenUpReply } from '../../sim/checkers/attribution.ts';
-import { readDurableState } from '../../sim/checkers/durable.ts';
 import { failureNoticeOf } from '../../sim/checkers/finality.ts';
-import { checkLiveness } from '../../sim/checkers/liveness.ts';
-import { kernelFacts, type Observations } from '../../sim/checkers/observations.ts';
-import type { Violation } from '../../sim/checkers/violation.ts';
 import { loadSqlJs } from '../../sim/kernel/sqlite.ts';
-import { modelDescription, type RunResult } from '../../sim/run/harness.ts';
+import type { RunResult } from '../../sim/run/harness.ts';
 import { withFrozenPlan } from '../model/support.ts';
+import { livenessOf, observationsOf } from './support.ts';
 
 const sql = await loadSqlJs();
 const session = 'agent:main:chat:0';
 
-function observations(result: RunResult, withRecords: boolean): Observations {
-  const durable = readDurableState(result.sim, [session], 'synced', modelDescription);
-  return {
-    sessions: [session],
-    ledger: result.ledger,
-    durable: withRecords ? durable : { ...durable, deliveryObligations: [] },
-    kernel: kernelFacts(result.sim.trace.events),
-    events: result.sim.trace.events,
-    faultPhaseMs: result.spec.plan.faultPhaseMs,
-    quiescenceGraceMs: 65_000,
-    endMs: result.simTimeMs,
-    system: modelDescription,
-  };
-}
+/** The run's observations, with or without the give-ups' records. */
+const observations = (result: RunResult, withRecords: boolean) =>
+  observationsOf(result, session, (o) => (withRecords ? o : { ...o, durable: { ...o.durable, deliveryObligations: [] } }));
 
 describe('a canned reply given up visibly', () => {
   it('is matched with the canned replies shown: each subject takes its own', async () => {
@@ -56,10 +42,7 @@ describe('a canned reply given up visibly', () => {
 
   it('answers nothing without its record: the same run then leaves a subject unanswered', async () => {
     await withFrozenPlan(sql, 'error-reply-given-up-then-a-later-error-reply-shown', (result) => {
-      const o = observations(result, false);
-      const out: Violation[] = [];
-      checkLiveness(o, attributeAll(o), out);
-      expect(out.map((violation) => violation.invariant)).toContain('every-inbound-answered');
+      expect(livenessOf(observations(result, false)).map((violation) => violation.invariant)).toContain('every-inbound-answered');
     });
   });
 });

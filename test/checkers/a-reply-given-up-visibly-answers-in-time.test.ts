@@ -6,37 +6,18 @@
 // records the same run is judged late again.
 import { describe, expect, it } from 'vitest';
 import { attributeAll } from '../../sim/checkers/attribution.ts';
-import { readDurableState } from '../../sim/checkers/durable.ts';
-import { answerTimes, checkLiveness } from '../../sim/checkers/liveness.ts';
-import { kernelFacts, type Observations } from '../../sim/checkers/observations.ts';
-import type { Violation } from '../../sim/checkers/violation.ts';
+import { answerTimes } from '../../sim/checkers/liveness.ts';
 import { loadSqlJs } from '../../sim/kernel/sqlite.ts';
-import { modelDescription, type RunResult } from '../../sim/run/harness.ts';
+import type { RunResult } from '../../sim/run/harness.ts';
 import { withFrozenPlan } from '../model/support.ts';
+import { livenessOf, observationsOf } from './support.ts';
 
 const sql = await loadSqlJs();
 const session = 'agent:main:chat:0';
 
-function observations(result: RunResult, withRecords: boolean): Observations {
-  const durable = readDurableState(result.sim, [session], 'synced', modelDescription);
-  return {
-    sessions: [session],
-    ledger: result.ledger,
-    durable: withRecords ? durable : { ...durable, deliveryObligations: [] },
-    kernel: kernelFacts(result.sim.trace.events),
-    events: result.sim.trace.events,
-    faultPhaseMs: result.spec.plan.faultPhaseMs,
-    quiescenceGraceMs: 65_000,
-    endMs: result.simTimeMs,
-    system: modelDescription,
-  };
-}
-
-function liveness(o: Observations): Violation[] {
-  const out: Violation[] = [];
-  checkLiveness(o, attributeAll(o), out);
-  return out;
-}
+/** The run's observations, with or without the give-ups' records. */
+const observations = (result: RunResult, withRecords: boolean) =>
+  observationsOf(result, session, (o) => (withRecords ? o : { ...o, durable: { ...o.durable, deliveryObligations: [] } }));
 
 describe('a reply given up visibly', () => {
   it('concludes its subject in time, at the record of the give-up', async () => {
@@ -48,13 +29,13 @@ describe('a reply given up visibly', () => {
       expect(run2?.answeredAtMs).toBeDefined();
       expect((run2?.answeredAtMs ?? Infinity) - (run2?.arrivedAtMs ?? 0)).toBeLessThan(30 * 60_000);
       expect(result.ledger.sendRefusals.some((refusal) => refusal.permanent && refusal.atMs <= (run2?.answeredAtMs ?? 0))).toBe(true);
-      expect(liveness(o)).toEqual([]);
+      expect(livenessOf(o)).toEqual([]);
     });
   });
 
   it('concludes nothing without its record: the command is judged answered late', async () => {
     await withFrozenPlan(sql, 'command-answer-given-up-then-answered-late', (result) => {
-      expect(liveness(observations(result, false)).map((violation) => violation.message)).toContainEqual(expect.stringMatching(/command run-2 arrived at \d+ ms, .*after its deadline/));
+      expect(livenessOf(observations(result, false)).map((violation) => violation.message)).toContainEqual(expect.stringMatching(/command run-2 arrived at \d+ ms, .*after its deadline/));
     });
   });
 });

@@ -9,32 +9,18 @@
 // whose refusal reached the sender before the new send left is over. Without the refusal in the ledger the same run
 // is judged as before.
 import { describe, expect, it } from 'vitest';
-import { readDurableState } from '../../sim/checkers/durable.ts';
 import { checkSendsInFlight } from '../../sim/checkers/in-flight.ts';
-import { kernelFacts, type Observations } from '../../sim/checkers/observations.ts';
 import type { Violation } from '../../sim/checkers/violation.ts';
 import { loadSqlJs } from '../../sim/kernel/sqlite.ts';
-import { modelDescription, type RunResult } from '../../sim/run/harness.ts';
+import type { RunResult } from '../../sim/run/harness.ts';
 import { withFrozenPlan } from '../model/support.ts';
+import { ledgerWith, observationsOf } from './support.ts';
 
 const sql = await loadSqlJs();
 const session = 'agent:main:chat:0';
 
 function inFlight(result: RunResult, withRefusals: boolean): Violation[] {
-  const ledger = Object.assign(Object.create(Object.getPrototypeOf(result.ledger) as object) as RunResult['ledger'], result.ledger, {
-    sendRefusals: withRefusals ? result.ledger.sendRefusals : [],
-  });
-  const o: Observations = {
-    sessions: [session],
-    ledger,
-    durable: readDurableState(result.sim, [session], 'synced', modelDescription),
-    kernel: kernelFacts(result.sim.trace.events),
-    events: result.sim.trace.events,
-    faultPhaseMs: result.spec.plan.faultPhaseMs,
-    quiescenceGraceMs: 65_000,
-    endMs: result.simTimeMs,
-    system: modelDescription,
-  };
+  const o = observationsOf(result, session, (seen) => (withRefusals ? seen : { ...seen, ledger: ledgerWith(seen.ledger, { sendRefusals: [] }) }));
   const out: Violation[] = [];
   checkSendsInFlight(o, out);
   return out;

@@ -12,34 +12,21 @@
 //   whose error reply left run-2 and run-3 open.
 import { describe, expect, it } from 'vitest';
 import { attributeAll } from '../../sim/checkers/attribution.ts';
-import { readDurableState } from '../../sim/checkers/durable.ts';
 import { checkLiveness } from '../../sim/checkers/liveness.ts';
-import { kernelFacts, type Observations } from '../../sim/checkers/observations.ts';
+import type { Observations } from '../../sim/checkers/observations.ts';
 import type { Violation } from '../../sim/checkers/violation.ts';
 import { loadSqlJs } from '../../sim/kernel/sqlite.ts';
-import { modelDescription, type RunResult } from '../../sim/run/harness.ts';
+import type { RunResult } from '../../sim/run/harness.ts';
 import type { ShownFact } from '../../sim/world/ledger.ts';
 import { withFrozenPlan } from '../model/support.ts';
+import { ledgerWith, observationsOf } from './support.ts';
 
 const sql = await loadSqlJs();
 const session = 'agent:main:chat:0';
 
 /** The run's observations as the checkers make them, with the user's view of the showings `hidden` picks taken out. */
 function observations(result: RunResult, hidden: (fact: ShownFact) => boolean = () => false): Observations {
-  const ledger = Object.assign(Object.create(Object.getPrototypeOf(result.ledger) as object) as RunResult['ledger'], result.ledger, {
-    shown: result.ledger.shown.filter((fact) => !hidden(fact)),
-  });
-  return {
-    sessions: [session],
-    ledger,
-    durable: readDurableState(result.sim, [session], 'synced', modelDescription),
-    kernel: kernelFacts(result.sim.trace.events),
-    events: result.sim.trace.events,
-    faultPhaseMs: result.spec.plan.faultPhaseMs,
-    quiescenceGraceMs: 65_000,
-    endMs: result.simTimeMs,
-    system: modelDescription,
-  };
+  return observationsOf(result, session, (o) => ({ ...o, ledger: ledgerWith(o.ledger, { shown: o.ledger.shown.filter((fact) => !hidden(fact)) }) }));
 }
 
 const errorReplyAt = (result: RunResult, atMs: number): ShownFact | undefined => result.ledger.shown.find((fact) => fact.sessionKey === session && fact.atMs === atMs && fact.text.startsWith('Sorry'));

@@ -8,7 +8,12 @@
 // would be blind to it.
 import type { BuiltModel, LlmRequest, SqlParams } from '../../src/index.ts';
 import type { OutboundSend, SendAck } from '../../src/protocol.ts';
-import type { RunResult } from '../../sim/run/harness.ts';
+import { attributeAll } from '../../sim/checkers/attribution.ts';
+import { readDurableState } from '../../sim/checkers/durable.ts';
+import { checkLiveness } from '../../sim/checkers/liveness.ts';
+import { kernelFacts, type Observations } from '../../sim/checkers/observations.ts';
+import type { Violation } from '../../sim/checkers/violation.ts';
+import { modelDescription, type RunResult } from '../../sim/run/harness.ts';
 import type { Simulation } from '../../sim/kernel/simulation.ts';
 import type { ScriptedAnswer, World } from '../../sim/world/index.ts';
 import type { FaultStep, Plan } from '../../sim/run/plan.ts';
@@ -202,4 +207,35 @@ export function shown(result: RunResult): string[] {
 
 export function messagesOf(result: RunResult, invariant: string): string[] {
   return result.violations.filter((violation) => violation.invariant === invariant).map((violation) => violation.message);
+}
+
+/**
+ * The observations the checkers make of a finished run of one session (as harness.ts builds them, the durable state as
+ * synced), handed to `edit` first: a test takes out or changes one piece of evidence (a record, a refusal, a showing)
+ * and sees what the verdict read from it.
+ */
+export function observationsOf(result: RunResult, session: string, edit: (o: Observations) => Observations = (o) => o): Observations {
+  return edit({
+    sessions: [session],
+    ledger: result.ledger,
+    durable: readDurableState(result.sim, [session], 'synced', modelDescription),
+    kernel: kernelFacts(result.sim.trace.events),
+    events: result.sim.trace.events,
+    faultPhaseMs: result.spec.plan.faultPhaseMs,
+    quiescenceGraceMs: 65_000,
+    endMs: result.simTimeMs,
+    system: modelDescription,
+  });
+}
+
+/** The ledger with some of its facts replaced (the ledger is a class; its other fields and methods kept). */
+export function ledgerWith(ledger: RunResult['ledger'], facts: Partial<RunResult['ledger']>): RunResult['ledger'] {
+  return Object.assign(Object.create(Object.getPrototypeOf(ledger) as object) as RunResult['ledger'], ledger, facts);
+}
+
+/** The liveness invariants' verdicts on the observations (the attribution made from them). */
+export function livenessOf(o: Observations): Violation[] {
+  const out: Violation[] = [];
+  checkLiveness(o, attributeAll(o), out);
+  return out;
 }
