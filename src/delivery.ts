@@ -89,6 +89,9 @@ export class DeliveryPollers {
   private readonly outcomes: ReplyWaiter<SendOutcome>;
   /** Parts acknowledged after their wait timed out, by row: the count of parts known taken (an incarnation keeps them). */
   private readonly lateParts = new Map<string, number>();
+  /** The send of each key whose answer is awaited (sends in parts), and the count of sends so far. */
+  private readonly attemptOf = new Map<string, number>();
+  private attempts = 0;
   private stateDb: SqlDatabase | undefined;
 
   constructor(
@@ -103,8 +106,14 @@ export class DeliveryPollers {
     this.outcomes = new ReplyWaiter<SendOutcome>(ctx.timers, sendAckTimeoutMs, { kind: 'timeout' });
   }
 
-  /** The platform refused a send (issue 48): the wait for it ends with the refusal; a late one is ignored. */
+  /**
+   * The platform refused a send (issue 48): the wait for it ends with the refusal; a late one is ignored, and so is a
+   * refusal of an earlier send of the same key (the network's later copy of it: chaos seed 24, run 1803, a copy of a
+   * flood-control refusal came while the next send of the part waited, the gateway took it for that send's answer and
+   * sent the part again after the wait, though that send had been taken).
+   */
   onRefused(refused: SendRefused): void {
+    if (refused.attempt !== undefined && this.attemptOf.get(refused.key) !== refused.attempt) return;
     this.outcomes.settle(refused.key, { kind: 'refused', reason: refused.reason, retryAfterMs: refused.retryAfterMs });
   }
 
@@ -219,9 +228,12 @@ export class DeliveryPollers {
     let floods = 0;
     while (taken < parts.length) {
       const key = parts.length === 1 ? row : `${row}#${taken + 1}`;
-      const send: OutboundSend = { type: 'send', key, sessionKey, text: parts[taken] as string, kind };
+      const attempt = ++this.attempts;
+      const send: OutboundSend = { type: 'send', key, sessionKey, text: parts[taken] as string, kind, attempt };
       this.ctx.note('deliver-attempt', { session: sessionKey, key, poller: speed, part: taken + 1, parts: parts.length });
+      this.attemptOf.set(key, attempt);
       const outcome = await this.outcomes.wait(key, () => this.ctx.net.send(platformName, send));
+      if (this.attemptOf.get(key) === attempt) this.attemptOf.delete(key);
       if (outcome.kind === 'acked' || (outcome.kind === 'timeout' && knobs.mode === 'skip-unacked')) {
         taken++;
         if (parts.length > 1) await retryBusy(this.ctx, () => outbound.run('INSERT INTO session_state(key, value, updated_at) VALUES (?, ?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at', [progressKey, String(taken), this.ctx.clock.nowMs()]));

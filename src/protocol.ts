@@ -48,6 +48,11 @@ export interface OutboundSend {
   sessionKey: string;
   text: string;
   kind: string;
+  /**
+   * Which send of the sender this is (delivery.ts, sends in parts): the platform's answer names it, as an HTTP response
+   * belongs to its request, so an answer the network replays later is not taken for a later send's.
+   */
+  attempt?: number;
 }
 
 export interface SendAck {
@@ -71,6 +76,8 @@ export interface SendRefused {
   reason: SendRefusalReason;
   /** For `rate-limit`: how long the platform asks the sender to wait (retry_after, whole seconds, in ms). */
   retryAfterMs: number;
+  /** The refused send's `attempt`, when it had one. */
+  attempt?: number;
 }
 
 export interface NodeEvent {

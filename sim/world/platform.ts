@@ -162,7 +162,7 @@ export class Platform {
     const nowMs = ctx.clock.nowMs();
     this.ledger.sendRefused({ sessionKey: send.sessionKey, key: send.key, kind: send.kind, text: send.text, atMs: nowMs, reason: refusal.reason, permanent: refusal.reason === 'not-found', retryAfterMs: refusal.retryAfterMs });
     this.refusals?.recordFault({ kind: 'send-refused', reason: refusal.reason, session: send.sessionKey, key: send.key, retryAfterMs: refusal.retryAfterMs });
-    ctx.net.send(this.gatewayName, { type: 'send.refused', key: send.key, reason: refusal.reason, retryAfterMs: refusal.retryAfterMs } satisfies SendRefused);
+    ctx.net.send(this.gatewayName, { type: 'send.refused', key: send.key, reason: refusal.reason, retryAfterMs: refusal.retryAfterMs, ...(send.attempt === undefined ? {} : { attempt: send.attempt }) } satisfies SendRefused);
   }
 
   /** Whether the send's answer is lost (`lost`), late by some ms, or on time (undefined); drawn on every send taken. */
