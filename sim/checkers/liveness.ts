@@ -220,13 +220,21 @@ function answerGivenUp(o: Observations, a: Attribution, subject: UserMessageFact
  * When the system first concluded `subject` for the user: it showed an answer to it (answeredAtMs), or it gave up
  * visibly a reply of an answer whose prompt carried it (refused for good, the give-up recorded: refusals.ts), at the
  * record. A reply given up in a chat not found answered in time by that record (fixed-model chaos drawing the
- * platform, seed 21 run 1873: a command's answer given up at 29 min was judged first answered at 2 h 12 min).
+ * platform, seed 21 run 1873: a command's answer given up at 29 min was judged first answered at 2 h 12 min). The
+ * record names a text, not an answer: a give-up of the slot's text recorded after the answer returned counts, whether
+ * or not a later showing of the same text was credited to the slot (seed 23 run 2842: m0's stock replies, given up at
+ * 3 s, were shown again by a task an hour later and credited to m0's slots).
  */
 function concludedAtMs(o: Observations, a: Attribution, subject: UserMessageFact | CommandFact): number | undefined {
   const shown = answeredAtMs(a, subject);
   const givenUp = a.answers
     .filter((answer) => carries(answer.prompt, subject))
-    .flatMap((answer) => answer.slots.filter((slot) => slot.shownBy === null).map((slot) => givenUpAtMs(o, a.session, slot.text) ?? Infinity));
+    .flatMap((answer) =>
+      answer.slots.map((slot) => {
+        const atMs = givenUpAtMs(o, a.session, slot.text);
+        return atMs !== undefined && atMs >= answer.first.returnedAtMs ? atMs : Infinity;
+      }),
+    );
   const first = Math.min(shown ?? Infinity, ...givenUp);
   return first === Infinity ? undefined : first;
 }

@@ -33,6 +33,18 @@ describe('a reply given up visibly', () => {
     });
   });
 
+  it('concludes its subject at the record even when a later showing of the same text was credited to it', async () => {
+    // Seed 23 run 2842: m0's stock replies were given up at 3 s (chat not found) and shown again by a task an hour
+    // later, and the attribution credited those showings to m0's slots.
+    await withFrozenPlan(sql, 'stock-replies-given-up-then-shown-again-by-a-task', (result) => {
+      expect(result.violations).toEqual([]);
+      const o = observations(result, true);
+      const m0 = answerTimes(o, attributeAll(o)).find((time) => 'marker' in time.subject && time.subject.marker === '[m0]');
+      expect((m0?.answeredAtMs ?? Infinity) - (m0?.arrivedAtMs ?? 0)).toBeLessThan(60_000);
+      expect(livenessOf(observations(result, false)).map((violation) => violation.message)).toContainEqual(expect.stringMatching(/message \[m0\] arrived at \d+ ms, .*after its deadline/));
+    });
+  });
+
   it('concludes nothing without its record: the command is judged answered late', async () => {
     await withFrozenPlan(sql, 'command-answer-given-up-then-answered-late', (result) => {
       expect(livenessOf(observations(result, false)).map((violation) => violation.message)).toContainEqual(expect.stringMatching(/command run-2 arrived at \d+ ms, .*after its deadline/));
