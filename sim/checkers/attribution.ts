@@ -423,10 +423,24 @@ function assignCanned(
   // Any sign that a subject's turn ended without answering it by an instant: it gave up on it, or the last request
   // carrying it was answered by then and that answer was not shown whole by then. A subject whose last request was
   // still in flight shows none: its turn was still running, so an error reply then is not its own.
+  // An answer whose turn went on after an instant: state.db got a row of it later (its final row, or a tool row of one of
+  // its calls): that turn was still running then, so an error reply then was not its (chaos seed 26, run 834: a
+  // heartbeat turn's answer came back at 9 min 18 s and its tool calls ran until 9 min 50 s; an error reply of another
+  // turn shown at 9 min 23 s went to its command, and the command's action was judged to follow its failure notice).
+  const wentOnAfter = (request: LlmRequestFact, atMs: number): boolean => {
+    const answer = request.answer === null ? undefined : o.ledger.answers[request.answer];
+    if (answer === undefined) return false;
+    const calls = new Set(answer.toolCalls.map((call) => call.id));
+    return rows.some(
+      (row) =>
+        row.timestamp > atMs &&
+        ((row.role === 'assistant' && row.toolCallIds.length === 0 && row.content === answer.result) || (row.role === 'tool' && row.toolCallId !== null && calls.has(row.toolCallId))),
+    );
+  };
   const signOfFailure = (subject: Subject, atMs: number): boolean => {
     if (gaveUpOn(subject, atMs)) return true;
     const last = lastCarrying(subject, atMs);
-    return last !== undefined && last.outcome === 'answer' && (last.endedAtMs ?? Infinity) <= atMs && !coveredBy(subject, atMs);
+    return last !== undefined && last.outcome === 'answer' && (last.endedAtMs ?? Infinity) <= atMs && !coveredBy(subject, atMs) && !wentOnAfter(last, atMs);
   };
   // A turn may give up after its answer was shown (a write failed after the send, then every retry failed too): the
   // error reply then follows the session's last request, which carried the subject. The turn tells each message that
