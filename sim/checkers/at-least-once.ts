@@ -36,7 +36,7 @@
 // report.
 import type { TraceEvent } from '../kernel/trace.ts';
 import type { ShownFact } from '../world/ledger.ts';
-import { type NetSend, netFates, resendReason } from './in-flight.ts';
+import { type NetSend, netFates, refusedArrivals, resendReason } from './in-flight.ts';
 import { normalized, type Observations, systemOf } from './observations.ts';
 
 /** How a showing reached the platform: the send that carried it, whether a replay, and the platform's ack of it. */
@@ -150,13 +150,15 @@ function carriers(o: Observations): Map<ShownFact, Carrier> {
   const sends = new Map<number, NetSend>();
   const arrivals = new Map<number, { id: number; replay: boolean }[]>();
   const acks = new Map<number, NetSend[]>();
+  // A send the platform refused shows nothing: it is no part of the count (in-flight.ts refusedArrivals).
+  const refused = refusedArrivals(o.events);
   o.events.forEach((event: TraceEvent, step) => {
     const id = Number(event.fields.id);
     if (event.kind === 'net.send') {
       const send: NetSend = { id, step, timeMs: event.timeMs, from: String(event.fields.from), to: String(event.fields.to), kind: String(event.fields.kind) };
       sends.set(id, send);
       if (send.kind === 'send.ack') push(acks, event.timeMs, send);
-    } else if ((event.kind === 'net.deliver' || event.kind === 'net.duplicate') && sends.get(id)?.kind === 'send') {
+    } else if ((event.kind === 'net.deliver' || event.kind === 'net.duplicate') && sends.get(id)?.kind === 'send' && !refused.has(step)) {
       push(arrivals, event.timeMs, { id, replay: event.kind === 'net.duplicate' });
     }
   });
