@@ -43,8 +43,8 @@ export function rerunUnderNode24(testFile: string, timeoutMs: number): void {
   if (binary === undefined) throw new Error(`no Node 24 to run the SQLite-era releases' tests under: npm ci --prefix openclaw installs it, or set ${nodeVariable}`);
   const file = fileURLToPath(testFile).slice(root.length);
   const started = performance.now();
-  // A slow test file runs under the slow config (the default one leaves *.slow.test.ts out).
-  const config = file.endsWith('.slow.test.ts') ? ['-c', 'vitest.slow.config.ts'] : [];
+  // A slow or nightly test file runs under its own config (the default one leaves both out).
+  const config = file.endsWith('.slow.test.ts') ? ['-c', 'vitest.slow.config.ts'] : file.endsWith('.nightly.test.ts') ? ['-c', 'vitest.nightly.config.ts'] : [];
   const result = spawnSync(binary, ['node_modules/vitest/vitest.mjs', 'run', ...config, file, '-t', underNode24, '--reporter', 'dot'], {
     cwd: root,
     encoding: 'utf8',
