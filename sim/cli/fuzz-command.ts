@@ -11,7 +11,7 @@ import { type Shard, shardRunCount, wholeCampaign } from './campaign.ts';
 import { pc } from './colors.ts';
 import { checkFractionDefault, type DeterminismMismatch, type DeterminismOutcome, mismatchLines } from './determinism-check.ts';
 import { exitCodeFor, exitCodes } from './exit-codes.ts';
-import { type FuzzFailure, fuzzScenario, type ScenarioOutcome } from './fuzz.ts';
+import { type DocumentedRun, type FuzzFailure, fuzzScenario, type ScenarioOutcome } from './fuzz.ts';
 import { type OnShrinkProgress, shrinkRunsMax } from './fuzz-task.ts';
 import { junitXml } from './junit.ts';
 import { loadSpecifier } from './load.ts';
@@ -49,6 +49,8 @@ export interface FuzzOptions {
   loads?: readonly string[];
   /** Replay this fraction of the runs (true: checkFractionDefault) and compare their traces (determinism-check.ts). */
   checkDeterminism?: number | true;
+  /** With real code: go on past a run that fails only with findings docs/MODEL.md documents about it (fuzz.ts). */
+  pastDocumented?: boolean;
 }
 
 function print(text: string): void {
@@ -71,6 +73,9 @@ function checkOptions(options: FuzzOptions, runs: number | undefined): boolean {
   if (shard !== undefined && options.seed === undefined) throw new UsageError('--shard needs --seed: the shards of one campaign must share its seed');
   if (shard !== undefined && runs !== undefined && shardRunCount(runs, shard) === 0) {
     throw new UsageError(`shard ${shard.index + 1}/${shard.count} has no runs to do: --runs ${runs} gives fewer runs per scenario than ${shard.index + 1}`);
+  }
+  if (options.pastDocumented === true && options.openclaw === undefined && options.sessionManager !== 'pi') {
+    throw new UsageError("--past-documented needs real code (--openclaw or --session-manager pi): docs/MODEL.md documents findings about real code only, and gatesim's fixed model has none to go past");
   }
   if (options.openclaw !== undefined && !openclawInstalled(options.openclaw.release)) throw new UsageError(new OpenclawWorkspaceMissingError(options.openclaw.release).message);
   if (options.workers !== undefined && options.workers > workersMax) throw new UsageError(`--workers must be at most ${workersMax}, got ${options.workers}`);
@@ -123,7 +128,7 @@ export async function fuzzCommand(options: FuzzOptions): Promise<number> {
     for (const [position, scenario] of chosen.entries()) {
       const scenarioStarted = wallNowMs();
       const deadline = options.seconds === undefined ? undefined : () => wallNowMs() - scenarioStarted > (options.seconds as number) * 1_000;
-      const limits = { ...(runs === undefined ? {} : { runs }), ...(deadline === undefined ? {} : { deadline }), ...(options.invariant === undefined ? {} : { invariant: options.invariant }), ...(options.sessionManager === 'pi' ? { sessionManager: 'pi' as const } : {}), ...(options.openclaw === undefined ? {} : { openclaw: options.openclaw }), loads, shard };
+      const limits = { ...(runs === undefined ? {} : { runs }), ...(deadline === undefined ? {} : { deadline }), ...(options.invariant === undefined ? {} : { invariant: options.invariant }), ...(options.sessionManager === 'pi' ? { sessionManager: 'pi' as const } : {}), ...(options.openclaw === undefined ? {} : { openclaw: options.openclaw }), ...(options.pastDocumented === true ? { pastDocumented: true } : {}), loads, shard };
       let shrinkProgress: OnShrinkProgress | undefined;
       const outcome = await fuzzScenario(scenario, scenarios.indexOf(scenario), bugs, campaignSeed, limits, sql, (done) => progress.update(scenario.name, position, done), {
         executor,
@@ -156,6 +161,7 @@ function finish(options: FuzzOptions, campaign: { bugs: BugId[]; campaignSeed: n
   const coverage = emptyCoverage();
   for (const outcome of outcomes) addCoverage(coverage, outcome.coverage);
   const failures = outcomes.flatMap((outcome) => (outcome.failure === undefined ? [] : [outcome.failure]));
+  const documented = outcomes.flatMap((outcome) => outcome.documented);
   const firstFailureRun = failures.length === 0 ? null : Math.min(...failures.map((failure) => failure.run));
   const totalRuns = outcomes.reduce((sum, outcome) => sum + outcome.runs, 0);
   const checked = checks?.reduce((sum, check) => sum + check.checked, 0);
@@ -176,18 +182,21 @@ function finish(options: FuzzOptions, campaign: { bugs: BugId[]; campaignSeed: n
   // A folder this campaign created and found nothing to put in is removed; a folder the user had is kept.
   if (options.artifacts !== undefined && failures.length === 0) write(`the artifacts list in ${options.artifacts}`, () => (createdArtifacts ? removeIfEmpty(options.artifacts as string) : recordArtifacts(options.artifacts as string, [])));
   if (options.json === true) {
-    const scenarioRuns = outcomes.map((outcome) => ({ scenario: outcome.scenario, runs: outcome.runs, firstFailureRun: outcome.failure?.run ?? null }));
+    const scenarioRuns = outcomes.map((outcome) => ({ scenario: outcome.scenario, runs: outcome.runs, firstFailureRun: outcome.failure?.run ?? null, ...(options.pastDocumented === true ? { documentedRuns: outcome.documented.length } : {}) }));
     const determinism = checked === undefined ? {} : { determinism: { fraction: checkFractionOf(options), checked, mismatches } };
-    print(JSON.stringify({ runs: totalRuns, failures: failures.map(failureJson), firstFailureRun, scenarios: scenarioRuns, wallMs, campaignSeed, coverage, ...determinism }));
+    const past = options.pastDocumented === true ? { documented } : {};
+    print(JSON.stringify({ runs: totalRuns, failures: failures.map(failureJson), firstFailureRun, scenarios: scenarioRuns, wallMs, campaignSeed, coverage, ...past, ...determinism }));
   } else {
-    print(`\n${totalRuns} runs in ${formatMs(wallMs)} wall, ${failures.length} failing scenario(s)`);
+    const past = options.pastDocumented === true ? `, ${documented.length} run(s) gone past with documented findings only` : '';
+    print(`\n${totalRuns} runs in ${formatMs(wallMs)} wall, ${failures.length} failing scenario(s)${past}`);
     if (checked !== undefined) print(determinismSummary(checked, mismatches));
     if (options.coverage === true) {
       print(pc.bold('fault coverage (faults landed, by the turn phase they landed in)'));
       print(coverageText(coverage));
     } else print(coverageSummary(coverage));
     for (const line of failureList(failures)) print(line);
-    print(mismatches.length > 0 ? nondeterminismStep(mismatches) : nextStep(failures, campaign.bugs));
+    for (const line of documentedList(documented)) print(line);
+    print(mismatches.length > 0 ? nondeterminismStep(mismatches) : nextStep(failures, campaign.bugs, documented));
   }
   for (const failure of failures) failure.result.sim.dispose();
   return writeFailed && code === 0 ? 3 : code;
@@ -249,14 +258,38 @@ function failureList(failures: readonly FuzzFailure[]): string[] {
   ];
 }
 
-/** What to try next: replay a failure with every bug off, or, after a clean campaign, hunt a seed bug. */
-function nextStep(failures: readonly FuzzFailure[], bugs: readonly BugId[]): string {
+/** How many runs of the list the text report names with their seed strings (--json names them all). */
+const documentedListedMax = 5;
+
+/** The runs gone past (--past-documented): how many per documented finding, and the first few with their seed strings. */
+function documentedList(documented: readonly DocumentedRun[]): string[] {
+  if (documented.length === 0) return [];
+  const counts = new Map<string, number>();
+  for (const run of documented) {
+    for (const found of run.findings) {
+      const finding = `${found.invariant}: docs/MODEL.md "${found.section}"`;
+      counts.set(finding, (counts.get(finding) ?? 0) + 1);
+    }
+  }
+  const more = documented.length - documentedListedMax;
+  return [
+    pc.bold('gone past: runs that failed only with findings docs/MODEL.md documents about the real code that ran'),
+    ...[...counts].map(([finding, runs]) => `  ${pc.yellow(finding)} in ${runs} run(s)`),
+    ...documented.slice(0, documentedListedMax).flatMap((run) => [`  ${run.scenario} run ${run.run}: ${run.findings.map((found) => found.invariant).join(', ')}`, `    seed (unshrunk): ${run.seed}`]),
+    ...(more > 0 ? [`  and ${more} more (--json lists them all)`] : []),
+  ];
+}
+
+/** What to try next: replay a failure with every bug off, or, after a clean campaign, hunt a seed bug (or replay a run gone past). */
+function nextStep(failures: readonly FuzzFailure[], bugs: readonly BugId[], documented: readonly DocumentedRun[]): string {
   const failure = failures[0];
   if (failure !== undefined) {
     const hint = reproduceHint(failure.seed);
     const withBugsOff = bugs.length > 0 && hint.startsWith(cliInvocation()) ? `${hint} --bugs none` : hint;
     return `next: read the report above, then replay it${bugs.length > 0 ? ' with every bug off' : ''} to check a fix: ${withBugsOff}`;
   }
+  const past = documented[0];
+  if (past !== undefined) return `next: no new failure; read the documented findings named above, or replay the first run gone past: ${reproduceHint(past.seed)}`;
   return `next: watch gatesim find a seed bug: ${cliInvocation()} fuzz --scenario send-mid-turn --bugs send-flag --runs 30 --seed 1 (gatesim list names them all)`;
 }
 
@@ -264,11 +297,17 @@ function outcomeLines(outcome: ScenarioOutcome, check: DeterminismOutcome | unde
   const mismatch = check?.mismatch;
   const nondeterminism = mismatch === undefined ? [] : [`${pc.red('NONDETERMINISM')} ${outcome.scenario}: run ${mismatch.run} gave two traces of one plan`, ...mismatchLines(mismatch), ''];
   const failure = outcome.failure;
-  if (failure === undefined) return [...nondeterminism, ...(mismatch === undefined ? [`${pc.green('PASS')} ${outcome.scenario}: ${outcome.runs} runs`] : [])];
+  const past = outcome.documented.length;
+  const pastText = `${past} run(s) failed only with documented findings about the real code and were gone past (listed at the end)`;
+  if (failure === undefined) {
+    const verdict = past === 0 ? `${pc.green('PASS')} ${outcome.scenario}: ${outcome.runs} runs` : `${pc.yellow('KNOWN')} ${outcome.scenario}: ${outcome.runs} runs, no new failure; ${pastText}`;
+    return [...nondeterminism, ...(mismatch === undefined ? [verdict] : [])];
+  }
   return [
     ...nondeterminism,
     runText(failure.seed, failure.result),
     `${pc.red('FAIL')} ${outcome.scenario}: found at run ${failure.run} (${failure.invariant}, ${failure.class}), ${shrinkText(failure)}`,
+    ...(past === 0 ? [] : [`  before it, ${pastText}`]),
     `  reproduce: ${reproduceHint(failure.seed)}`,
     ...(artifacts === undefined ? [] : [`  artifacts: ${artifacts}/${artifactFolderName(failure.seed)}/`]),
     '',

@@ -14,6 +14,7 @@ import type { FaultCoverage } from '../run/coverage.ts';
 import { generateSpec, runArbitrary, toSpec } from '../run/generate.ts';
 import { type RunOptions, type RunResult, runSpec } from '../run/harness.ts';
 import type { Plan } from '../run/plan.ts';
+import { codeUnderTest, matchFinding, ranRealCode } from './real-code.ts';
 import { encodeSeedString, runOptionsOf, type RunTags } from './seed-string.ts';
 
 export const shrinkRunsMax = 300;
@@ -35,6 +36,11 @@ export interface FuzzTask {
   shrinkRunsMax?: number;
   /** A run: answer with its trace too (the determinism check, determinism-check.ts, compares it with replays). */
   trace?: boolean;
+  /**
+   * A run with real code (fuzz --past-documented): when it fails and every violation that counts is a finding
+   * docs/MODEL.md documents about that code, answer which (real-code.ts matchFinding), so the campaign can go on.
+   */
+  pastDocumented?: boolean;
 }
 
 /** A run's trace: its hash and its events. */
@@ -48,6 +54,14 @@ export interface RunReport {
   coverage: FaultCoverage;
   /** Only when the task asked for it. */
   trace?: RunTrace;
+  /** A failing run whose every counted violation is a documented finding, when the task asked (pastDocumented). */
+  documented?: DocumentedViolation[];
+}
+
+/** A violation of a run with real code that docs/MODEL.md documents: the invariant and the section that states it. */
+export interface DocumentedViolation {
+  invariant: string;
+  section: string;
 }
 
 export interface ShrinkReport {
@@ -111,7 +125,26 @@ export async function runTask(task: FuzzTask, sql: SqlJsStatic, runOptions: Task
   const result = await runSpec(generateSpec(scenarioOf(task), task.bugs, task.seed, undefined), { ...runOptions, ...realPartsOf(task), sql });
   result.sim.dispose();
   const trace = task.trace === true ? { trace: { hash: result.traceHash, events: result.sim.trace.events } } : {};
-  return { fails: failsFor(task.invariant)(result), coverage: result.coverage, ...trace };
+  const fails = failsFor(task.invariant)(result);
+  const documented = fails && task.pastDocumented === true ? documentedViolations(result, task.invariant) : undefined;
+  return { fails, coverage: result.coverage, ...trace, ...(documented === undefined ? {} : { documented }) };
+}
+
+/**
+ * The counted violations of a failing run, each matched against the findings docs/MODEL.md documents about the real
+ * code that ran; undefined when the run had no real code or any of them matches none (a new failure, to be shrunk).
+ */
+export function documentedViolations(result: RunResult, invariant: string | undefined): DocumentedViolation[] | undefined {
+  const code = codeUnderTest(result.realCode);
+  if (!ranRealCode(code)) return undefined;
+  const found: DocumentedViolation[] = [];
+  for (const violation of result.violations) {
+    if (invariant !== undefined && violation.invariant !== invariant) continue;
+    const match = matchFinding(violation, code, result.sim.trace.events);
+    if (match.status === 'new') return undefined;
+    if (!found.some((seen) => seen.invariant === violation.invariant && seen.section === match.section)) found.push({ invariant: violation.invariant, section: match.section });
+  }
+  return found.length === 0 ? undefined : found;
 }
 
 export async function shrinkTask(task: FuzzTask, sql: SqlJsStatic, runOptions: TaskRunOptions = {}, onProgress: OnShrinkProgress = () => {}): Promise<ShrinkReport> {

@@ -16,7 +16,7 @@ import { generateSpec } from '../run/generate.ts';
 import { type RunResult, runSpec } from '../run/harness.ts';
 import { runSeed, type Shard, shardRuns } from './campaign.ts';
 import { checksRun, compareTraces, type DeterminismCheck, type DeterminismMismatch, type DeterminismOutcome } from './determinism-check.ts';
-import { failsFor, type FuzzTask, type OnShrinkProgress, type RunReport, type RunTrace, type TaskRunOptions } from './fuzz-task.ts';
+import { type DocumentedViolation, failsFor, type FuzzTask, type OnShrinkProgress, type RunReport, type RunTrace, type TaskRunOptions } from './fuzz-task.ts';
 import { type Executor, inlineExecutor } from './pool.ts';
 import type { OpenclawChoice } from '../real/openclaw/choice.ts';
 import { decodeSeedString, encodeSeedString, runOptionsOf, type RunTags, tagsOf, verifySeedString } from './seed-string.ts';
@@ -39,6 +39,11 @@ export interface FuzzLimits {
   deadline?: () => boolean;
   /** The shrink's budget of runs (fuzz-task.ts shrinkRunsMax unless given; tests give a small one). */
   shrinkRunsMax?: number;
+  /**
+   * With real code: a failing run whose every counted violation is a finding docs/MODEL.md documents about that code
+   * is recorded (unshrunk) and the campaign goes on; the first run with a new violation stops it and is shrunk.
+   */
+  pastDocumented?: boolean;
   shard: Shard;
 }
 
@@ -60,12 +65,24 @@ export interface FuzzFailure {
   result: RunResult;
 }
 
-/** What a campaign did for one scenario: how many runs, the fault coverage, and the first failure if any. */
+/** A run the campaign went past (--past-documented): it failed only with findings docs/MODEL.md documents. */
+export interface DocumentedRun {
+  scenario: string;
+  /** 1-based index of the run within this scenario's whole campaign. */
+  run: number;
+  /** The run's seed string, unshrunk. */
+  seed: string;
+  findings: DocumentedViolation[];
+}
+
+/** What a campaign did for one scenario: how many runs, the fault coverage, the first failure if any, and the runs gone past. */
 export interface ScenarioOutcome {
   scenario: string;
   runs: number;
   failure: FuzzFailure | undefined;
   coverage: FaultCoverage;
+  /** The failing runs the campaign went past, in run order (only with limits.pastDocumented). */
+  documented: DocumentedRun[];
 }
 
 /** Optional parts of a campaign: where runs are done, run options, and progress hooks. */
@@ -127,6 +144,7 @@ export async function fuzzScenario(
   // Every check started, and the few still running (at most inFlightMax, so a slow fresh thread holds few traces).
   const checks: Promise<Checked>[] = [];
   const checking: Promise<Checked>[] = [];
+  const documented: DocumentedRun[] = [];
   let runs = 0;
   let launching = true;
   for (;;) {
@@ -139,7 +157,7 @@ export async function fuzzScenario(
       const seed = runSeed(campaignSeed, scenarioIndex, next.value);
       extras.onRunStarted?.({ scenario: scenario.name, run: next.value, seed });
       const checked = check !== undefined && checksRun(campaignSeed, scenarioIndex, next.value, check.fraction);
-      const task = { kind: 'run' as const, scenario: scenario.name, bugs, seed, ...invariantOf(limits), tags, ...(checked ? { trace: true } : {}) };
+      const task = { kind: 'run' as const, scenario: scenario.name, bugs, seed, ...invariantOf(limits), tags, ...(checked ? { trace: true } : {}), ...(limits.pastDocumented === true ? { pastDocumented: true } : {}) };
       const answer = executor.run(task);
       // If an earlier run throws, the later answers are never awaited: keep their rejections from going unhandled.
       answer.catch(() => {});
@@ -159,18 +177,25 @@ export async function fuzzScenario(
       checking.push(done);
       if (checking.length > inFlightMax) await checking.shift();
     }
-    if (report.fails) {
+    if (report.fails && report.documented !== undefined) {
+      documented.push({ scenario: scenario.name, run: head.run + 1, seed: unshrunkSeedString(scenario, bugs, head.seed, tags), findings: report.documented });
+    } else if (report.fails) {
       // Later runs may still be in flight: let them finish (their answers are not used) before shrinking.
       await Promise.allSettled(pending.map((later) => later.answer));
       await determinismOf(check, checks, extras);
       limits.onFirstFailure?.();
       extras.onShrinkStarted?.(head.run + 1);
       const failure = await shrinkFailure(scenario, bugs, head, limits, executor, sql, extras);
-      return { scenario: scenario.name, runs, coverage, failure };
+      return { scenario: scenario.name, runs, coverage, failure, documented };
     }
   }
   await determinismOf(check, checks, extras);
-  return { scenario: scenario.name, runs, coverage, failure: undefined };
+  return { scenario: scenario.name, runs, coverage, failure: undefined, documented };
+}
+
+/** The seed string of a campaign's run as drawn, before any shrink. */
+function unshrunkSeedString(scenario: Scenario, bugs: BugId[], seed: number, tags: RunTags): string {
+  return encodeSeedString({ scenario: scenario.name, ...tags, bugs, seed, path: undefined }, generateSpec(scenario, bugs, seed, undefined));
 }
 
 /** Replay a run where the campaign runs and on the fresh thread, at once, and compare the three traces. */
@@ -179,9 +204,7 @@ async function checkRun(scenario: Scenario, head: Pending, trace: RunTrace, task
   assert(again.trace !== undefined && fresh.trace !== undefined, 'a replay asked for its trace answers with it');
   const found = compareTraces([trace, again.trace, fresh.trace]);
   if (found === undefined) return { run: head.run, mismatch: undefined };
-  const spec = generateSpec(scenario, task.bugs, task.seed, undefined);
-  const seedString = encodeSeedString({ scenario: scenario.name, ...task.tags, bugs: task.bugs, seed: task.seed, path: undefined }, spec);
-  return { run: head.run, mismatch: { scenario: scenario.name, seed: seedString, run: head.run + 1, ...found } };
+  return { run: head.run, mismatch: { scenario: scenario.name, seed: unshrunkSeedString(scenario, task.bugs, task.seed, task.tags ?? {}), run: head.run + 1, ...found } };
 }
 
 /** The scenario's checks, all finished: how many, and the mismatch of the lowest run index (whatever order they ended in). */

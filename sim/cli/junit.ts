@@ -28,6 +28,11 @@ export function junitXml(campaign: JunitCampaign): string {
   for (const outcome of campaign.outcomes) {
     // The name is stable from night to night (no run count), so CI history follows one case; the runs are a property.
     const testCase = suite.testCase().className(`gatesim.fuzz.${outcome.scenario}`).name(`${outcome.scenario} [bugs: ${bugs}]`).property('runs', String(outcome.runs));
+    // Runs gone past with documented findings about real code (fuzz --past-documented): counted, each seed string named.
+    if (outcome.documented.length > 0) {
+      testCase.property('documentedRuns', String(outcome.documented.length));
+      testCase.standardOutput(outcome.documented.map((run) => `run ${run.run} failed only with documented findings (${run.findings.map((found) => `${found.invariant}: docs/MODEL.md "${found.section}"`).join('; ')}): ${run.seed}`).join('\n'));
+    }
     const failure = outcome.failure;
     if (failure === undefined) continue;
     testCase.failure(`${failure.invariant} (${failure.class}) at run ${failure.run}: ${failure.seed}`, failure.class);

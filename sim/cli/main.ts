@@ -381,6 +381,7 @@ function program(setExit: (code: number) => void): Command {
     .option('--artifacts <dir>', 'write the artifacts of each failure under <dir>/<seed string>/')
     .option('--json', 'print one JSON object (the fault coverage included)')
     .option('--coverage', 'print the whole fault-coverage table (fault types and shapes by turn phase) instead of its one-line summary')
+    .option('--past-documented', 'with real code (--openclaw, --session-manager pi): a run that fails only with findings docs/MODEL.md documents about that code is listed, unshrunk, and the campaign goes on; the first run with a new failure stops it and is shrunk')
     .option('--check-determinism [fraction]', `replay a fixed sample of the runs (this fraction of them, 0 < f <= 1; default ${checkFractionDefault}) where the campaign runs and on a fresh worker thread, and compare their traces; a run that gives two traces exits ${exitCodes.nondeterminism}`, parseCheckFraction)
     .action(async (options: FuzzOptions) => setExit(underSupportedNode(options.openclaw) ?? (await fuzzCommand({ ...options, loads: loadedModules }))));
   root
