@@ -36,9 +36,18 @@ function permanentRefusals(o: Observations, session: string, text: string): { at
   return o.ledger.sendRefusals.filter((refusal) => refusal.sessionKey === session && refusal.permanent && squashed(refusal.text).length > 0 && whole.includes(squashed(refusal.text)));
 }
 
-/** Whether the system recorded giving up on `text` in the session (a failed or abandoned delivery obligation) at or after `fromMs`. */
-function giveUpRecorded(o: Observations, session: string, text: string, fromMs: number): boolean {
-  return (o.durable.deliveryObligations ?? []).some((row) => row.sessionKey === session && (row.state === 'failed' || row.state === 'abandoned') && normalized(row.content) === text && row.updatedAtMs >= fromMs);
+/** The times the system recorded giving up on `text` in the session (failed or abandoned delivery obligations), at or after `fromMs`, in order. */
+function giveUpRecords(o: Observations, session: string, text: string, fromMs: number): number[] {
+  return (o.durable.deliveryObligations ?? [])
+    .filter((row) => row.sessionKey === session && (row.state === 'failed' || row.state === 'abandoned') && normalized(row.content) === text && row.updatedAtMs >= fromMs)
+    .map((row) => row.updatedAtMs)
+    .sort((a, b) => a - b);
+}
+
+/** The records of a visible give-up of `text` (its normalised text): those written at or after its first permanent refusal. */
+function visibleGiveUps(o: Observations, session: string, text: string): number[] {
+  const first = permanentRefusals(o, session, text)[0];
+  return first === undefined ? [] : giveUpRecords(o, session, text, first.atMs);
 }
 
 /** Whether a reply (its normalised text) that was never shown was given up visibly: refused for good, the give-up recorded. */
@@ -48,10 +57,7 @@ export function givenUpVisibly(o: Observations, session: string, text: string): 
 
 /** When a reply (its normalised text) was given up visibly: the first record of the give-up after a permanent refusal. */
 export function givenUpAtMs(o: Observations, session: string, text: string): number | undefined {
-  const first = permanentRefusals(o, session, text)[0];
-  if (first === undefined) return undefined;
-  const records = (o.durable.deliveryObligations ?? []).filter((row) => row.sessionKey === session && (row.state === 'failed' || row.state === 'abandoned') && normalized(row.content) === text && row.updatedAtMs >= first.atMs);
-  return records.length === 0 ? undefined : Math.min(...records.map((row) => row.updatedAtMs));
+  return visibleGiveUps(o, session, text)[0];
 }
 
 /**
@@ -60,20 +66,18 @@ export function givenUpAtMs(o: Observations, session: string, text: string): num
  * send of it. Each is one reply the system owed and gave up on, in the order the give-ups were recorded.
  */
 export function cannedGiveUps(o: Observations, session: string): { text: string; atMs: number }[] {
-  return cannedRepliesIn(o).flatMap((canned) => {
-    const text = normalized(canned);
-    const first = permanentRefusals(o, session, text)[0];
-    if (first === undefined) return [];
-    return (o.durable.deliveryObligations ?? [])
-      .filter((row) => row.sessionKey === session && (row.state === 'failed' || row.state === 'abandoned') && normalized(row.content) === text && row.updatedAtMs >= first.atMs)
-      .map((row) => ({ text, atMs: row.updatedAtMs }));
-  }).sort((a, b) => a.atMs - b.atMs);
+  return cannedRepliesIn(o)
+    .flatMap((canned) => {
+      const text = normalized(canned);
+      return visibleGiveUps(o, session, text).map((atMs) => ({ text, atMs }));
+    })
+    .sort((a, b) => a.atMs - b.atMs);
 }
 
 /** For a lost reply's message: what the refusals and records say about it (empty when there were none). */
 export function refusalNote(o: Observations, session: string, text: string): string {
   const permanent = permanentRefusals(o, session, text);
-  const recorded = giveUpRecorded(o, session, text, -Infinity);
+  const recorded = giveUpRecords(o, session, text, -Infinity).length > 0;
   if (permanent.length > 0 && !recorded) return ' (the platform refused it for good, and the give-up is recorded nowhere: given up silently)';
   if (permanent.length === 0 && recorded) {
     const whole = squashed(text);

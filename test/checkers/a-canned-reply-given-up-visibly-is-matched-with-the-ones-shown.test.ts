@@ -10,22 +10,18 @@ import { describe, expect, it } from 'vitest';
 import { attributeAll, isGivenUpReply } from '../../sim/checkers/attribution.ts';
 import { failureNoticeOf } from '../../sim/checkers/finality.ts';
 import { loadSqlJs } from '../../sim/kernel/sqlite.ts';
-import type { RunResult } from '../../sim/run/harness.ts';
 import { withFrozenPlan } from '../model/support.ts';
-import { livenessOf, observationsOf } from './support.ts';
+import { livenessOf, observationsWithGiveUps } from './support.ts';
 
 const sql = await loadSqlJs();
 const session = 'agent:main:chat:0';
 
-/** The run's observations, with or without the give-ups' records. */
-const observations = (result: RunResult, withRecords: boolean) =>
-  observationsOf(result, session, (o) => (withRecords ? o : { ...o, durable: { ...o.durable, deliveryObligations: [] } }));
 
 describe('a canned reply given up visibly', () => {
   it('is matched with the canned replies shown: each subject takes its own', async () => {
     await withFrozenPlan(sql, 'error-reply-given-up-then-a-later-error-reply-shown', (result) => {
       expect(result.violations).toEqual([]);
-      const o = observations(result, true);
+      const o = observationsWithGiveUps(result, session, true);
       const attribution = attributeAll(o).get(session);
       const m4 = attribution?.cannedFor.get('[m4]');
       const m6 = attribution?.cannedFor.get('[m6]');
@@ -42,7 +38,7 @@ describe('a canned reply given up visibly', () => {
 
   it('answers nothing without its record: the same run then leaves a subject unanswered', async () => {
     await withFrozenPlan(sql, 'error-reply-given-up-then-a-later-error-reply-shown', (result) => {
-      expect(livenessOf(observations(result, false)).map((violation) => violation.invariant)).toContain('every-inbound-answered');
+      expect(livenessOf(observationsWithGiveUps(result, session, false)).map((violation) => violation.invariant)).toContain('every-inbound-answered');
     });
   });
 });

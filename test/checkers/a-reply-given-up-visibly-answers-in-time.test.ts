@@ -8,22 +8,18 @@ import { describe, expect, it } from 'vitest';
 import { attributeAll } from '../../sim/checkers/attribution.ts';
 import { answerTimes } from '../../sim/checkers/liveness.ts';
 import { loadSqlJs } from '../../sim/kernel/sqlite.ts';
-import type { RunResult } from '../../sim/run/harness.ts';
 import { withFrozenPlan } from '../model/support.ts';
-import { livenessOf, observationsOf } from './support.ts';
+import { livenessOf, observationsWithGiveUps } from './support.ts';
 
 const sql = await loadSqlJs();
 const session = 'agent:main:chat:0';
 
-/** The run's observations, with or without the give-ups' records. */
-const observations = (result: RunResult, withRecords: boolean) =>
-  observationsOf(result, session, (o) => (withRecords ? o : { ...o, durable: { ...o.durable, deliveryObligations: [] } }));
 
 describe('a reply given up visibly', () => {
   it('concludes its subject in time, at the record of the give-up', async () => {
     await withFrozenPlan(sql, 'command-answer-given-up-then-answered-late', (result) => {
       expect(result.violations).toEqual([]);
-      const o = observations(result, true);
+      const o = observationsWithGiveUps(result, session, true);
       const run2 = answerTimes(o, attributeAll(o)).find((time) => 'runId' in time.subject && time.subject.runId === 'run-2');
       // Concluded when the give-up was recorded, well before the 30-minute bound, not at a later showing.
       expect(run2?.answeredAtMs).toBeDefined();
@@ -38,16 +34,16 @@ describe('a reply given up visibly', () => {
     // later, and the attribution credited those showings to m0's slots.
     await withFrozenPlan(sql, 'stock-replies-given-up-then-shown-again-by-a-task', (result) => {
       expect(result.violations).toEqual([]);
-      const o = observations(result, true);
+      const o = observationsWithGiveUps(result, session, true);
       const m0 = answerTimes(o, attributeAll(o)).find((time) => 'marker' in time.subject && time.subject.marker === '[m0]');
       expect((m0?.answeredAtMs ?? Infinity) - (m0?.arrivedAtMs ?? 0)).toBeLessThan(60_000);
-      expect(livenessOf(observations(result, false)).map((violation) => violation.message)).toContainEqual(expect.stringMatching(/message \[m0\] arrived at \d+ ms, .*after its deadline/));
+      expect(livenessOf(observationsWithGiveUps(result, session, false)).map((violation) => violation.message)).toContainEqual(expect.stringMatching(/message \[m0\] arrived at \d+ ms, .*after its deadline/));
     });
   });
 
   it('concludes nothing without its record: the command is judged answered late', async () => {
     await withFrozenPlan(sql, 'command-answer-given-up-then-answered-late', (result) => {
-      expect(livenessOf(observations(result, false)).map((violation) => violation.message)).toContainEqual(expect.stringMatching(/command run-2 arrived at \d+ ms, .*after its deadline/));
+      expect(livenessOf(observationsWithGiveUps(result, session, false)).map((violation) => violation.message)).toContainEqual(expect.stringMatching(/command run-2 arrived at \d+ ms, .*after its deadline/));
     });
   });
 });

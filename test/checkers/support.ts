@@ -228,6 +228,11 @@ export function observationsOf(result: RunResult, session: string, edit: (o: Obs
   });
 }
 
+/** A run's observations of one session, with or without the system's records of its give-ups (state.db's delivery obligations). */
+export function observationsWithGiveUps(result: RunResult, session: string, withRecords: boolean): Observations {
+  return observationsOf(result, session, (o) => (withRecords ? o : { ...o, durable: { ...o.durable, deliveryObligations: [] } }));
+}
+
 /** The ledger with some of its facts replaced (the ledger is a class; its other fields and methods kept). */
 export function ledgerWith(ledger: RunResult['ledger'], facts: Partial<RunResult['ledger']>): RunResult['ledger'] {
   return Object.assign(Object.create(Object.getPrototypeOf(ledger) as object) as RunResult['ledger'], ledger, facts);
