@@ -49,6 +49,8 @@ export interface FuzzOptions {
   loads?: readonly string[];
   /** Replay this fraction of the runs (true: checkFractionDefault) and compare their traces (determinism-check.ts). */
   checkDeterminism?: number | true;
+  /** The shrink's budget of runs for each failure (fuzz-task.ts shrinkRunsMax unless given; 0: no shrink). */
+  shrinkRuns?: number;
   /** With real code: go on past a run that fails only with findings docs/MODEL.md documents about it (fuzz.ts). */
   pastDocumented?: boolean;
 }
@@ -128,13 +130,14 @@ export async function fuzzCommand(options: FuzzOptions): Promise<number> {
     for (const [position, scenario] of chosen.entries()) {
       const scenarioStarted = wallNowMs();
       const deadline = options.seconds === undefined ? undefined : () => wallNowMs() - scenarioStarted > (options.seconds as number) * 1_000;
-      const limits = { ...(runs === undefined ? {} : { runs }), ...(deadline === undefined ? {} : { deadline }), ...(options.invariant === undefined ? {} : { invariant: options.invariant }), ...(options.sessionManager === 'pi' ? { sessionManager: 'pi' as const } : {}), ...(options.openclaw === undefined ? {} : { openclaw: options.openclaw }), ...(options.pastDocumented === true ? { pastDocumented: true } : {}), loads, shard };
+      const limits = { ...(runs === undefined ? {} : { runs }), ...(deadline === undefined ? {} : { deadline }), ...(options.invariant === undefined ? {} : { invariant: options.invariant }), ...(options.sessionManager === 'pi' ? { sessionManager: 'pi' as const } : {}), ...(options.openclaw === undefined ? {} : { openclaw: options.openclaw }), ...(options.pastDocumented === true ? { pastDocumented: true } : {}), ...(options.shrinkRuns === undefined ? {} : { shrinkRunsMax: options.shrinkRuns }), loads, shard };
       let shrinkProgress: OnShrinkProgress | undefined;
+      const budget = options.shrinkRuns ?? shrinkRunsMax;
       const outcome = await fuzzScenario(scenario, scenarios.indexOf(scenario), bugs, campaignSeed, limits, sql, (done) => progress.update(scenario.name, position, done), {
         executor,
         onShrinkStarted: (run) => {
-          progress.note(`fuzz: ${scenario.name} failed at run ${run}; shrinking it (at most ${shrinkRunsMax} runs)`);
-          shrinkProgress = progress.shrinking(scenario.name, shrinkRunsMax);
+          progress.note(`fuzz: ${scenario.name} failed at run ${run}; shrinking it (at most ${budget} runs)`);
+          shrinkProgress = progress.shrinking(scenario.name, budget);
         },
         onShrinkProgress: (shrunk) => shrinkProgress?.(shrunk),
         ...(determinism === undefined ? {} : { determinism, onDeterminism: (checked: DeterminismOutcome) => checks.push(checked) }),

@@ -17,6 +17,7 @@ import { loadSqlJs } from '../kernel/sqlite.ts';
 import { pc } from './colors.ts';
 import { exitCodeFor, exitCodes } from './exit-codes.ts';
 import { fuzzCommand, type FuzzOptions, UsageError, workersMax } from './fuzz-command.ts';
+import { shrinkRunsMax } from './fuzz-task.ts';
 import { checkFractionDefault, parseCheckFraction } from './determinism-check.ts';
 import { checkPathText, claimArtifactDir, freshSeed, isDirectory, isReexec, nodeVersionOf, prepareArtifactDir, recordArtifacts, reexecUnder, removeIfEmpty, runningNodeVersion, workspaceNodeBinary } from './real.ts';
 import { formatMs, runJson, runText, writeArtifacts } from './report.ts';
@@ -56,6 +57,13 @@ function parseBugs(value: string): BugId[] {
 function parsePositive(what: string): (value: string) => number {
   return (value) => {
     if (!/^\d{1,9}$/.test(value) || Number(value) < 1) throw new InvalidArgumentError(`${what} must be a positive integer, got "${clip(value)}"`);
+    return Number(value);
+  };
+}
+
+function parseCount(what: string): (value: string) => number {
+  return (value) => {
+    if (!/^\d{1,9}$/.test(value)) throw new InvalidArgumentError(`${what} must be a whole number (0 or more), got "${clip(value)}"`);
     return Number(value);
   };
 }
@@ -381,6 +389,7 @@ function program(setExit: (code: number) => void): Command {
     .option('--artifacts <dir>', 'write the artifacts of each failure under <dir>/<seed string>/')
     .option('--json', 'print one JSON object (the fault coverage included)')
     .option('--coverage', 'print the whole fault-coverage table (fault types and shapes by turn phase) instead of its one-line summary')
+    .option('--shrink-runs <n>', `the shrink's budget of runs for each failure (default ${shrinkRunsMax}; 0 reports the failing run as drawn, unshrunk: a run with real code can take a minute)`, parseCount('--shrink-runs'))
     .option('--past-documented', 'with real code (--openclaw, --session-manager pi): a run that fails only with findings docs/MODEL.md documents about that code is listed, unshrunk, and the campaign goes on; the first run with a new failure stops it and is shrunk')
     .option('--check-determinism [fraction]', `replay a fixed sample of the runs (this fraction of them, 0 < f <= 1; default ${checkFractionDefault}) where the campaign runs and on a fresh worker thread, and compare their traces; a run that gives two traces exits ${exitCodes.nondeterminism}`, parseCheckFraction)
     .action(async (options: FuzzOptions) => setExit(underSupportedNode(options.openclaw) ?? (await fuzzCommand({ ...options, loads: loadedModules }))));

@@ -69,8 +69,9 @@ export function runText(seed: string, result: RunResult): string {
 }
 
 /** How the shrink of a failure went, for its FAIL line: finished, or stopped at its budget with a plan that may not be minimal. */
-export function shrinkText(failure: { shrinkRuns: number; shrinkComplete: boolean }): string {
-  return failure.shrinkComplete ? `shrunk in ${failure.shrinkRuns} runs` : `shrink stopped at ${failure.shrinkRuns} runs; not minimal`;
+export function shrinkText(failure: { shrinkRuns: number; shrinkComplete: boolean; shrinkRunsMax?: number }): string {
+  if (failure.shrinkComplete) return `shrunk in ${failure.shrinkRuns} runs`;
+  return failure.shrinkRunsMax === 0 ? 'not shrunk (--shrink-runs 0): the plan as drawn' : `shrink stopped at ${failure.shrinkRuns} runs; not minimal`;
 }
 
 /** The violations of a run with real code, grouped by the documented finding each matches (or none: new). */
