@@ -84,7 +84,7 @@ function ownTurnsOf(o: Observations, session: string): DurableTurn[] {
   }
   const rows = familyRows(o.durable, session);
   // As the user reads them (a reply in parts is shown whole at its last part): a part alone shows no block's text.
-  const shown = shownIn(o, session);
+  const shown = shownIn(o, session).map((fact) => ({ atMs: fact.atMs, text: collapseWhitespace(fact.text) }));
   const seen = new Set<string>();
   return answers.flatMap((answer: LlmAnswerFact) => {
     if (seen.has(answer.result)) return [];
@@ -92,7 +92,7 @@ function ownTurnsOf(o: Observations, session: string): DurableTurn[] {
     const final: DbRow | undefined = rows.find((row) => row.role === 'assistant' && row.content === answer.result);
     if (final === undefined) return [];
     const unique = readResultBlocks(answer.result).map((block) => collapseWhitespace(block.body)).filter((body) => resultsOf.get(body)?.size === 1 && !toolPayloads.has(body));
-    const firstShownMs = Math.min(...shown.filter((fact) => fact.atMs >= answer.returnedAtMs && unique.includes(collapseWhitespace(fact.text))).map((fact) => fact.atMs));
+    const firstShownMs = Math.min(...shown.filter((fact) => fact.atMs >= answer.returnedAtMs && unique.includes(fact.text)).map((fact) => fact.atMs));
     if (!Number.isFinite(firstShownMs)) return [];
     return [{ name: `the answer "${unique[0]?.slice(0, 40) ?? ''}"`, sessionId: final.sessionId, user: undefined, answer: answer.result, committedByMs: firstShownMs }];
   });

@@ -11,11 +11,13 @@
  * ECMAScript calls white space or a line terminator (the set of `\s`).
  */
 export function collapseWhitespace(text: string): string {
-  return text
-    .split(/\s+/)
-    .filter((word) => word.length > 0)
-    .join(' ');
+  // Most texts are collapsed already (single spaces, none at the ends): they are returned as they are.
+  if (!needsCollapse.test(text)) return text;
+  return text.replace(/\s+/g, ' ').trim();
 }
+
+/** Whitespace at either end, two in a row, or any whitespace but a plain space. */
+const needsCollapse = /^\s|\s$|\s\s|[^\S ]/;
 
 /** One `<message to="NAME">BODY</message>` block of a closing text, as the checkers read it. */
 export interface ResultBlock {
