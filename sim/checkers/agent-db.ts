@@ -14,6 +14,7 @@
 // events (`transcript_events`: session id, sequence, the event's JSON when stored uncompressed), as the agent schema
 // names them (2026.9.6's OPENCLAW_AGENT_SCHEMA_SQL, read, not imported).
 import type sqlite3InitModule from '@sqlite.org/sqlite-wasm';
+import { decompress as zstdDecompress } from 'fzstd';
 
 const walHeaderBytes = 32;
 const frameHeaderBytes = 24;
@@ -158,16 +159,27 @@ export function readAgentDbRows(image: Uint8Array): AgentDbRows {
     const sessions = tables.has('session_windows')
       ? db.selectObjects('SELECT session_id, session_key FROM session_windows ORDER BY session_key, session_id').map((row) => ({ sessionId: String(row.session_id), sessionKey: String(row.session_key) }))
       : [];
+    // 2026.9.6 stores an event of 1 KiB or more zstd-compressed when that saves a tenth (event_zstd, event_json null):
+    // `prepareTranscriptPayload`, dist/transcript-payload-*.mjs, with node:zlib's zstd where the Node has it.
+    const compressed = tables.has('transcript_events') && db.selectValues("SELECT name FROM pragma_table_info('transcript_events')").map(String).includes('event_zstd');
     const transcript = tables.has('transcript_events')
-      ? db.selectObjects('SELECT session_id, seq, event_json FROM transcript_events ORDER BY session_id, seq').map((row) => ({
-          sessionId: String(row.session_id),
-          seq: Number(row.seq),
-          ...(typeof row.event_json === 'string' ? { json: row.event_json } : {}),
-        }))
+      ? db.selectObjects(`SELECT session_id, seq, event_json${compressed ? ', event_zstd' : ''} FROM transcript_events ORDER BY session_id, seq`).map((row) => {
+          const json = typeof row.event_json === 'string' ? row.event_json : row.event_zstd instanceof Uint8Array ? decompressedEvent(row.event_zstd, String(row.session_id), Number(row.seq)) : undefined;
+          return { sessionId: String(row.session_id), seq: Number(row.seq), ...(json === undefined ? {} : { json }) };
+        })
       : [];
     return { sessions, transcript };
   } finally {
     db.close();
+  }
+}
+
+/** A transcript event stored zstd-compressed, as its JSON text (fzstd: a decoder of its own, on any Node). */
+function decompressedEvent(bytes: Uint8Array, sessionId: string, seq: number): string {
+  try {
+    return new TextDecoder('utf-8', { fatal: true }).decode(zstdDecompress(bytes));
+  } catch (error) {
+    throw new Error(`the agent DB's transcript event ${sessionId}:${seq} is stored zstd-compressed and does not decompress to UTF-8 text: ${error instanceof Error ? error.message : String(error)}`);
   }
 }
 

@@ -5,6 +5,7 @@
 // tables as 2026.9.6 names them. Checked: every commit read back through the WAL (none without it); a WAL cut inside
 // its last frame or with a flipped byte in it loses that commit and keeps the rest, as SQLite's recovery does; the
 // image opens alone in another engine (sql.js, rollback mode). Needs no openclaw/ workspace.
+import zlib from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { agentDatabaseImage, loadAgentDbReader, readAgentDbRows, readWal } from '../../sim/checkers/agent-db.ts';
 import { loadSqlJs } from '../../sim/kernel/sqlite.ts';
@@ -72,5 +73,54 @@ describe("the checkers' reader of the agent DB", () => {
     } finally {
       dispose();
     }
+  });
+});
+
+// 2026.9.6 stores an event of 1 KiB or more zstd-compressed (level 1, with a checksum) when that saves a tenth:
+// event_json null, event_zstd the bytes. This one was made by Node 24's zlib.zstdCompressSync as the release calls it.
+const longEvent = JSON.stringify({ type: 'message', id: 'e-2', parentId: 'e-1', message: { role: 'assistant', content: [{ type: 'text', text: 'part of a long reply '.repeat(60) }] } });
+const longEventZstd = 'KLUv/WRfBEUDAKIGFRmAqS0Gli5JO5WuVhaLaKBgdAbFjliyCToIaxHWhhSkyQxziqUdjm1KNN6b0B3ga3TNKXyvyVWHUjmu5aQTvAGCNZoSfQcKHTcc32qkUooYV4TsSQUAqcH5mwoXaKG8pMooDfMJ2JjzNg==';
+
+async function agentDbWithCompressedEvents(blobs: Uint8Array[]): Promise<Uint8Array> {
+  const world = await sqliteWorld('agent-db-reader-zstd');
+  const { sqlite } = world.process('gateway');
+  const db = new sqlite.DatabaseSync(path);
+  try {
+    db.exec('CREATE TABLE transcript_events (session_id TEXT NOT NULL, seq INTEGER NOT NULL, event_json TEXT, created_at INTEGER NOT NULL, event_zstd BLOB, PRIMARY KEY (session_id, seq)) STRICT');
+    const event = db.prepare('INSERT INTO transcript_events VALUES (?, ?, ?, 0, ?)');
+    event.run('s-0', 1, JSON.stringify({ type: 'message', id: 'e-1', parentId: null, message: { role: 'user', content: 'hi' } }), null);
+    for (const [index, blob] of blobs.entries()) event.run('s-0', index + 2, null, blob);
+    db.close();
+    return world.sim.disk.peekBytes(path) as Uint8Array;
+  } finally {
+    world.dispose();
+  }
+}
+
+describe("the checkers' reader of the agent DB, events stored compressed", () => {
+  it('reads an event stored zstd-compressed as its JSON, beside one stored as text', async () => {
+    await loadAgentDbReader();
+    const rows = readAgentDbRows(await agentDbWithCompressedEvents([Buffer.from(longEventZstd, 'base64')]));
+    expect(rows.transcript.map((event) => [event.seq, event.json])).toEqual([
+      [1, JSON.stringify({ type: 'message', id: 'e-1', parentId: null, message: { role: 'user', content: 'hi' } })],
+      [2, longEvent],
+    ]);
+  });
+
+  it.skipIf(typeof (zlib as { zstdCompressSync?: unknown }).zstdCompressSync !== 'function')('reads what this Node compresses as the release does (level 1, a checksum)', async () => {
+    await loadAgentDbReader();
+    const text = JSON.stringify({ type: 'message', id: 'e-3', parentId: 'e-2', message: { role: 'assistant', content: 'another long reply, '.repeat(80) } });
+    const compress = (zlib as unknown as { zstdCompressSync: (data: Buffer, options: object) => Buffer; constants: Record<string, number> });
+    const bytes = compress.zstdCompressSync(Buffer.from(text), { params: { [compress.constants.ZSTD_c_compressionLevel as number]: 1, [compress.constants.ZSTD_c_checksumFlag as number]: 1 } });
+    const rows = readAgentDbRows(await agentDbWithCompressedEvents([new Uint8Array(bytes)]));
+    expect(rows.transcript[1]?.json).toBe(text);
+  });
+
+  it('says which event does not decompress, at once', async () => {
+    await loadAgentDbReader();
+    const broken = Buffer.from(longEventZstd, 'base64');
+    broken[20] = (broken[20] as number) ^ 0xff;
+    const image = await agentDbWithCompressedEvents([broken]);
+    expect(() => readAgentDbRows(image)).toThrow(/transcript event s-0:2 is stored zstd-compressed and does not decompress/);
   });
 });
