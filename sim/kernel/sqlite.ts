@@ -8,6 +8,13 @@
 // An autocommit read is answered from a per-database cache while the database is unchanged since the same read (the
 // pollers ask the same question every simulated second); it still takes its latency, so events and traces are as
 // without it. test/kernel/sqlite-read-cache-answers-as-sqlite-would.test.ts holds it to SQLite's own answers.
+// Stalled writes (issue 48 item 4; off unless enableWriteStalls is called): a write (a statement or a transaction) may
+// take seconds to commit, a slow disk's fsync or a checkpoint under it, drawn from a stream of its own. Its work applies
+// at its end, as every write's does, and it holds the database's write lock until then: a write of another process
+// issued meanwhile waits behind it, or fails with "database is locked" once it has waited the busy timeout; a write of
+// the same process waits behind it on its connection. A kill of the stalled writer rolls it back and frees the lock.
+// Reads go on and see the last committed state (as under WAL). Each stall is a `fault` event (`write-stall`), its end a
+// `sql.stall-end` (landed or not), and a busy caused by it is a `sql.busy` with `cause: 'stalled-writer'`.
 import initSqlJs, { type BindParams, type Database, type SqlJsStatic, type Statement } from 'sql.js';
 import {
   type SqlDatabase,
@@ -32,6 +39,18 @@ export interface SqliteFaults {
 }
 
 export const defaultSqliteFaults: SqliteFaults = { busyPer1000: 0, latencyMsMax: 2 };
+
+/** The longest sleep of SQLite's default busy handler (sqliteDefaultBusyCallback's delays end at 100 ms). */
+const busyHandlerSleepMsMax = 100;
+
+/** Stalled writes (issue 48 item 4): the share of writes that stall, how long, and the other writers' busy timeout. */
+export interface WriteStalls {
+  per1000: number;
+  msMin: number;
+  msMax: number;
+  /** How long a write of another process waits behind a stalled one before it fails with "database is locked". */
+  busyTimeoutMs: number;
+}
 
 let sqlJs: Promise<SqlJsStatic> | undefined;
 
@@ -119,6 +138,8 @@ class Engine implements SqlTransaction {
   dataVersion = 0;
   /** Called once at the next change of dataVersion (idle pollers waiting for it), then dropped. */
   private changeWaiters: (() => void)[] = [];
+  /** A stalled write holding the write lock (issue 48 item 4): its writer and when it ends. */
+  stalled: { owner: Incarnation; untilMs: number } | undefined;
 
   constructor(
     readonly path: string,
@@ -394,6 +415,8 @@ export class SimSqlite {
   private readonly schemas = new Map<string, string>();
   faults: SqliteFaults = { ...defaultSqliteFaults };
   readonly stats: SqliteStats = { statements: 0, cachedReads: 0, skippedDeletes: 0 };
+  /** Stalled writes, when a run has them; `active` false once the faults stopped (pending stalls still end). */
+  private stalls: { knobs: WriteStalls; prng: Prng; nowMs: () => number; scheduler: Scheduler; active: boolean; count: number } | undefined;
 
   constructor(
     private readonly sql: SqlJsStatic,
@@ -502,7 +525,7 @@ export class SimSqlite {
       dataVersion: () => engine.dataVersion,
       query: (sql, params) => this.later(owner, () => engine.cachedQuery(sql, params)),
       run: (sql, params) =>
-        this.later(owner, () => {
+        this.write(owner, engine, () => {
           this.busyCheck(engine.path);
           const versionBefore = engine.currentVersion;
           engine.changing();
@@ -513,7 +536,7 @@ export class SimSqlite {
           return result;
         }),
       transaction: <T>(body: (tx: SqlTransaction) => T) =>
-        this.later(owner, () => {
+        this.write(owner, engine, () => {
           this.busyCheck(engine.path);
           return this.atomically(owner, engine, body);
         }),
@@ -549,6 +572,105 @@ export class SimSqlite {
 
   private recordWrite(owner: Incarnation, path: string, sql: string, changes: number): void {
     this.trace.record('sql.write', { process: owner.name, path, sql: sql.slice(0, 48), changes });
+  }
+
+  /**
+   * Stalled writes from now on (issue 48 item 4), drawn from a stream of their own so that nothing else draws
+   * differently. `nowMs` is the simulated clock; the scheduler runs the busy waits of writes behind a stalled one.
+   */
+  enableWriteStalls(knobs: WriteStalls, nowMs: () => number, scheduler: Scheduler): void {
+    assert(Number.isSafeInteger(knobs.per1000) && knobs.per1000 >= 0 && knobs.per1000 <= 1000, `stalled writes per 1000 writes: ${knobs.per1000}`);
+    assert(Number.isSafeInteger(knobs.msMin) && knobs.msMin >= 1 && Number.isSafeInteger(knobs.msMax) && knobs.msMax >= knobs.msMin, `a stall lasts msMin..msMax, whole and positive: ${knobs.msMin}..${knobs.msMax}`);
+    assert(Number.isSafeInteger(knobs.busyTimeoutMs) && knobs.busyTimeoutMs >= 0, `a busy timeout of ${knobs.busyTimeoutMs} ms`);
+    this.stalls = { knobs: { ...knobs }, prng: this.prng.fork('write-stalls'), nowMs, scheduler, active: true, count: 0 };
+  }
+
+  /** Scripted stalls (tests): the next write that `match` picks stalls for `ms`, once stalled writes are on. */
+  private readonly scriptedStalls: { match: (path: string, process: string) => boolean; ms: number }[] = [];
+
+  /** A test's scripted fault: the next write of `process` to a database `match` picks stalls for `ms`. */
+  stallNextWrite(match: (path: string, process: string) => boolean, ms: number): void {
+    assert(Number.isSafeInteger(ms) && ms >= 1, `a scripted stall of ${ms} ms`);
+    this.scriptedStalls.push({ match, ms });
+  }
+
+  /** No new stall after this (the faults stopped); a stall under way still ends when it was drawn to. */
+  stopWriteStalls(): void {
+    if (this.stalls !== undefined) this.stalls.active = false;
+  }
+
+  /** A write: with stalled writes on, it may stall, or wait behind a stalled one (see the opening comment). */
+  private write<T>(owner: Incarnation, engine: Engine, work: () => T): Promise<T> {
+    const stalls = this.stalls;
+    if (stalls === undefined) return this.later(owner, work);
+    const nowMs = stalls.nowMs();
+    const held = engine.stalled;
+    if (held !== undefined && held.owner.alive && held.untilMs > nowMs) return this.waitBehind(owner, engine, work, nowMs);
+    const scripted = this.scriptedStalls.findIndex((stall) => stall.match(engine.path, owner.name));
+    const scriptedMs = scripted < 0 ? undefined : this.scriptedStalls.splice(scripted, 1)[0]?.ms;
+    if (scriptedMs === undefined && (!stalls.active || !stalls.prng.chance(stalls.knobs.per1000, 1000))) return this.later(owner, work);
+    const ms = scriptedMs ?? stalls.prng.int(stalls.knobs.msMin, stalls.knobs.msMax);
+    const stall = ++stalls.count;
+    const lock = { owner, untilMs: nowMs + ms };
+    engine.stalled = lock;
+    this.trace.record('fault', { kind: 'write-stall', path: engine.path, process: owner.name, stall, ms });
+    return owner.later(
+      () => ms,
+      () => {
+        if (engine.stalled === lock) engine.stalled = undefined;
+        try {
+          const result = work();
+          this.trace.record('sql.stall-end', { path: engine.path, process: owner.name, stall, landed: true });
+          return result;
+        } catch (error) {
+          this.trace.record('sql.stall-end', { path: engine.path, process: owner.name, stall, landed: false });
+          throw error;
+        }
+      },
+    );
+  }
+
+  /**
+   * A write issued while a stalled write holds the lock: on the same connection (the same process) it waits for it; a
+   * write of another process retries as SQLite's busy handler does (sleeps of up to 100 ms) until the lock is free (the
+   * stalled write landed, or its writer was killed), or fails with "database is locked" once it has waited the busy
+   * timeout since `sinceMs`.
+   */
+  private waitBehind<T>(owner: Incarnation, engine: Engine, work: () => T, sinceMs: number): Promise<T> {
+    const stalls = this.stalls;
+    assert(stalls !== undefined, 'a write waits behind a stalled one only with stalled writes on');
+    const first = engine.stalled;
+    if (first !== undefined && first.owner === owner) return owner.later(() => first.untilMs - sinceMs + this.latency(), work);
+    const { scheduler, nowMs } = stalls;
+    const deadlineMs = sinceMs + stalls.knobs.busyTimeoutMs;
+    return owner.suspend<T>((resume, fail) => {
+      const attempt = (): void => {
+        const atMs = nowMs();
+        const held = engine.stalled;
+        if (held === undefined || !held.owner.alive || held.untilMs <= atMs) {
+          // The lock is free: the write takes its latency as any other.
+          scheduler.schedule(
+            this.latency(),
+            () => {
+              try {
+                resume(work());
+              } catch (error) {
+                fail(error instanceof Error ? error : new Error(String(error)));
+              }
+            },
+            owner.id,
+          );
+          return;
+        }
+        if (atMs >= deadlineMs) {
+          this.trace.record('sql.busy', { path: engine.path, cause: 'stalled-writer', waitedMs: atMs - sinceMs });
+          fail(new SqliteBusyError(engine.path));
+          return;
+        }
+        scheduler.schedule(Math.min(held.untilMs, deadlineMs, atMs + busyHandlerSleepMsMax) - atMs, attempt, owner.id);
+      };
+      attempt();
+    });
   }
 
   /** Run `work` when the call completes, in the owner's incarnation; a throw rejects the call. */

@@ -28,6 +28,8 @@ export type KernelTraceKind =
   | 'disk.crash'
   | 'sql.write'
   | 'sql.busy'
+  /** A stalled write (issue 48 item 4) ended: its work applied (`landed`) or failed; a killed writer's never ends. */
+  | 'sql.stall-end'
   | 'proc.spawn'
   | 'proc.kill'
   | 'proc.stop'
