@@ -400,3 +400,16 @@ export function lateResponsesPlan(faultPhaseMs: number, sessions: number): fc.Ar
     { minLength: 1, maxLength: 4 },
   );
 }
+
+/**
+ * Stalled writes (issue 48 item 4, sim/kernel/sqlite.ts): 20-300 in 1000 SQLite writes stall while the faults last,
+ * each for 1 s up to 2-40 s (past the runner's 10 s tool-call timeout and nanoclaw's 5 s busy timeout in most runs).
+ * For the stalled-writes scenario, and for chaos to draw.
+ */
+export function writeStallsPlan(): fc.Arbitrary<NonNullable<Plan['writeStalls']>> {
+  return fc.record({
+    per1000: fc.oneof(fc.integer({ min: 20, max: 100 }), fc.integer({ min: 100, max: 300 })),
+    msMin: fc.constant(1_000),
+    msMax: fc.integer({ min: 2_000, max: 40_000 }),
+  });
+}

@@ -15,11 +15,12 @@ import { rowsLeftPending } from './rows-left-pending.ts';
 import { scheduledTasks } from './scheduled-tasks.ts';
 import { secondWriter } from './second-writer.ts';
 import { sendMidTurn } from './send-mid-turn.ts';
+import { stalledWrites } from './stalled-writes.ts';
 
 export type { Scenario } from './common.ts';
 
 /** Every scenario, built-in first, then registered ones in registration order (a live list). */
-export const scenarios: readonly Scenario[] = [execReplay, sendMidTurn, orphanLeaf, cachedAgent, chaos, scheduledTasks, clientConnections, compaction, promptEnvelope, heartbeatRuns, secondWriter, platformRefusals, rowsLeftPending];
+export const scenarios: readonly Scenario[] = [execReplay, sendMidTurn, orphanLeaf, cachedAgent, chaos, scheduledTasks, clientConnections, compaction, promptEnvelope, heartbeatRuns, secondWriter, platformRefusals, rowsLeftPending, stalledWrites];
 
 /** How many of `scenarios` are built in (they come first). */
 export const builtinScenarioCount = scenarios.length;

@@ -179,6 +179,14 @@ export const recurrenceModes = ['atomic', 'two-step'] as const;
 export type RecurrenceMode = (typeof recurrenceModes)[number];
 
 /**
+ * How a messaging call's outbound row is keyed (issue 48 item 4): `call-id` (fixed: the API's tool-call id, so a call
+ * run again writes nothing twice) or `per-execution` (nanoclaw's MCP handlers, `generateId` per execution: a call run
+ * again after its caller's timeout writes a second row, even when the first one's stalled commit landed; tests only).
+ */
+export const toolRowIdModes = ['call-id', 'per-execution'] as const;
+export type ToolRowIds = (typeof toolRowIdModes)[number];
+
+/**
  * Tool responses the host writes after the tool that asked for them gave up waiting (issue 48 item 6; late-responses.ts):
  * at atMs, count rows of kind `response` (trigger 0) in the session's inbound.db, which no poll takes and nothing
  * acknowledges, so they stay pending for good (nanoclaw's `cli_response` after `ncl`'s pollResponse deadline, a
@@ -229,6 +237,8 @@ export interface ModelKnobs {
   toolDeadlines: ToolDeadlineMode;
   /** Calls without a deadline: `fenced` (fixed: a call the runner gave up on never acts, tool-fence.ts) or `unfenced` (tests only). */
   abandonedCalls: AbandonedCallMode;
+  /** How the tool server keys a messaging call's row: `call-id` (fixed) or nanoclaw's `per-execution` (tests only). */
+  toolRowIds: ToolRowIds;
   gatewayAppend: GatewayAppendMode;
   /** nanoclaw's processing (batches, full-run retries) or Hermes' (one message per run, ends at its first failure). */
   processing: ProcessingMode;
@@ -274,6 +284,7 @@ export const defaultKnobs: ModelKnobs = {
   lockReclaim: 'claimed',
   toolDeadlines: 'propagated',
   abandonedCalls: 'fenced',
+  toolRowIds: 'call-id',
   gatewayAppend: 'off',
   processing: 'nanoclaw',
   agentRetriesMax: 3,

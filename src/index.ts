@@ -28,6 +28,8 @@ export {
   type LateResponses,
   type PollOrder,
   pollOrders,
+  type ToolRowIds,
+  toolRowIdModes,
   type ScheduledTask,
   type ChatClientsKnobs,
   UnknownBugError,

@@ -64,7 +64,7 @@ export function buildModel(config: ModelConfig, env: ModelEnvironment, component
     ...(dashboard === undefined ? {} : { dashboard }),
     processes: [
       { name: gatewayName, main: own(gatewayName, (ctx) => gatewayMain(ctx, config, env.sessionManagerFactory, env.gatewayParts, execTool, env.llm)) },
-      { name: toolServerName, main: own(toolServerName, (ctx) => toolServerMain(ctx, config.bugs)) },
+      { name: toolServerName, main: own(toolServerName, (ctx) => toolServerMain(ctx, config.bugs, config.knobs.toolRowIds)) },
       { name: runnerName, main: own(runnerName, (ctx) => runnerMain(ctx, config, env)) },
       { name: nodeHostName, main: (ctx) => nodeHost.main(ctx) },
       ...dashboardProcess,

@@ -15,7 +15,7 @@
 // runner recorded that it gave up on it (tool-fence.ts), checked in the transaction that would write the row.
 import { assert } from './assert.ts';
 import { isBusy } from './busy.ts';
-import type { BugId } from './config.ts';
+import type { BugId, ToolRowIds } from './config.ts';
 import type { ProcessContext, ToolName } from './ports.ts';
 import { ReplyWaiter } from './reply-waiter.ts';
 import { eventCreateTimeoutMs, withinDeadline } from './tool-deadline.ts';
@@ -72,7 +72,7 @@ export function isToolCall(payload: unknown): payload is ToolCallMessage {
 }
 
 /** The built-in tool server's process main (wrap it, or replace it through buildModel's components). */
-export async function toolServerMain(ctx: ProcessContext, bugs: ReadonlySet<BugId>): Promise<void> {
+export async function toolServerMain(ctx: ProcessContext, bugs: ReadonlySet<BugId>, rowIds: ToolRowIds = 'call-id'): Promise<void> {
   const dbs = new SessionDbs(ctx.sqlite);
   const events = new ReplyWaiter(ctx.timers, eventCreateTimeoutMs, false);
   /** Event requests on their way to the service, by call id: a repeat of the call waits for the same answer. */
@@ -87,7 +87,7 @@ export async function toolServerMain(ctx: ProcessContext, bugs: ReadonlySet<BugI
     if (!isToolCall(delivery.payload)) continue;
     const call = delivery.payload;
     ctx.spawnTask(`tool:${call.callId}`, async () => {
-      const outcome = call.name === 'create_event' ? ((await createEvent(ctx, events, inProgress, call)) ? 'done' : 'failed') : await handleToolCall(ctx, dbs, bugs, call);
+      const outcome = call.name === 'create_event' ? ((await createEvent(ctx, events, inProgress, call)) ? 'done' : 'failed') : await handleToolCall(ctx, dbs, bugs, call, rowIds);
       const result: ToolResultMessage = { type: 'tool.result', callId: call.callId, ok: outcome === 'done' };
       if (outcome === 'fenced') result.fenced = true;
       ctx.net.send(delivery.from, result);
@@ -125,9 +125,12 @@ async function handleToolCall(
   dbs: SessionDbs,
   bugs: ReadonlySet<BugId>,
   call: ToolCallMessage,
+  rowIds: ToolRowIds,
 ): Promise<ToolOutcome> {
   const db = await dbs.outboundDb(call.sessionKey);
   const nowMs = ctx.clock.nowMs();
+  // nanoclaw's id, drawn per execution (the sabotage), or the call's own (fixed).
+  const rowId = rowIds === 'per-execution' ? `msg-${nowMs}-${ctx.random.int(0, 2 ** 31 - 1).toString(36)}` : call.callId;
   const kind = call.name === 'add_reaction' ? 'reaction' : call.name === 'send_file' ? 'file' : 'chat';
   assert(call.name === 'send_message' || call.name === 'send_file' || call.name === 'add_reaction', `the tool server offers no tool ${String(call.name)}`);
   try {
@@ -137,7 +140,7 @@ async function handleToolCall(
       const seq = Number(tx.query('SELECT COALESCE(MAX(seq), 0) + 1 AS next FROM messages_out')[0]?.next ?? 1);
       const result = tx.run(
         'INSERT OR IGNORE INTO messages_out(id, seq, in_reply_to, kind, content, source, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
-        [call.callId, seq, call.turnId, kind, JSON.stringify({ text: call.text }), 'tool', nowMs],
+        [rowId, seq, call.turnId, kind, JSON.stringify({ text: call.text }), 'tool', nowMs],
       );
       if (call.name === 'add_reaction') return result.changes;
       if (bugs.has('send-flag')) {

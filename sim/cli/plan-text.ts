@@ -108,6 +108,8 @@ function shapeText(plan: Plan): string[] {
   if (plan.agentCacheCoherence !== undefined) out.push(`agent cache coherence ${plan.agentCacheCoherence}`);
   if (plan.lateResponses !== undefined && plan.lateResponses.length > 0) out.push(`late tool responses ${plan.lateResponses.map((burst) => `${burst.count}x s${burst.session} at ${formatMs(burst.atMs)}`).join(', ')}`);
   if (plan.pollOrder !== undefined) out.push(`poll order ${plan.pollOrder}`);
+  if (plan.writeStalls !== undefined) out.push(`stalled writes ${plan.writeStalls.per1000}‰, ${formatMs(plan.writeStalls.msMin)} to ${formatMs(plan.writeStalls.msMax)}`);
+  if (plan.toolRowIds !== undefined) out.push(`tool row ids ${plan.toolRowIds}`);
   if (plan.secondWriters !== undefined) {
     const writers = plan.secondWriters;
     out.push(`delivery mirror ${writers.deliveryMirror}, gateway append ${writers.gatewayAppend}${writers.lockReclaim === undefined ? '' : `, lock reclaim ${writers.lockReclaim}`}`);

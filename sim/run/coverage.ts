@@ -68,8 +68,16 @@ export const platformShapes = ['send-rate-limited', 'send-chat-not-found', 'send
  * that limits before it filters takes (`poll-window-filled`: nanoclaw's order would not have taken it then).
  */
 export const skippedRowShapes = ['poll-skipped-rows', 'poll-window-filled'] as const;
+/**
+ * Stalled writes (issue 48 item 4): a SQLite write stalled (`write-stall`, the world's fault) and landed after its
+ * stall (`write-stall-landed`); a deadline fired while a stalled write of its session or database was still pending
+ * (`deadline-during-stall`: the runner's tool-call timeout or retry, a busy timeout behind the stalled writer, the
+ * sweep's kill of a silent claim); and such a stalled write landed after the deadline gave up
+ * (`stall-landed-after-deadline`).
+ */
+export const stallShapes = ['write-stall', 'write-stall-landed', 'deadline-during-stall', 'stall-landed-after-deadline'] as const;
 /** Other shapes of a run counted beside the faults (not fault types: the plan does not switch them on and off). */
-export const shapeTypes = ['failed-row', 'poison-hang', 'stream-cut', 'session-rotation', 'keyless-run', 'interrupt-abort', 'startup-wait', 'first-failure-end', 'agent-retry', ...taskShapes, ...clientShapes, ...compactionShapes, ...heartbeatRunShapes, ...windowShapes, ...skippedRowShapes] as const;
+export const shapeTypes = ['failed-row', 'poison-hang', 'stream-cut', 'session-rotation', 'keyless-run', 'interrupt-abort', 'startup-wait', 'first-failure-end', 'agent-retry', ...taskShapes, ...clientShapes, ...compactionShapes, ...heartbeatRunShapes, ...windowShapes, ...skippedRowShapes, ...stallShapes] as const;
 export type ShapeType = (typeof shapeTypes)[number];
 /** The rows of the coverage table: fault types, then the shapes the system took. */
 export const coverageRows = [...faultTypes, ...secondWriterShapes, ...shapeTypes, ...envelopeShapes, ...platformShapes] as const;
@@ -100,6 +108,7 @@ export class FaultRecorder {
   private readonly tasks = new TaskShapes();
   private readonly clients = new ClientShapes();
   private readonly envelope = new EnvelopeShapes();
+  private readonly stalls = new StallShapes();
 
   constructor(
     private readonly sim: Simulation,
@@ -249,6 +258,7 @@ export class FaultRecorder {
     if (this.heartbeatRunKilled(event)) this.coverage['heartbeat-run-kill'][this.phase]++;
     for (const shape of this.clients.observe(event)) this.coverage[shape][this.phase]++;
     for (const shape of this.envelope.observe(event)) this.coverage[shape][this.phase]++;
+    for (const shape of this.stalls.observe(event)) this.coverage[shape][this.phase]++;
     if (event.kind === 'model.poll-skipped') {
       this.coverage['poll-skipped-rows'][this.phase]++;
       if (event.fields.beyondWindow === true) this.coverage['poll-window-filled'][this.phase]++;
@@ -345,6 +355,64 @@ export class FaultRecorder {
         if (fields.kind === 'send-refused') return refusalRows[String(fields.reason)];
         if (fields.kind === 'send-ambiguous') return String(fields.key).includes('#') ? 'part-ambiguous' : 'send-ambiguous';
         return fields.kind === 'model-slow' || fields.kind === 'power-loss' || fields.kind === 'model-outage' ? fields.kind : undefined;
+      default:
+        return undefined;
+    }
+  }
+}
+
+/** The processes of the gateway's machine, which a power loss takes down together. */
+const machineProcesses: readonly string[] = hostProcesses;
+
+/** Stalled writes and the deadlines that race them (stallShapes), from the kernel's and the model's trace events. */
+class StallShapes {
+  /** Stalled writes under way, by stall number: the database, the writer, whether a deadline fired meanwhile. */
+  private readonly pending = new Map<number, { path: string; process: string; raced: boolean }>();
+
+  observe(event: TraceEvent): (typeof stallShapes)[number][] {
+    const fields = event.fields;
+    if (event.kind === 'fault' && fields.kind === 'write-stall') {
+      this.pending.set(Number(fields.stall), { path: String(fields.path), process: String(fields.process), raced: false });
+      return ['write-stall'];
+    }
+    if (event.kind === 'fault' && fields.kind === 'power-loss') {
+      for (const [stall, pending] of [...this.pending]) if (machineProcesses.includes(pending.process)) this.pending.delete(stall);
+      return [];
+    }
+    if (event.kind === 'proc.kill') {
+      // A killed writer's stall never lands (its write is rolled back).
+      for (const [stall, pending] of [...this.pending]) if (pending.process === fields.name) this.pending.delete(stall);
+      return [];
+    }
+    if (event.kind === 'sql.stall-end') {
+      const pending = this.pending.get(Number(fields.stall));
+      this.pending.delete(Number(fields.stall));
+      if (pending === undefined || fields.landed !== true) return [];
+      return pending.raced ? ['write-stall-landed', 'stall-landed-after-deadline'] : ['write-stall-landed'];
+    }
+    const raced = this.racedBy(event);
+    if (raced === undefined) return [];
+    let any = false;
+    for (const pending of this.pending.values()) {
+      if (!raced(pending.path)) continue;
+      pending.raced = true;
+      any = true;
+    }
+    return any ? ['deadline-during-stall'] : [];
+  }
+
+  /** For a deadline that fired, which stalled databases it raced (by the session it names, or its database). */
+  private racedBy(event: TraceEvent): ((path: string) => boolean) | undefined {
+    const fields = event.fields;
+    const inSession = (session: string) => (path: string) => path.startsWith(`/data/sessions/${encodeURIComponent(session)}/`);
+    switch (event.kind) {
+      case 'sql.busy':
+        return fields.cause === 'stalled-writer' ? (path) => path === fields.path : undefined;
+      case 'model.tool-call-retry':
+      case 'model.tool-call-expired':
+        return inSession(String(fields.session));
+      case 'model.sweep-kill':
+        return fields.session === undefined || fields.session === null ? undefined : inSession(String(fields.session));
       default:
         return undefined;
     }

@@ -146,7 +146,7 @@ export async function runSpec(spec: RunSpec, options: RunOptions): Promise<RunRe
   });
   const sessions = Array.from({ length: plan.sessions }, (_, index) => sessionKey(index));
   const queueModes = Object.fromEntries(sessions.map((session, index) => [session, plan.queueModes?.[index] ?? 'collect']));
-  const knobs: Partial<ModelKnobs> = { agentCacheSize: plan.model.agentCacheSize, queueModes, ...plan.secondWriters, ...(plan.processing === undefined ? {} : { processing: plan.processing }), ...scheduledTasks(plan), ...(plan.promptEnvelope === undefined ? {} : { promptEnvelope: plan.promptEnvelope }), ...clientKnobs(plan), ...compactionKnobs(plan), ...(plan.heartbeatRun === undefined ? {} : { heartbeatRun: plan.heartbeatRun }), ...(plan.toolDeadlines === undefined ? {} : { toolDeadlines: plan.toolDeadlines }), ...(plan.abandonedCalls === undefined ? {} : { abandonedCalls: plan.abandonedCalls }), ...dashboardKnobs(plan), ...deliveryKnobs(plan), ...lateResponseKnobs(plan) };
+  const knobs: Partial<ModelKnobs> = { agentCacheSize: plan.model.agentCacheSize, queueModes, ...plan.secondWriters, ...(plan.processing === undefined ? {} : { processing: plan.processing }), ...scheduledTasks(plan), ...(plan.promptEnvelope === undefined ? {} : { promptEnvelope: plan.promptEnvelope }), ...clientKnobs(plan), ...compactionKnobs(plan), ...(plan.heartbeatRun === undefined ? {} : { heartbeatRun: plan.heartbeatRun }), ...(plan.toolDeadlines === undefined ? {} : { toolDeadlines: plan.toolDeadlines }), ...(plan.abandonedCalls === undefined ? {} : { abandonedCalls: plan.abandonedCalls }), ...dashboardKnobs(plan), ...deliveryKnobs(plan), ...lateResponseKnobs(plan), ...(plan.toolRowIds === undefined ? {} : { toolRowIds: plan.toolRowIds }) };
   // Around a release's parts the model follows the release where docs/MODEL.md knows it (sim/real/openclaw/surroundings.ts).
   const around = options.openclaw === undefined ? undefined : aroundTheParts(options.openclaw, { bugs: spec.bugs, knobs });
   const config = modelConfig({ bugs: around?.setup.bugs ?? spec.bugs, sessions, knobs: around?.setup.knobs ?? knobs });
@@ -268,6 +268,7 @@ function configureWorld(sim: Simulation, model: BuiltModel, world: World, spec: 
   }
   sim.disk.faults = { ...sim.disk.faults, tearPer1000: faultKnobs.diskTearPer1000, backgroundSyncPer1000: faultKnobs.diskWritebackPer1000 };
   sim.sqlite.faults = { ...sim.sqlite.faults, busyPer1000: faultKnobs.sqlBusyPer1000 };
+  configureWriteStalls(sim, spec.plan);
   const api = world.modelApi;
   api.faultsEndAtMs = spec.plan.faultPhaseMs;
   api.behaviour = {
@@ -366,6 +367,21 @@ function configurePlatform(sim: Simulation, world: World, plan: RunSpec['plan'])
   sim.trace.onEvent((event: TraceEvent) => {
     if ((event.kind === 'proc.spawn' || event.kind === 'proc.restart') && event.fields.name === gatewayName) world.platform.gatewayStarted(event.timeMs + Number(event.fields.startupMs ?? 0));
   });
+}
+
+/**
+ * nanoclaw's busy timeout on the session databases (`PRAGMA busy_timeout = 5000`, container/agent-runner/src/db/
+ * connection.ts): how long a write waits behind a stalled writer before "database is locked".
+ */
+export const stalledWriterBusyTimeoutMs = 5_000;
+
+/** Issue 48 item 4: the plan's stalled writes, from the start of the faults (the heal stops new ones). */
+function configureWriteStalls(sim: Simulation, plan: RunSpec['plan']): void {
+  const stalls = plan.writeStalls;
+  if (stalls === undefined) return;
+  if (!Number.isSafeInteger(stalls.per1000) || stalls.per1000 < 0 || stalls.per1000 > 1000) throw new Error(`stalled writes per 1000 writes are 0 to 1000, not ${stalls.per1000}`);
+  if (!Number.isSafeInteger(stalls.msMin) || !Number.isSafeInteger(stalls.msMax) || stalls.msMin < 1 || stalls.msMax < stalls.msMin || stalls.msMax > 600_000) throw new Error(`a write stalls for msMin..msMax, whole, 1 ms to 10 min: ${stalls.msMin}..${stalls.msMax}`);
+  sim.sqlite.enableWriteStalls({ ...stalls, busyTimeoutMs: stalledWriterBusyTimeoutMs }, () => sim.clock.nowMs(), sim.scheduler);
 }
 
 /**
@@ -549,6 +565,7 @@ function endFaultPhase(sim: Simulation, world: World): void {
   }
   sim.disk.faults = { ...sim.disk.faults, tearPer1000: 0 };
   sim.sqlite.faults = { ...sim.sqlite.faults, busyPer1000: 0 };
+  sim.sqlite.stopWriteStalls();
   world.modelApi.faultsActive = false;
   world.platform.faultsActive = false;
   // A stalled process goes on; anything still down comes back (the gateway supervises the runner and tool server).

@@ -1,7 +1,7 @@
 // A plan: everything one run of the model needs besides the seed. Workload (what users and commands do), faults
 // with their timing, and knobs. Scenarios generate plans with fast-check, so a failing plan shrinks; the seed
 // string encodes a plan exactly.
-import type { AgentCacheCoherence, BugId, CompactionCut, DeliveryMirrorMode, DeliveryMode, GatewayAppendMode, HeartbeatRunKnobs, LockReclaimMode, ProcessingMode, PromptEnvelopeMode, PollOrder, QueueMode, RecurrenceMode, ToolDeadlineMode, AbandonedCallMode } from '../../src/index.ts';
+import type { AgentCacheCoherence, BugId, CompactionCut, DeliveryMirrorMode, DeliveryMode, GatewayAppendMode, HeartbeatRunKnobs, LockReclaimMode, ProcessingMode, PromptEnvelopeMode, PollOrder, QueueMode, RecurrenceMode, ToolDeadlineMode, AbandonedCallMode, ToolRowIds } from '../../src/index.ts';
 
 export { type QueueMode, queueModes } from '../../src/index.ts';
 
@@ -255,6 +255,18 @@ export interface Plan {
    * (nanoclaw at 0683c6ec5: the LIMIT before the processing_ack and kind filters) is for tests only.
    */
   pollOrder?: PollOrder;
+  /**
+   * Stalled writes (issue 48 item 4, sim/kernel/sqlite.ts): while the faults last, per1000 of the SQLite writes take
+   * msMin..msMax to commit and hold the database's write lock meanwhile (another process's write waits behind it up to
+   * nanoclaw's busy_timeout, 5 s, then fails with "database is locked"); absent: no write stalls.
+   */
+  writeStalls?: { per1000: number; msMin: number; msMax: number };
+  /**
+   * How the tool server keys the outbound row of a messaging call (src/tool-server.ts); absent: the fixed `call-id`;
+   * `per-execution` (nanoclaw's MCP handlers: a fresh id each time the call runs, so a retry after a timed-out call
+   * whose stalled commit landed writes a second row) is for tests only.
+   */
+  toolRowIds?: ToolRowIds;
   /** Faults stop at this time; afterwards the run goes on fault-free for settleMs (liveness). */
   faultPhaseMs: number;
   settleMs: number;

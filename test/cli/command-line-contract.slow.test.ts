@@ -116,6 +116,9 @@ describe('JSON output', () => {
       // Issue 48 item 6: a poll that skipped tool responses above a message it took, and one whose message lay beyond
       // the window a poll that limits before it filters takes.
       'poll-skipped-rows', 'poll-window-filled',
+      // Issue 48 item 4: a write that stalled, one that landed after its stall, a deadline that fired while a stalled
+      // write was pending, and such a write landing after the deadline gave up.
+      'write-stall', 'write-stall-landed', 'deadline-during-stall', 'stall-landed-after-deadline',
       'envelope-rewritten', 'envelope-kill', 'envelope-met',
       // Issue 48 items 1 and 2: the platform's refusals, an ambiguous answer (of a whole message, of a part), a reply in
       // parts, a reply given up.
