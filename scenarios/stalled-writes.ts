@@ -1,19 +1,21 @@
 // stalled-writes (issue 48 item 4): SQLite writes that take seconds to commit (a slow disk's fsync, a checkpoint, a
-// busy neighbour) and hold their database's write lock meanwhile, and the deadlines that race them: the runner's
-// tool-call timeout (10 s) against the tool server's stalled outbound commit, nanoclaw's busy timeout (5 s) against
-// another process's stalled write, the host's sweep (a claim silent for 60 s) against a turn stuck behind its writes.
+// busy neighbour) and hold their database's write lock meanwhile, fsyncs that take seconds, and the deadlines that
+// race them: the runner's tool-call timeout (10 s) against the tool server's stalled outbound commit, nanoclaw's busy
+// timeout (5 s) against another process's stalled write, the host's sweep (a claim silent for 60 s) against a turn
+// stuck behind its writes, and (with the delivery mirror on, in about half the runs) OpenClaw's session write lock
+// (10 s) against a transcript append whose fsync stalls under the lock.
 // A deadline that gives up on a write that then lands must leave nothing twice and nothing lost: a call retried after
 // its timeout finds its row (keyed by the call), a turn retried after a busy write resumes from its durable rows.
 // Answers call the messaging tools often, so tool-server commits stall under a waiting runner. Faults besides:
 // runner and tool-server kills (at a turn's phases and timed), power losses, process stalls, LLM errors.
 import fc from 'fast-check';
-import { byTime, faultKnobs, killAtPhase, modelKnobs, phaseArb, powerLoss, type Scenario, settleMs, stall, timedKill, userBurst, userStep, writeStallsPlan } from './common.ts';
+import { byTime, faultKnobs, killAtPhase, modelKnobs, phaseArb, powerLoss, type Scenario, secondWriters, settleMs, stall, timedKill, userBurst, userStep, writeStallsPlan } from './common.ts';
 
 const faultPhaseMs = 300_000;
 
 export const stalledWrites: Scenario = {
   name: 'stalled-writes',
-  description: 'SQLite writes that stall for seconds while holding the write lock, raced by the tool-call timeout, the busy timeout and the sweep',
+  description: 'SQLite writes and fsyncs that stall for seconds, raced by the tool-call timeout, the busy timeout, the session write lock and the sweep',
   focus: [],
   plan: fc.integer({ min: 1, max: 2 }).chain((sessions) =>
     fc.record({
@@ -32,6 +34,7 @@ export const stalledWrites: Scenario = {
         { maxLength: 3 },
       ),
       processing: fc.constantFrom('nanoclaw' as const, 'hermes' as const),
+      secondWriters: secondWriters(),
       faultKnobs: faultKnobs({
         sqlBusyPer1000: fc.oneof(fc.constant(0), fc.integer({ min: 1, max: 30 })),
         modelErrorPer1000: fc.oneof(fc.constant(0), fc.integer({ min: 1, max: 150 })),

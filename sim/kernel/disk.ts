@@ -12,6 +12,10 @@
 // costs no events: a write at time w is durable from the first 5 s flusher tick at or after w + 30 s.
 // A real module written against synchronous fs (sim/real) uses the *Now calls: they take effect at once and take no
 // simulated time (a blocking call holds the thread, the clock does not move), under the same durability rules.
+// Stalled fsyncs (issue 48 item 4; off unless enableFsyncStalls is called): while they are on, an fsync may take
+// seconds (a slow disk), drawn from a stream of its own; its data is durable when it returns, and a writer killed
+// meanwhile leaves the data volatile (in the page cache, for the writeback). Each stall is a `fault` event
+// (`fsync-stall`), its end a `disk.stall-end` (`landed` when the data was synced).
 // Binary files (the simulated node:sqlite's database, -wal and -shm: sim/real/openclaw-hooks/sqlite.mjs) hold bytes,
 // written in place (pwrite) or truncated, under the same rules: each write is volatile until a sync of the file (syncNow:
 // fdatasync, at once) or the writeback; a power loss keeps the synced bytes plus the writes the writeback had made
@@ -90,6 +94,8 @@ export class SimDisk {
   private readonly files = new Map<string, FileState>();
   private readonly binaryFiles = new Map<string, BinaryFileState>();
   faults: DiskFaults = { ...defaultDiskFaults };
+  /** Stalled fsyncs, when a run has them; `active` false once the faults stopped. */
+  private fsyncStalls: { per1000: number; msMin: number; msMax: number; prng: Prng; active: boolean; count: number } | undefined;
 
   constructor(
     private readonly scheduler: Scheduler,
@@ -157,13 +163,45 @@ export class SimDisk {
     return this.complete(owner, this.latency(), created);
   }
 
+  /** Stalled fsyncs from now on (issue 48 item 4), drawn from a stream of their own. */
+  enableFsyncStalls(knobs: { per1000: number; msMin: number; msMax: number }): void {
+    assert(Number.isSafeInteger(knobs.per1000) && knobs.per1000 >= 0 && knobs.per1000 <= 1000, `stalled fsyncs per 1000: ${knobs.per1000}`);
+    assert(Number.isSafeInteger(knobs.msMin) && knobs.msMin >= 1 && Number.isSafeInteger(knobs.msMax) && knobs.msMax >= knobs.msMin, `an fsync stalls msMin..msMax: ${knobs.msMin}..${knobs.msMax}`);
+    this.fsyncStalls = { ...knobs, prng: this.prng.fork('fsync-stalls'), active: true, count: 0 };
+  }
+
+  /** No new fsync stall after this (the faults stopped); one under way still ends when it was drawn to. */
+  stopFsyncStalls(): void {
+    if (this.fsyncStalls !== undefined) this.fsyncStalls.active = false;
+  }
+
   fsync(owner: Incarnation, path: string): Promise<void> {
+    const stalls = this.fsyncStalls;
+    if (stalls !== undefined && stalls.active && owner.alive && stalls.prng.chance(stalls.per1000, 1000)) return this.stalledFsync(owner, path, stalls);
     return owner.suspend<void>((resume) => {
       this.scheduler.schedule(this.prng.int(1, this.faults.fsyncLatencyMsMax), () => {
         if (!owner.alive) return;
         this.sync(path, 'fsync');
         resume(undefined);
       }, owner.id);
+    });
+  }
+
+  private stalledFsync(owner: Incarnation, path: string, stalls: NonNullable<SimDisk['fsyncStalls']>): Promise<void> {
+    const ms = stalls.prng.int(stalls.msMin, stalls.msMax);
+    const stall = ++stalls.count;
+    this.trace.record('fault', { kind: 'fsync-stall', path, process: owner.name, stall, ms });
+    return owner.suspend<void>((resume) => {
+      this.scheduler.schedule(
+        ms,
+        () => {
+          if (!owner.alive) return;
+          this.sync(path, 'fsync');
+          this.trace.record('disk.stall-end', { path, process: owner.name, stall, landed: true });
+          resume(undefined);
+        },
+        owner.id,
+      );
     });
   }
 

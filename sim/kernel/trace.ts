@@ -25,6 +25,8 @@ export type KernelTraceKind =
   | 'disk.rename'
   | 'disk.remove'
   | 'disk.sync'
+  /** A stalled fsync (issue 48 item 4) returned, its data synced; a killed writer's never ends. */
+  | 'disk.stall-end'
   | 'disk.crash'
   | 'sql.write'
   | 'sql.busy'

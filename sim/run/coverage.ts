@@ -69,10 +69,10 @@ export const platformShapes = ['send-rate-limited', 'send-chat-not-found', 'send
  */
 export const skippedRowShapes = ['poll-skipped-rows', 'poll-window-filled'] as const;
 /**
- * Stalled writes (issue 48 item 4): a SQLite write stalled (`write-stall`, the world's fault) and landed after its
- * stall (`write-stall-landed`); a deadline fired while a stalled write of its session or database was still pending
- * (`deadline-during-stall`: the runner's tool-call timeout or retry, a busy timeout behind the stalled writer, the
- * sweep's kill of a silent claim); and such a stalled write landed after the deadline gave up
+ * Stalled writes (issue 48 item 4): a SQLite write or an fsync stalled (`write-stall`, the world's fault) and landed
+ * after its stall (`write-stall-landed`); a deadline fired while a stalled write of its session, database or file was
+ * still pending (`deadline-during-stall`: the runner's tool-call timeout or retry, a busy timeout behind the stalled
+ * writer, the sweep's kill of a silent claim, the session write lock's timeout on a transcript whose fsync stalls); and such a stalled write landed after the deadline gave up
  * (`stall-landed-after-deadline`).
  */
 export const stallShapes = ['write-stall', 'write-stall-landed', 'deadline-during-stall', 'stall-landed-after-deadline'] as const;
@@ -367,12 +367,12 @@ const machineProcesses: readonly string[] = hostProcesses;
 /** Stalled writes and the deadlines that race them (stallShapes), from the kernel's and the model's trace events. */
 class StallShapes {
   /** Stalled writes under way, by stall number: the database, the writer, whether a deadline fired meanwhile. */
-  private readonly pending = new Map<number, { path: string; process: string; raced: boolean }>();
+  private readonly pending = new Map<string, { path: string; process: string; raced: boolean }>();
 
   observe(event: TraceEvent): (typeof stallShapes)[number][] {
     const fields = event.fields;
-    if (event.kind === 'fault' && fields.kind === 'write-stall') {
-      this.pending.set(Number(fields.stall), { path: String(fields.path), process: String(fields.process), raced: false });
+    if (event.kind === 'fault' && (fields.kind === 'write-stall' || fields.kind === 'fsync-stall')) {
+      this.pending.set(`${String(fields.kind)}:${String(fields.stall)}`, { path: String(fields.path), process: String(fields.process), raced: false });
       return ['write-stall'];
     }
     if (event.kind === 'fault' && fields.kind === 'power-loss') {
@@ -380,13 +380,14 @@ class StallShapes {
       return [];
     }
     if (event.kind === 'proc.kill') {
-      // A killed writer's stall never lands (its write is rolled back).
+      // A killed writer's stall never lands (its SQLite write is rolled back; its fsync never returns).
       for (const [stall, pending] of [...this.pending]) if (pending.process === fields.name) this.pending.delete(stall);
       return [];
     }
-    if (event.kind === 'sql.stall-end') {
-      const pending = this.pending.get(Number(fields.stall));
-      this.pending.delete(Number(fields.stall));
+    if (event.kind === 'sql.stall-end' || event.kind === 'disk.stall-end') {
+      const key = `${event.kind === 'sql.stall-end' ? 'write-stall' : 'fsync-stall'}:${String(fields.stall)}`;
+      const pending = this.pending.get(key);
+      this.pending.delete(key);
       if (pending === undefined || fields.landed !== true) return [];
       return pending.raced ? ['write-stall-landed', 'stall-landed-after-deadline'] : ['write-stall-landed'];
     }
@@ -413,6 +414,9 @@ class StallShapes {
         return inSession(String(fields.session));
       case 'model.sweep-kill':
         return fields.session === undefined || fields.session === null ? undefined : inSession(String(fields.session));
+      case 'model.session-lock-timeout':
+        // The session write lock of a transcript, held by a writer whose fsync of it stalls.
+        return (path) => path === fields.path;
       default:
         return undefined;
     }

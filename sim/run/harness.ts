@@ -375,13 +375,14 @@ function configurePlatform(sim: Simulation, world: World, plan: RunSpec['plan'])
  */
 export const stalledWriterBusyTimeoutMs = 5_000;
 
-/** Issue 48 item 4: the plan's stalled writes, from the start of the faults (the heal stops new ones). */
+/** Issue 48 item 4: the plan's stalled SQLite writes and fsyncs, from the start of the faults (the heal stops new ones). */
 function configureWriteStalls(sim: Simulation, plan: RunSpec['plan']): void {
   const stalls = plan.writeStalls;
   if (stalls === undefined) return;
   if (!Number.isSafeInteger(stalls.per1000) || stalls.per1000 < 0 || stalls.per1000 > 1000) throw new Error(`stalled writes per 1000 writes are 0 to 1000, not ${stalls.per1000}`);
   if (!Number.isSafeInteger(stalls.msMin) || !Number.isSafeInteger(stalls.msMax) || stalls.msMin < 1 || stalls.msMax < stalls.msMin || stalls.msMax > 600_000) throw new Error(`a write stalls for msMin..msMax, whole, 1 ms to 10 min: ${stalls.msMin}..${stalls.msMax}`);
   sim.sqlite.enableWriteStalls({ ...stalls, busyTimeoutMs: stalledWriterBusyTimeoutMs }, () => sim.clock.nowMs(), sim.scheduler);
+  sim.disk.enableFsyncStalls(stalls);
 }
 
 /**
@@ -566,6 +567,7 @@ function endFaultPhase(sim: Simulation, world: World): void {
   sim.disk.faults = { ...sim.disk.faults, tearPer1000: 0 };
   sim.sqlite.faults = { ...sim.sqlite.faults, busyPer1000: 0 };
   sim.sqlite.stopWriteStalls();
+  sim.disk.stopFsyncStalls();
   world.modelApi.faultsActive = false;
   world.platform.faultsActive = false;
   // A stalled process goes on; anything still down comes back (the gateway supervises the runner and tool server).

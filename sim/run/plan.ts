@@ -256,9 +256,10 @@ export interface Plan {
    */
   pollOrder?: PollOrder;
   /**
-   * Stalled writes (issue 48 item 4, sim/kernel/sqlite.ts): while the faults last, per1000 of the SQLite writes take
-   * msMin..msMax to commit and hold the database's write lock meanwhile (another process's write waits behind it up to
-   * nanoclaw's busy_timeout, 5 s, then fails with "database is locked"); absent: no write stalls.
+   * Stalled writes (issue 48 item 4, sim/kernel/sqlite.ts, sim/kernel/disk.ts): while the faults last, per1000 of the
+   * SQLite writes take msMin..msMax to commit and hold the database's write lock meanwhile (another process's write
+   * waits behind it up to nanoclaw's busy_timeout, 5 s, then fails with "database is locked"), and per1000 of the
+   * fsyncs take as long to return; absent: nothing stalls.
    */
   writeStalls?: { per1000: number; msMin: number; msMax: number };
   /**

@@ -88,3 +88,35 @@ describe('a stalled write holds the write lock until it lands', () => {
     sim.dispose();
   });
 });
+
+describe('a stalled fsync (sim/kernel/disk.ts)', () => {
+  async function fsyncRun(killAtMs?: number): Promise<{ sim: Simulation; returnedAtMs: number | undefined }> {
+    const sim = makeSim(sql, `fsync-stall-${killAtMs ?? 'none'}`);
+    sim.disk.enableFsyncStalls({ per1000: 1000, msMin: 8_000, msMax: 8_000 });
+    let returnedAtMs: number | undefined;
+    sim.spawn('w', async (ctx) => {
+      await ctx.disk.append('/f.jsonl', 'line\n');
+      await ctx.disk.fsync('/f.jsonl');
+      returnedAtMs = ctx.clock.nowMs();
+    });
+    if (killAtMs !== undefined) sim.scheduler.schedule(killAtMs, () => sim.kill('w'));
+    await sim.run();
+    return { sim, returnedAtMs };
+  }
+
+  it('returns after its stall with the data synced, the stall and its end on the trace', async () => {
+    const { sim, returnedAtMs } = await fsyncRun();
+    expect(returnedAtMs).toBeGreaterThanOrEqual(8_000);
+    const events = sim.trace.events.filter((event) => (event.kind === 'fault' && event.fields.kind === 'fsync-stall') || event.kind === 'disk.stall-end' || event.kind === 'disk.sync');
+    expect(events.map((event) => event.kind)).toEqual(['fault', 'disk.sync', 'disk.stall-end']);
+    sim.dispose();
+  });
+
+  it('a writer killed during the stall: the fsync never returns and never syncs; the data stays in the page cache', async () => {
+    const { sim, returnedAtMs } = await fsyncRun(3_000);
+    expect(returnedAtMs).toBeUndefined();
+    expect(sim.trace.events.filter((event) => event.kind === 'disk.stall-end' || (event.kind === 'disk.sync' && event.fields.reason === 'fsync'))).toEqual([]);
+    expect(sim.disk.peek('/f.jsonl')).toBe('line\n');
+    sim.dispose();
+  });
+});
