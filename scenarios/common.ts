@@ -413,3 +413,18 @@ export function writeStallsPlan(): fc.Arbitrary<NonNullable<Plan['writeStalls']>
     msMax: fc.integer({ min: 2_000, max: 40_000 }),
   });
 }
+
+/**
+ * The gateway's cron executor (issue 48 item 5, src/cron-executor.ts): an attempt's timeout of 5-60 s (below the
+ * fake LLM's slow responses, up to 90 s, so a timed-out request often answers later), 1-4 attempts, and waits of 1-60 s
+ * before each retry (OpenClaw's default is 30 s, 1 min, 5 min: shortened so that a retry often starts while the
+ * request it replaces still runs). For the overlapping-work scenario, and for chaos to draw.
+ */
+export function cronKnobs(): fc.Arbitrary<NonNullable<Plan['cron']>> {
+  return fc.record({
+    mode: fc.constant('fixed' as const),
+    timeoutMs: fc.integer({ min: 5_000, max: 60_000 }),
+    backoffMs: fc.array(fc.integer({ min: 1_000, max: 60_000 }), { minLength: 1, maxLength: 3 }),
+    attemptsMax: fc.integer({ min: 1, max: 4 }),
+  });
+}

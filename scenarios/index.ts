@@ -9,6 +9,7 @@ import type { Scenario } from './common.ts';
 import { execReplay } from './exec-replay.ts';
 import { heartbeatRuns } from './heartbeat-runs.ts';
 import { orphanLeaf } from './orphan-leaf.ts';
+import { overlappingWork } from './overlapping-work.ts';
 import { platformRefusals } from './platform-refusals.ts';
 import { promptEnvelope } from './prompt-envelope.ts';
 import { rowsLeftPending } from './rows-left-pending.ts';
@@ -20,7 +21,7 @@ import { stalledWrites } from './stalled-writes.ts';
 export type { Scenario } from './common.ts';
 
 /** Every scenario, built-in first, then registered ones in registration order (a live list). */
-export const scenarios: readonly Scenario[] = [execReplay, sendMidTurn, orphanLeaf, cachedAgent, chaos, scheduledTasks, clientConnections, compaction, promptEnvelope, heartbeatRuns, secondWriter, platformRefusals, rowsLeftPending, stalledWrites];
+export const scenarios: readonly Scenario[] = [execReplay, sendMidTurn, orphanLeaf, cachedAgent, chaos, scheduledTasks, clientConnections, compaction, promptEnvelope, heartbeatRuns, secondWriter, platformRefusals, rowsLeftPending, stalledWrites, overlappingWork];
 
 /** How many of `scenarios` are built in (they come first). */
 export const builtinScenarioCount = scenarios.length;

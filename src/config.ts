@@ -9,6 +9,7 @@ import type { LockReclaimMode } from './session-write-lock.ts';
 import type { ToolDeadlineMode } from './tool-deadline.ts';
 import type { AbandonedCallMode } from './tool-fence.ts';
 import type { DeliveryKnobs } from './delivery-knobs.ts';
+import type { CronKnobs } from './cron-knobs.ts';
 
 /** The seed bugs and the seeds' own fixes as proposed that can be switched on (all off by default). */
 export const bugIds = ['exec-replay', 'send-dup', 'send-flag', 'send-stale', 'orphan-leaf', 'flush-cursor', 'exec-dedupe-memory', 'sent-payloads-pr2531', 'orphan-rewrite-inplace', 'cursor-realign-gateway'] as const;
@@ -273,6 +274,12 @@ export interface ModelKnobs {
    * reply goes out whole in one send, as before.
    */
   delivery: DeliveryKnobs | null;
+  /**
+   * Scheduled tasks run by the gateway's executor outside the chat lane, each attempt under a timeout of its own and
+   * retried after a backoff while the timed-out request may still answer (issue 48 item 5; cron-executor.ts); null
+   * (the default): the runner's chat lane runs a task row as it comes due.
+   */
+  cron: CronKnobs | null;
 }
 
 export const defaultKnobs: ModelKnobs = {
@@ -299,6 +306,7 @@ export const defaultKnobs: ModelKnobs = {
   dashboard: false,
   agentCacheCoherence: 'message-count',
   delivery: null,
+  cron: null,
 };
 
 /** The model's configuration: bugs switched on, sessions, timers and knobs. */

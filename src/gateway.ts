@@ -24,6 +24,7 @@ import { type ExecCommand, type ExecTool, isSystemRunAuthorizing } from './node-
 import { SessionDbs } from './session-dbs.ts';
 import { parseMessageBlocks } from './text.ts';
 import { TaskScheduler } from './task-scheduler.ts';
+import { CronExecutor } from './cron-executor.ts';
 import { writeLateResponses } from './late-responses.ts';
 import { ChatConnections, chatDedupeCleanupMs } from './chat-send.ts';
 import { formatSystemEvents, isExecCompletionEvent, type SystemEvent, SystemEventQueue, type SystemEventQueuePort, systemEventsPerSessionMax } from './system-events.ts';
@@ -51,6 +52,13 @@ export async function gatewayMain(ctx: ProcessContext, config: ModelConfig, sess
     const scheduler = new TaskScheduler(ctx, config, gateway.dbs);
     gateway.scheduler = scheduler;
     ctx.spawnTask('task-scheduler', () => scheduler.seed());
+    // Issue 48 item 5: the occurrences are run by the gateway's cron executor, outside the chat lane.
+    const cron = config.knobs.cron;
+    if (cron !== null) {
+      assert(llm !== undefined, 'a gateway that runs scheduled tasks itself has the LLM API');
+      const executor = new CronExecutor(ctx, config, gateway.dbs, llm, cron, () => gateway.wakeRunnerNow());
+      ctx.spawnTask('cron-executor', () => executor.loop());
+    }
   }
   // Tool responses written after their tool gave up (issue 48 item 6): rows every poll skips, pending for good.
   const lateResponses = config.knobs.lateResponses;
@@ -169,6 +177,11 @@ class Gateway {
    * nanoclaw's router wakes the session's container after writing a message (router.ts, then wakeContainer); the
    * sweep wakes it only once a minute. A runner (and its tool server) that is down is started after the restart delay.
    */
+  /** wakeRunner, for the gateway's other parts (the cron executor). */
+  wakeRunnerNow(): void {
+    this.wakeRunner();
+  }
+
   private wakeRunner(): void {
     for (const name of [runnerName, toolServerName]) {
       if (!this.ctx.supervisor.isRunning(name)) this.ctx.supervisor.start(name, this.config.timers.runnerRestartDelayMs);

@@ -60,6 +60,7 @@ export type * from './ports.ts';
 export { LlmTransientError, SqliteBusyError } from './ports.ts';
 export { maxMessagesPerPrompt } from './claims.ts';
 export { type DeliveryKnobs, type DeliveryMode, deliveryModes, sendAckTimeoutMs } from './delivery.ts';
+export { type CronKnobs, type CronMode, cronModes } from './cron-knobs.ts';
 export { chunkText } from './chunk.ts';
 export { retryWaitMaxMs } from './host-sweep.ts';
 export { runnerName } from './runner.ts';

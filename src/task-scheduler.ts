@@ -25,6 +25,7 @@ import type { ModelConfig, ScheduledTask } from './config.ts';
 import { isoAt } from './pi-format.ts';
 import type { ProcessContext, SqlDatabase, SqlTransaction } from './ports.ts';
 import type { SessionDbs } from './session-dbs.ts';
+import { heldRowDueMs } from './heartbeat-run.ts';
 
 /** A series never fans out more occurrences than this in one sweep (catch-up after a long outage is bounded). */
 export const fanoutPerSweepMax = 100;
@@ -49,6 +50,8 @@ export function occurrenceId(taskId: string, dueMs: number): string {
 
 export class TaskScheduler {
   private readonly tasks: readonly ScheduledTask[];
+  /** Occurrences are stored held for the gateway's cron executor (the knob `cron`, cron-executor.ts), not due for the runner. */
+  private readonly held: boolean;
 
   constructor(
     private readonly ctx: ProcessContext,
@@ -56,6 +59,7 @@ export class TaskScheduler {
     private readonly dbs: SessionDbs,
   ) {
     this.tasks = config.knobs.tasks;
+    this.held = config.knobs.cron !== null;
     for (const task of this.tasks) assert(config.sessions.includes(task.sessionKey), `task ${task.id} belongs to an unknown session ${task.sessionKey}`);
   }
 
@@ -73,7 +77,7 @@ export class TaskScheduler {
         inbound.transaction((tx) => {
           // A series already stored (this is a restart) is left as it is.
           if (tx.query("SELECT id FROM messages_in WHERE series_id = ? AND kind = 'task' LIMIT 1", [task.id]).length > 0) return 0;
-          return insertOccurrence(tx, task, occurrenceId(task.id, dueMs), dueMs, recurrenceAfter(task, dueMs));
+          return insertOccurrence(tx, task, occurrenceId(task.id, dueMs), dueMs, recurrenceAfter(task, dueMs), this.held);
         }),
       );
       if (inserted > 0) this.ctx.note('task-stored', { session: task.sessionKey, task: task.id, dueMs });
@@ -107,7 +111,7 @@ export class TaskScheduler {
     const inserted = await ignoreBusy(
       inbound.transaction((tx) => {
         let count = 0;
-        for (const dueMs of slots) count += insertOccurrence(tx, task, occurrenceId(task.id, dueMs), dueMs, dueMs === slots.at(-1) ? recurrenceAfter(task, dueMs) : null);
+        for (const dueMs of slots) count += insertOccurrence(tx, task, occurrenceId(task.id, dueMs), dueMs, dueMs === slots.at(-1) ? recurrenceAfter(task, dueMs) : null, this.held);
         const cleared = tx.run('UPDATE messages_in SET recurrence = NULL WHERE id = ?', [occurrenceRowId]).changes;
         assert(cleared === 1, `the fanout clears the recurrence of ${occurrenceRowId}, one row, not ${cleared}`);
         return count;
@@ -124,7 +128,7 @@ export class TaskScheduler {
     try {
       for (const dueMs of slots) {
         const freshId = `task-${this.ctx.clock.nowMs()}-${this.ctx.random.int(0, 2_176_782_335).toString(36)}`;
-        await inbound.transaction((tx) => insertOccurrence(tx, task, freshId, dueMs, dueMs === slots.at(-1) ? recurrenceAfter(task, dueMs) : null));
+        await inbound.transaction((tx) => insertOccurrence(tx, task, freshId, dueMs, dueMs === slots.at(-1) ? recurrenceAfter(task, dueMs) : null, this.held));
       }
       this.ctx.note('task-recurrence', { session: task.sessionKey, task: task.id, after: occurrenceRowId, inserted: slots.length, next: slots.join(',') });
       await inbound.run('UPDATE messages_in SET recurrence = NULL WHERE id = ?', [occurrenceRowId]);
@@ -135,12 +139,12 @@ export class TaskScheduler {
   }
 }
 
-function insertOccurrence(tx: SqlTransaction, task: ScheduledTask, id: string, dueMs: number, recurrence: number | null): number {
+function insertOccurrence(tx: SqlTransaction, task: ScheduledTask, id: string, dueMs: number, recurrence: number | null, held: boolean): number {
   assertNonNegativeInteger(dueMs, `the due time of ${id}`);
   const seq = Number(tx.query('SELECT COALESCE(MAX(seq), 0) + 1 AS next FROM messages_in')[0]?.next ?? 1);
   const changes = tx.run(
     'INSERT OR IGNORE INTO messages_in(id, seq, kind, process_after, content, created_at, recurrence, series_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
-    [id, seq, 'task', dueMs, taskOccurrenceText(task.prompt, dueMs), dueMs, recurrence, task.id],
+    [id, seq, 'task', held ? heldRowDueMs : dueMs, taskOccurrenceText(task.prompt, dueMs), dueMs, recurrence, task.id],
   ).changes;
   assert(changes === 0 || changes === 1, `occurrence ${id} is one row, not ${changes}`);
   return changes;

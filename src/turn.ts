@@ -522,7 +522,8 @@ async function callModel(state: TurnState, kind: string, attempt: number, prompt
   if (kind === 'command') return { toolCalls: [], result: `<message to="user">${clearedReply}</message>` };
   assert(prompt.length > 0, `turn ${state.turnId} asks the LLM an empty prompt`);
   // A heartbeat the gateway ran itself (heartbeat-run.ts): its answer came with the row, for this very prompt.
-  if (kind === 'system' && state.deps.config.knobs.heartbeatRun !== null) {
+  // So is a scheduled task's occurrence the gateway's cron executor ran (cron-executor.ts).
+  if ((kind === 'system' && state.deps.config.knobs.heartbeatRun !== null) || (kind === 'task' && state.deps.config.knobs.cron !== null)) {
     const stored = await storedHeartbeatAnswer(state.inbound, state.turnId, prompt);
     if (stored !== undefined) {
       ctx.note('heartbeat-answer-used', { session: state.sessionKey, turn: state.turnId, attempt });

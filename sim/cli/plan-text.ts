@@ -20,6 +20,9 @@ export function planText(plan: Plan): string[] {
   if (plan.tasks !== undefined && plan.tasks.length > 0) {
     const tasks = plan.tasks.map((task, index) => `t${index} (s${task.session}) ${task.everyMs === null ? `once at ${formatMs(task.firstDueMs)}` : `${task.count}x every ${formatMs(task.everyMs)} from ${formatMs(task.firstDueMs)}`}`);
     lines.push(`  tasks:    ${listed(tasks)}${plan.recurrence === 'two-step' ? '; two-step fanout' : ''}`);
+    // Issue 48 item 5: the gateway's cron executor runs them outside the chat lane.
+    const cron = plan.cron;
+    if (cron !== undefined) lines.push(`  cron:     ${cron.mode}, timeout ${formatMs(cron.timeoutMs)}, ${cron.attemptsMax} attempt(s), backoff ${cron.backoffMs.map(formatMs).join('/')}`);
   }
   const shapes = shapeText(plan);
   if (shapes.length > 0) lines.push(`  shapes:   ${shapes.join('; ')}`);

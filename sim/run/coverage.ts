@@ -76,8 +76,19 @@ export const skippedRowShapes = ['poll-skipped-rows', 'poll-window-filled'] as c
  * (`stall-landed-after-deadline`).
  */
 export const stallShapes = ['write-stall', 'write-stall-landed', 'deadline-during-stall', 'stall-landed-after-deadline'] as const;
+/**
+ * Work that overlaps (issue 48 item 5): a cron attempt started while an earlier attempt's request of the same
+ * occurrence still ran (`cron-retry-overlapped`); an answer that came after its attempt had timed out, so the executor
+ * was told the attempt failed and the work was done later (`cron-late-completion`); such an answer, or any second
+ * one, reconciled with its occurrence once that had left the executor's hands (`cron-answer-reconciled`: the fixed
+ * executor withdraws the requests still out, or drops an answer that finds the row released; the sabotage runs it
+ * again); an
+ * occurrence whose attempts all failed, handed to the chat lane (`cron-handed-over`); and a call the tool server read
+ * only after its caller had given up on it (`dependency-late-for-caller`: refused past its deadline, or fenced).
+ */
+export const overlapShapes = ['cron-retry-overlapped', 'cron-late-completion', 'cron-answer-reconciled', 'cron-handed-over', 'dependency-late-for-caller'] as const;
 /** Other shapes of a run counted beside the faults (not fault types: the plan does not switch them on and off). */
-export const shapeTypes = ['failed-row', 'poison-hang', 'stream-cut', 'session-rotation', 'keyless-run', 'interrupt-abort', 'startup-wait', 'first-failure-end', 'agent-retry', ...taskShapes, ...clientShapes, ...compactionShapes, ...heartbeatRunShapes, ...windowShapes, ...skippedRowShapes, ...stallShapes] as const;
+export const shapeTypes = ['failed-row', 'poison-hang', 'stream-cut', 'session-rotation', 'keyless-run', 'interrupt-abort', 'startup-wait', 'first-failure-end', 'agent-retry', ...taskShapes, ...clientShapes, ...compactionShapes, ...heartbeatRunShapes, ...windowShapes, ...skippedRowShapes, ...stallShapes, ...overlapShapes] as const;
 export type ShapeType = (typeof shapeTypes)[number];
 /** The rows of the coverage table: fault types, then the shapes the system took. */
 export const coverageRows = [...faultTypes, ...secondWriterShapes, ...shapeTypes, ...envelopeShapes, ...platformShapes] as const;
@@ -259,6 +270,7 @@ export class FaultRecorder {
     for (const shape of this.clients.observe(event)) this.coverage[shape][this.phase]++;
     for (const shape of this.envelope.observe(event)) this.coverage[shape][this.phase]++;
     for (const shape of this.stalls.observe(event)) this.coverage[shape][this.phase]++;
+    for (const shape of overlapShapesOf(event)) this.coverage[shape][this.phase]++;
     if (event.kind === 'model.poll-skipped') {
       this.coverage['poll-skipped-rows'][this.phase]++;
       if (event.fields.beyondWindow === true) this.coverage['poll-window-filled'][this.phase]++;
@@ -525,5 +537,28 @@ class TaskShapes {
     this.occurrencesOf.set(turn, [...new Set([...(this.occurrencesOf.get(turn) ?? []), ...occurrences])]);
     this.running.add(turn);
     return repoll ? ['task-repoll'] : [];
+  }
+}
+
+/** The work-overlap shapes one trace event shows (issue 48 item 5; labels only). */
+function overlapShapesOf(event: TraceEvent): (typeof overlapShapes)[number][] {
+  const fields = event.fields;
+  switch (event.kind) {
+    case 'model.cron-attempt':
+      return Number(fields.overlapping) > 0 ? ['cron-retry-overlapped'] : [];
+    case 'model.cron-released':
+      return fields.late === true ? ['cron-late-completion'] : [];
+    case 'model.cron-withdrawn':
+      return ['cron-answer-reconciled'];
+    case 'model.cron-answer-dropped':
+    case 'model.cron-answer-run-again':
+      return fields.late === true ? ['cron-late-completion', 'cron-answer-reconciled'] : ['cron-answer-reconciled'];
+    case 'model.cron-handed-over':
+      return ['cron-handed-over'];
+    case 'model.tool-refused':
+    case 'model.tool-fenced':
+      return ['dependency-late-for-caller'];
+    default:
+      return [];
   }
 }

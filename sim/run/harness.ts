@@ -9,6 +9,8 @@ import {
   buildModel,
   type BuiltModel,
   clearedReply,
+  type CronKnobs,
+  cronModes,
   errorReply,
   gatewayName,
   maxMessagesPerPrompt,
@@ -429,7 +431,7 @@ function compactionKnobs(plan: RunSpec['plan']): { compaction: CompactionKnobs }
 }
 
 /** The plan's scheduled tasks as the model's knobs (task `t<i>`, its prompt marked `[t<i>]`), with the fanout mode. */
-function scheduledTasks(plan: RunSpec['plan']): { tasks: ScheduledTask[]; recurrence?: RecurrenceMode } | Record<string, never> {
+function scheduledTasks(plan: RunSpec['plan']): { tasks: ScheduledTask[]; recurrence?: RecurrenceMode; cron?: CronKnobs } | Record<string, never> {
   if (plan.tasks === undefined) return {};
   const tasks = plan.tasks.map((task, index) => ({
     id: `t${index}`,
@@ -439,7 +441,18 @@ function scheduledTasks(plan: RunSpec['plan']): { tasks: ScheduledTask[]; recurr
     everyMs: task.everyMs,
     count: task.count,
   }));
-  return { tasks, ...(plan.recurrence === undefined ? {} : { recurrence: plan.recurrence }) };
+  return { tasks, ...(plan.recurrence === undefined ? {} : { recurrence: plan.recurrence }), ...cronKnobs(plan) };
+}
+
+/** Issue 48 item 5: the gateway's cron executor, checked (a bad knob is an Error that says what is wrong). */
+function cronKnobs(plan: RunSpec['plan']): { cron?: CronKnobs } {
+  const cron = plan.cron;
+  if (cron === undefined) return {};
+  if (!cronModes.includes(cron.mode)) throw new Error(`the cron executor's mode is one of ${cronModes.join(', ')}, not ${String(cron.mode)}`);
+  if (!Number.isSafeInteger(cron.timeoutMs) || cron.timeoutMs < 1) throw new Error(`a cron attempt's timeout is a positive whole number of ms, not ${cron.timeoutMs}`);
+  if (!Number.isSafeInteger(cron.attemptsMax) || cron.attemptsMax < 1 || cron.attemptsMax > 10) throw new Error(`the cron executor makes 1 to 10 attempts, not ${cron.attemptsMax}`);
+  if (cron.backoffMs.length === 0 || !cron.backoffMs.every((ms) => Number.isSafeInteger(ms) && ms >= 0)) throw new Error(`the cron backoff is a list of whole, non-negative waits: ${JSON.stringify(cron.backoffMs)}`);
+  return { cron: { mode: cron.mode, timeoutMs: cron.timeoutMs, backoffMs: [...cron.backoffMs], attemptsMax: cron.attemptsMax } };
 }
 
 /**

@@ -1,7 +1,7 @@
 // A plan: everything one run of the model needs besides the seed. Workload (what users and commands do), faults
 // with their timing, and knobs. Scenarios generate plans with fast-check, so a failing plan shrinks; the seed
 // string encodes a plan exactly.
-import type { AgentCacheCoherence, BugId, CompactionCut, DeliveryMirrorMode, DeliveryMode, GatewayAppendMode, HeartbeatRunKnobs, LockReclaimMode, ProcessingMode, PromptEnvelopeMode, PollOrder, QueueMode, RecurrenceMode, ToolDeadlineMode, AbandonedCallMode, ToolRowIds } from '../../src/index.ts';
+import type { AgentCacheCoherence, BugId, CompactionCut, CronKnobs, DeliveryMirrorMode, DeliveryMode, GatewayAppendMode, HeartbeatRunKnobs, LockReclaimMode, ProcessingMode, PromptEnvelopeMode, PollOrder, QueueMode, RecurrenceMode, ToolDeadlineMode, AbandonedCallMode, ToolRowIds } from '../../src/index.ts';
 
 export { type QueueMode, queueModes } from '../../src/index.ts';
 
@@ -268,6 +268,12 @@ export interface Plan {
    * whose stalled commit landed writes a second row) is for tests only.
    */
   toolRowIds?: ToolRowIds;
+  /**
+   * Scheduled tasks run by the gateway's cron executor, outside the chat lane (issue 48 item 5, src/cron-executor.ts):
+   * each attempt under timeoutMs, a retry after the backoff while the timed-out request may still answer; absent: off
+   * (the runner's chat lane runs a task row as it comes due). `mode` `retry-blind` is for tests only. Only with `tasks`.
+   */
+  cron?: CronKnobs;
   /** Faults stop at this time; afterwards the run goes on fault-free for settleMs (liveness). */
   faultPhaseMs: number;
   settleMs: number;
@@ -315,6 +321,7 @@ export function phaseOfTrace(event: { kind: string }): Phase | undefined {
       return 'prompt-persisted';
     case 'model.model-call':
     case 'model.heartbeat-run':
+    case 'model.cron-attempt':
     case 'model.compaction-start':
     case 'model.compaction-summarised':
       return 'model-call';

@@ -119,6 +119,10 @@ describe('JSON output', () => {
       // Issue 48 item 4: a write that stalled, one that landed after its stall, a deadline that fired while a stalled
       // write was pending, and such a write landing after the deadline gave up.
       'write-stall', 'write-stall-landed', 'deadline-during-stall', 'stall-landed-after-deadline',
+      // Issue 48 item 5: a cron retry that overlapped the attempt it replaced, an answer after its attempt timed out, the
+      // other attempts' work reconciled with the occurrence, an occurrence handed to the chat lane, and a call its
+      // dependency read only after the caller had given up on it.
+      'cron-retry-overlapped', 'cron-late-completion', 'cron-answer-reconciled', 'cron-handed-over', 'dependency-late-for-caller',
       'envelope-rewritten', 'envelope-kill', 'envelope-met',
       // Issue 48 items 1 and 2: the platform's refusals, an ambiguous answer (of a whole message, of a part), a reply in
       // parts, a reply given up.
