@@ -15,11 +15,13 @@
 // retry starts after the backoff, but the request is not withdrawn (the original still runs, and its answer may come
 // later). A transient error fails the attempt at once. The first answer to come, from whichever attempt, releases the
 // row to the runner with that answer (one transaction, `releaseHeldRow`: only a row still held is released), and the
-// runner persists it, makes its tool calls and delivers its text as for any turn. The fixed executor reconciles a late
-// answer with its occurrence: an answer that finds the row released already is dropped (note `cron-answer-dropped`).
-// After attemptsMax failed attempts the row is released without an answer, and the chat lane runs it as it runs any
-// due task row (its retries, its error reply). A gateway restart forgets the attempts of the dead incarnation (a kill
-// fences their answers) and starts the held due rows again.
+// runner persists it, makes its tool calls and delivers its text as for any turn. The fixed executor reconciles the
+// other attempts with the occurrence: once the row has left its hands it withdraws the requests still out (note
+// `cron-withdrawn`; the world then never hands their answers over), and an answer that still finds the row released
+// is dropped (note `cron-answer-dropped`). After attemptsMax failed attempts the row is released without an answer
+// (its requests withdrawn first), and the chat lane runs it as it runs any due task row (its retries, its error reply).
+// A gateway restart forgets the attempts of the dead incarnation (a kill fences their answers) and starts the held due
+// rows again. The attempt asks with the session's history from state.db, as the runner would.
 //
 // The sabotage (`retry-blind`, tests only): every answer is the output of a run of its own, as OpenClaw's late core and
 // its retry each are: an answer that finds the occurrence already released is run again, as a copy of the occurrence
