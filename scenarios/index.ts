@@ -7,6 +7,7 @@ import { compaction } from './compaction.ts';
 import { clientConnections } from './client-connections.ts';
 import type { Scenario } from './common.ts';
 import { execReplay } from './exec-replay.ts';
+import { fallbackDelivery } from './fallback-delivery.ts';
 import { heartbeatRuns } from './heartbeat-runs.ts';
 import { orphanLeaf } from './orphan-leaf.ts';
 import { overlappingWork } from './overlapping-work.ts';
@@ -21,7 +22,7 @@ import { stalledWrites } from './stalled-writes.ts';
 export type { Scenario } from './common.ts';
 
 /** Every scenario, built-in first, then registered ones in registration order (a live list). */
-export const scenarios: readonly Scenario[] = [execReplay, sendMidTurn, orphanLeaf, cachedAgent, chaos, scheduledTasks, clientConnections, compaction, promptEnvelope, heartbeatRuns, secondWriter, platformRefusals, rowsLeftPending, stalledWrites, overlappingWork];
+export const scenarios: readonly Scenario[] = [execReplay, sendMidTurn, orphanLeaf, cachedAgent, chaos, scheduledTasks, clientConnections, compaction, promptEnvelope, heartbeatRuns, secondWriter, platformRefusals, rowsLeftPending, stalledWrites, overlappingWork, fallbackDelivery];
 
 /** How many of `scenarios` are built in (they come first). */
 export const builtinScenarioCount = scenarios.length;

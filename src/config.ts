@@ -8,7 +8,7 @@ import type { HeartbeatRunKnobs } from './heartbeat-run.ts';
 import type { LockReclaimMode } from './session-write-lock.ts';
 import type { ToolDeadlineMode } from './tool-deadline.ts';
 import type { AbandonedCallMode } from './tool-fence.ts';
-import type { DeliveryKnobs } from './delivery-knobs.ts';
+import type { DeliveryKnobs, FallbackDeliveryMode } from './delivery-knobs.ts';
 import type { CronKnobs } from './cron-knobs.ts';
 
 /** The seed bugs and the seeds' own fixes as proposed that can be switched on (all off by default). */
@@ -280,6 +280,11 @@ export interface ModelKnobs {
    * (the default): the runner's chat lane runs a task row as it comes due.
    */
   cron: CronKnobs | null;
+  /**
+   * A scheduled task's output delivered on two paths, the announce and its direct fallback (issue 48 item 3;
+   * delivery.ts); null (the default): a task's output goes out as any row does.
+   */
+  fallbackDelivery: FallbackDeliveryMode | null;
 }
 
 export const defaultKnobs: ModelKnobs = {
@@ -307,6 +312,7 @@ export const defaultKnobs: ModelKnobs = {
   agentCacheCoherence: 'message-count',
   delivery: null,
   cron: null,
+  fallbackDelivery: null,
 };
 
 /** The model's configuration: bugs switched on, sessions, timers and knobs. */

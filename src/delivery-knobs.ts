@@ -18,3 +18,15 @@ export interface DeliveryKnobs {
   mode: DeliveryMode;
 }
 
+
+/**
+ * A scheduled task's output on two paths (issue 48 item 3; delivery.ts `deliverWithFallback`), as OpenClaw's cron
+ * delivers an isolated job's output: the announce first, waited for `announceTimeoutMs` (the gateway call's client
+ * timeout), and the direct send as its fallback when the announce did not report delivery. `fixed`: both paths send
+ * under the row's key, so a fallback after an announce that landed is the platform's repeat of a key; the sabotages
+ * (tests only), each a real gateway's way: `fresh-key`, the fallback is a send of its own (openclaw/openclaw#24041: a
+ * client timeout on the announce, the queue fallback fired, two Telegram messages); `no-fallback`, an announce that
+ * timed out counts as delivered (the fix proposed in openclaw/openclaw#24198), so an announce that never landed is lost.
+ */
+export const fallbackDeliveryModes = ['fixed', 'fresh-key', 'no-fallback'] as const;
+export type FallbackDeliveryMode = (typeof fallbackDeliveryModes)[number];

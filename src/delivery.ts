@@ -44,8 +44,14 @@ import type { DeliveryKnobs } from './delivery-knobs.ts';
 
 /** How long a poller waits for the platform's acknowledgement of a send before it counts the send failed. */
 export const sendAckTimeoutMs = 5_000;
+/**
+ * How long the announce of a task's output waits before its fallback goes (OpenClaw's gateway call from the announce
+ * times out on the client after 15 s: openclaw/openclaw#24041, PR #24198).
+ */
+export const announceTimeoutMs = 15_000;
 
 export { type DeliveryKnobs, type DeliveryMode, deliveryModes } from './delivery-knobs.ts';
+import type { FallbackDeliveryMode } from './delivery-knobs.ts';
 
 /** What became of one send: taken (acknowledged), no answer in time, or refused. */
 type SendOutcome = { kind: 'acked' } | { kind: 'timeout' } | { kind: 'refused'; reason: SendRefusalReason; retryAfterMs: number };
@@ -85,6 +91,8 @@ export class DeliveryPollers {
   /** Keys acknowledged after their wait timed out (their delivered mark may not have committed yet; an incarnation keeps the few it gets). */
   private readonly lateAcked = new Set<string>();
   private readonly acks: ReplyWaiter;
+  /** The announce of a task's output waits longer than a plain send (the knob `fallbackDelivery`). */
+  private readonly announceAcks: ReplyWaiter;
   /** Outcomes of sends made under the knob `delivery` (acknowledged, refused, or timed out). */
   private readonly outcomes: ReplyWaiter<SendOutcome>;
   /** Parts acknowledged after their wait timed out, by row: the count of parts known taken (an incarnation keeps them). */
@@ -103,6 +111,7 @@ export class DeliveryPollers {
     private readonly chat?: ChatConnections,
   ) {
     this.acks = new ReplyWaiter(ctx.timers, sendAckTimeoutMs, false);
+    this.announceAcks = new ReplyWaiter(ctx.timers, announceTimeoutMs, false);
     this.outcomes = new ReplyWaiter<SendOutcome>(ctx.timers, sendAckTimeoutMs, { kind: 'timeout' });
   }
 
@@ -118,6 +127,7 @@ export class DeliveryPollers {
   }
 
   onAck(key: string): void {
+    if (this.announceAcks.settle(key, true)) return;
     if (this.acks.settle(key, true)) return;
     if (this.outcomes.settle(key, { kind: 'acked' })) return;
     // A late acknowledgement of a part: the parts up to it are taken (each part goes only after the one before it was).
@@ -198,6 +208,11 @@ export class DeliveryPollers {
         text,
         kind: row.kind as string,
       };
+      const fallback = this.config.knobs.fallbackDelivery;
+      if (fallback !== null && isTaskOutput(key, send.kind)) {
+        await this.deliverWithFallback(sessionKey, send, speed, fallback);
+        continue;
+      }
       this.ctx.note('deliver-attempt', { session: sessionKey, key, poller: speed });
       const acked = await this.sendAndWait(send);
       if (!acked) continue;
@@ -211,6 +226,34 @@ export class DeliveryPollers {
 
   private sendAndWait(send: OutboundSend): Promise<boolean> {
     return this.acks.wait(send.key, () => this.ctx.net.send(platformName, send));
+  }
+
+  /**
+   * A scheduled task's output on two paths (issue 48 item 3; OpenClaw 2026.7.1 `dispatchCronDelivery`): the announce
+   * first, waited for announceTimeoutMs; when it did not report delivery in that time, the direct send as its fallback,
+   * waited as any send. The fixed paths send under the row's key, so when the announce landed and only its answer was
+   * late or lost, the platform drops the fallback as a repeat of the key. A fallback not acknowledged either leaves
+   * the row for the next poll (which announces again, under the same key). The sabotages: `fresh-key`, the announce
+   * under a key of its own (a second message when both land); `no-fallback`, an announce that timed out counts as
+   * delivered and nothing more is sent.
+   */
+  private async deliverWithFallback(sessionKey: string, send: OutboundSend, speed: 'fast' | 'slow', mode: FallbackDeliveryMode): Promise<void> {
+    const key = send.key;
+    const announce: OutboundSend = mode === 'fresh-key' ? { ...send, key: `announce:${key}` } : send;
+    this.ctx.note('deliver-attempt', { session: sessionKey, key, poller: speed, path: 'announce' });
+    let path = 'announce';
+    if (!(await this.announceAcks.wait(announce.key, () => this.ctx.net.send(platformName, announce)))) {
+      this.ctx.note('announce-failed', { session: sessionKey, key, mode });
+      if (mode !== 'no-fallback') {
+        this.ctx.note('deliver-attempt', { session: sessionKey, key, poller: speed, path: 'fallback' });
+        if (!(await this.sendAndWait(send))) return;
+        path = 'fallback';
+      } else path = 'announce-assumed';
+    }
+    assert(this.inFlight.has(sessionKey), `${sessionKey} is delivered under its in-flight guard`);
+    if (this.mirror !== undefined) await this.mirror.mirrorDelivered(sessionKey, send.text, key);
+    await this.markDelivered(sessionKey, key);
+    this.ctx.note('delivered', { session: sessionKey, key, path });
   }
 
   /**
@@ -282,4 +325,9 @@ export class DeliveryPollers {
       ),
     );
   }
+}
+
+/** A row of a turn that ran a scheduled task's occurrence (its result rows are named after the turn, task:<series>@<due>). */
+function isTaskOutput(key: string, kind: string): boolean {
+  return key.startsWith('task:') && kind !== 'reaction';
 }

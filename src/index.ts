@@ -61,6 +61,8 @@ export { LlmTransientError, SqliteBusyError } from './ports.ts';
 export { maxMessagesPerPrompt } from './claims.ts';
 export { type DeliveryKnobs, type DeliveryMode, deliveryModes, sendAckTimeoutMs } from './delivery.ts';
 export { type CronKnobs, type CronMode, cronModes } from './cron-knobs.ts';
+export { announceTimeoutMs } from './delivery.ts';
+export { type FallbackDeliveryMode, fallbackDeliveryModes } from './delivery-knobs.ts';
 export { chunkText } from './chunk.ts';
 export { retryWaitMaxMs } from './host-sweep.ts';
 export { runnerName } from './runner.ts';

@@ -22,6 +22,8 @@ export function planText(plan: Plan): string[] {
     lines.push(`  tasks:    ${listed(tasks)}${plan.recurrence === 'two-step' ? '; two-step fanout' : ''}`);
     // Issue 48 item 5: the gateway's cron executor runs them outside the chat lane.
     const cron = plan.cron;
+    // Issue 48 item 3: their output announced, with the direct send as its fallback.
+    if (plan.fallbackDelivery !== undefined) lines.push(`  output:   announced, direct send as fallback (${plan.fallbackDelivery})`);
     if (cron !== undefined) lines.push(`  cron:     ${cron.mode}, timeout ${formatMs(cron.timeoutMs)}, ${cron.attemptsMax} attempt(s), backoff ${cron.backoffMs.map(formatMs).join('/')}`);
   }
   const shapes = shapeText(plan);

@@ -87,8 +87,13 @@ export const stallShapes = ['write-stall', 'write-stall-landed', 'deadline-durin
  * only after its caller had given up on it (`dependency-late-for-caller`: refused past its deadline, or fenced).
  */
 export const overlapShapes = ['cron-retry-overlapped', 'cron-late-completion', 'cron-answer-reconciled', 'cron-handed-over', 'dependency-late-for-caller'] as const;
+/**
+ * Fallback delivery paths (issue 48 item 3): a task's output whose announce did not report delivery in its 15 s
+ * (`announce-failed`), and one delivered by the direct send, its fallback (`delivered-by-fallback`).
+ */
+export const fallbackShapes = ['announce-failed', 'delivered-by-fallback'] as const;
 /** Other shapes of a run counted beside the faults (not fault types: the plan does not switch them on and off). */
-export const shapeTypes = ['failed-row', 'poison-hang', 'stream-cut', 'session-rotation', 'keyless-run', 'interrupt-abort', 'startup-wait', 'first-failure-end', 'agent-retry', ...taskShapes, ...clientShapes, ...compactionShapes, ...heartbeatRunShapes, ...windowShapes, ...skippedRowShapes, ...stallShapes, ...overlapShapes] as const;
+export const shapeTypes = ['failed-row', 'poison-hang', 'stream-cut', 'session-rotation', 'keyless-run', 'interrupt-abort', 'startup-wait', 'first-failure-end', 'agent-retry', ...taskShapes, ...clientShapes, ...compactionShapes, ...heartbeatRunShapes, ...windowShapes, ...skippedRowShapes, ...stallShapes, ...overlapShapes, ...fallbackShapes] as const;
 export type ShapeType = (typeof shapeTypes)[number];
 /** The rows of the coverage table: fault types, then the shapes the system took. */
 export const coverageRows = [...faultTypes, ...secondWriterShapes, ...shapeTypes, ...envelopeShapes, ...platformShapes] as const;
@@ -540,8 +545,8 @@ class TaskShapes {
   }
 }
 
-/** The work-overlap shapes one trace event shows (issue 48 item 5; labels only). */
-function overlapShapesOf(event: TraceEvent): (typeof overlapShapes)[number][] {
+/** The work-overlap and fallback-delivery shapes one trace event shows (issue 48 items 5 and 3; labels only). */
+function overlapShapesOf(event: TraceEvent): ((typeof overlapShapes)[number] | (typeof fallbackShapes)[number])[] {
   const fields = event.fields;
   switch (event.kind) {
     case 'model.cron-attempt':
@@ -555,6 +560,10 @@ function overlapShapesOf(event: TraceEvent): (typeof overlapShapes)[number][] {
       return fields.late === true ? ['cron-late-completion', 'cron-answer-reconciled'] : ['cron-answer-reconciled'];
     case 'model.cron-handed-over':
       return ['cron-handed-over'];
+    case 'model.announce-failed':
+      return ['announce-failed'];
+    case 'model.delivered':
+      return fields.path === 'fallback' ? ['delivered-by-fallback'] : [];
     case 'model.tool-refused':
     case 'model.tool-fenced':
       return ['dependency-late-for-caller'];

@@ -11,6 +11,8 @@ import {
   clearedReply,
   type CronKnobs,
   cronModes,
+  type FallbackDeliveryMode,
+  fallbackDeliveryModes,
   errorReply,
   gatewayName,
   maxMessagesPerPrompt,
@@ -431,7 +433,7 @@ function compactionKnobs(plan: RunSpec['plan']): { compaction: CompactionKnobs }
 }
 
 /** The plan's scheduled tasks as the model's knobs (task `t<i>`, its prompt marked `[t<i>]`), with the fanout mode. */
-function scheduledTasks(plan: RunSpec['plan']): { tasks: ScheduledTask[]; recurrence?: RecurrenceMode; cron?: CronKnobs } | Record<string, never> {
+function scheduledTasks(plan: RunSpec['plan']): { tasks: ScheduledTask[]; recurrence?: RecurrenceMode; cron?: CronKnobs; fallbackDelivery?: FallbackDeliveryMode } | Record<string, never> {
   if (plan.tasks === undefined) return {};
   const tasks = plan.tasks.map((task, index) => ({
     id: `t${index}`,
@@ -441,7 +443,8 @@ function scheduledTasks(plan: RunSpec['plan']): { tasks: ScheduledTask[]; recurr
     everyMs: task.everyMs,
     count: task.count,
   }));
-  return { tasks, ...(plan.recurrence === undefined ? {} : { recurrence: plan.recurrence }), ...cronKnobs(plan) };
+  if (plan.fallbackDelivery !== undefined && !fallbackDeliveryModes.includes(plan.fallbackDelivery)) throw new Error(`the fallback delivery is one of ${fallbackDeliveryModes.join(', ')}, not ${String(plan.fallbackDelivery)}`);
+  return { tasks, ...(plan.recurrence === undefined ? {} : { recurrence: plan.recurrence }), ...cronKnobs(plan), ...(plan.fallbackDelivery === undefined ? {} : { fallbackDelivery: plan.fallbackDelivery }) };
 }
 
 /** Issue 48 item 5: the gateway's cron executor, checked (a bad knob is an Error that says what is wrong). */

@@ -1,7 +1,7 @@
 // A plan: everything one run of the model needs besides the seed. Workload (what users and commands do), faults
 // with their timing, and knobs. Scenarios generate plans with fast-check, so a failing plan shrinks; the seed
 // string encodes a plan exactly.
-import type { AgentCacheCoherence, BugId, CompactionCut, CronKnobs, DeliveryMirrorMode, DeliveryMode, GatewayAppendMode, HeartbeatRunKnobs, LockReclaimMode, ProcessingMode, PromptEnvelopeMode, PollOrder, QueueMode, RecurrenceMode, ToolDeadlineMode, AbandonedCallMode, ToolRowIds } from '../../src/index.ts';
+import type { AgentCacheCoherence, BugId, CompactionCut, CronKnobs, FallbackDeliveryMode, DeliveryMirrorMode, DeliveryMode, GatewayAppendMode, HeartbeatRunKnobs, LockReclaimMode, ProcessingMode, PromptEnvelopeMode, PollOrder, QueueMode, RecurrenceMode, ToolDeadlineMode, AbandonedCallMode, ToolRowIds } from '../../src/index.ts';
 
 export { type QueueMode, queueModes } from '../../src/index.ts';
 
@@ -274,6 +274,12 @@ export interface Plan {
    * (the runner's chat lane runs a task row as it comes due). `mode` `retry-blind` is for tests only. Only with `tasks`.
    */
   cron?: CronKnobs;
+  /**
+   * A scheduled task's output on two paths (issue 48 item 3, src/delivery.ts `deliverWithFallback`): the announce,
+   * waited for 15 s, then the direct send as its fallback; absent: off (a task's output goes out as any row does).
+   * `fresh-key` and `no-fallback` are for tests only.
+   */
+  fallbackDelivery?: FallbackDeliveryMode;
   /** Faults stop at this time; afterwards the run goes on fault-free for settleMs (liveness). */
   faultPhaseMs: number;
   settleMs: number;

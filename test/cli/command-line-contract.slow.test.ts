@@ -123,6 +123,8 @@ describe('JSON output', () => {
       // other attempts' work reconciled with the occurrence, an occurrence handed to the chat lane, and a call its
       // dependency read only after the caller had given up on it.
       'cron-retry-overlapped', 'cron-late-completion', 'cron-answer-reconciled', 'cron-handed-over', 'dependency-late-for-caller',
+      // Issue 48 item 3: a task's output whose announce did not report delivery in time, and one the fallback delivered.
+      'announce-failed', 'delivered-by-fallback',
       'envelope-rewritten', 'envelope-kill', 'envelope-met',
       // Issue 48 items 1 and 2: the platform's refusals, an ambiguous answer (of a whole message, of a part), a reply in
       // parts, a reply given up.
