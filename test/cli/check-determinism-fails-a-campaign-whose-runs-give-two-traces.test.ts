@@ -26,7 +26,11 @@ interface Mismatch {
 type CheckedJson = FuzzJson & { determinism?: { fraction: number; checked: number; mismatches: Mismatch[] } };
 
 // Every plan this thread generates has a fault phase 1 ms longer than the one before: a run of one plan, replayed
-// in the same thread, ends its fault phase at another time.
+// in the same thread, ends its fault phase at another time. The phase ends half a second past the minute, clear of
+// the gateway's work at the minute (its sweep runs every 60 s from its start): a loaded scenario's runs are seeded by
+// its index (runSeed), which moves with every built-in scenario added, and with the end at 60 000 ms the plan drawn
+// after issue 48's fallback-delivery had a gateway write to inbound.db at 60 001 ms, scheduled before the replay's
+// later end of the phase.
 const drifting = loadableModule(
   (entry) => `import { faultKnobs, fc, modelKnobs, registerScenario, settleMs, userStep } from '${entry}';
 let plansMade = 0;
@@ -40,7 +44,7 @@ registerScenario({
     faults: fc.constant([]),
     faultKnobs: faultKnobs({}),
     model: modelKnobs({}),
-    faultPhaseMs: fc.constant(60_000).map((ms) => ms + plansMade++),
+    faultPhaseMs: fc.constant(60_500).map((ms) => ms + plansMade++),
     settleMs: fc.constant(settleMs),
   }),
 });
@@ -55,8 +59,8 @@ describe('fuzz --check-determinism', () => {
     expect(text.stdout).toContain('NONDETERMINISM my-drifting: run 1 gave two traces of one plan');
     expect(text.stdout).toMatch(/first divergence at event #\d+:/);
     // The fault phase ends at another simulated time: both events are named, with their times and fields.
-    expect(text.stdout).toMatch(/campaign run: #\d+ 60000 fault \{"kind":"fault-phase-end"\}/);
-    expect(text.stdout).toMatch(/replay where the campaign runs: #\d+ 6000[1-9] fault \{"kind":"fault-phase-end"\}/);
+    expect(text.stdout).toMatch(/campaign run: #\d+ 60500 fault \{"kind":"fault-phase-end"\}/);
+    expect(text.stdout).toMatch(/replay where the campaign runs: #\d+ 6050[1-9] fault \{"kind":"fault-phase-end"\}/);
     expect(text.stdout).toMatch(/determinism: 3 run\(s\) checked/);
 
     const json = cli(['--load', drifting, 'fuzz', '--scenario', 'my-drifting', '--runs', '3', '--seed', '1', '--check-determinism=1', '--json', '--workers', '2'], {}, 120_000);
