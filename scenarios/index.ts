@@ -1,6 +1,7 @@
 // The scenario registry: names are stable (the command line and seed strings use them). The built-in scenarios come
 // first; a user's own (registerScenario) join the same list, so the harness, the command line and seed strings
 // treat them alike.
+import { blockStreaming } from './block-streaming.ts';
 import { cachedAgent } from './cached-agent.ts';
 import { chaos } from './chaos.ts';
 import { compaction } from './compaction.ts';
@@ -22,7 +23,7 @@ import { stalledWrites } from './stalled-writes.ts';
 export type { Scenario } from './common.ts';
 
 /** Every scenario, built-in first, then registered ones in registration order (a live list). */
-export const scenarios: readonly Scenario[] = [execReplay, sendMidTurn, orphanLeaf, cachedAgent, chaos, scheduledTasks, clientConnections, compaction, promptEnvelope, heartbeatRuns, secondWriter, platformRefusals, rowsLeftPending, stalledWrites, overlappingWork, fallbackDelivery];
+export const scenarios: readonly Scenario[] = [execReplay, sendMidTurn, orphanLeaf, cachedAgent, chaos, scheduledTasks, clientConnections, compaction, promptEnvelope, heartbeatRuns, secondWriter, platformRefusals, rowsLeftPending, stalledWrites, overlappingWork, fallbackDelivery, blockStreaming];
 
 /** How many of `scenarios` are built in (they come first). */
 export const builtinScenarioCount = scenarios.length;

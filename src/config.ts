@@ -10,6 +10,7 @@ import type { ToolDeadlineMode } from './tool-deadline.ts';
 import type { AbandonedCallMode } from './tool-fence.ts';
 import type { DeliveryKnobs, FallbackDeliveryMode } from './delivery-knobs.ts';
 import type { CronKnobs } from './cron-knobs.ts';
+import type { BlockStreamingMode } from './block-stream.ts';
 
 /** The seed bugs and the seeds' own fixes as proposed that can be switched on (all off by default). */
 export const bugIds = ['exec-replay', 'send-dup', 'send-flag', 'send-stale', 'orphan-leaf', 'flush-cursor', 'exec-dedupe-memory', 'sent-payloads-pr2531', 'orphan-rewrite-inplace', 'cursor-realign-gateway'] as const;
@@ -285,6 +286,12 @@ export interface ModelKnobs {
    * delivery.ts); null (the default): a task's output goes out as any row does.
    */
   fallbackDelivery: FallbackDeliveryMode | null;
+  /**
+   * Block streaming of a reply (issue 48 item 2; block-stream.ts): `off` (the default: a reply goes out when the turn
+   * ends), `on` (a chat turn's closing text streams in blocks, each its own send, and the final sends only what was not
+   * streamed), or a test's sabotage.
+   */
+  blockStreaming: BlockStreamingMode;
 }
 
 export const defaultKnobs: ModelKnobs = {
@@ -313,6 +320,7 @@ export const defaultKnobs: ModelKnobs = {
   delivery: null,
   cron: null,
   fallbackDelivery: null,
+  blockStreaming: 'off',
 };
 
 /** The model's configuration: bugs switched on, sessions, timers and knobs. */

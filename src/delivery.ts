@@ -41,6 +41,24 @@ import type { ChatConnections } from './chat-send.ts';
 import { chunkText } from './chunk.ts';
 import { stateDbPath, stateDbSchema } from './session-db.ts';
 import type { DeliveryKnobs } from './delivery-knobs.ts';
+import type { StreamRowContent } from './block-stream.ts';
+
+/** A row of a streamed reply (block-stream.ts): its stream, the whole reply, and whether it is the stream's last row. */
+interface StreamOfRow {
+  stream: string;
+  reply: string;
+  last: boolean;
+}
+
+/** outbound.db session_state: a stream the gateway gave up (its later rows are closed unsent). */
+const streamGivenUpPrefix = 'stream-given-up:';
+
+/** The stream a row belongs to, from its content (rows of no stream carry none). */
+function streamOf(content: string): StreamOfRow | undefined {
+  const parsed = JSON.parse(content) as Partial<StreamRowContent>;
+  if (parsed.stream === undefined || parsed.reply === undefined) return undefined;
+  return { stream: parsed.stream, reply: parsed.reply, last: parsed.last === true };
+}
 
 /** How long a poller waits for the platform's acknowledgement of a send before it counts the send failed. */
 export const sendAckTimeoutMs = 5_000;
@@ -192,13 +210,17 @@ export class DeliveryPollers {
         await this.markDelivered(sessionKey, key);
         continue;
       }
+      // A block of a streamed reply (block-stream.ts) goes only after the stream's earlier rows, and not at all once
+      // the stream was given up.
+      const stream = streamOf(row.content as string);
+      if (stream !== undefined && !(await this.streamMayGo(sessionKey, outbound, key, stream))) continue;
       const bumped = await ignoreBusy(outbound.run('UPDATE messages_out SET attempts = attempts + 1 WHERE id = ? AND delivered = 0', [key]));
       if (bumped === undefined || bumped.changes === 0) continue;
       const text = (JSON.parse(row.content as string) as { text: string }).text;
       assert(typeof text === 'string', `messages_out row ${key} holds {"text": ...}`);
       const knobs = this.config.knobs.delivery;
       if (knobs !== null) {
-        await this.deliverInParts(sessionKey, outbound, key, row.kind as string, text, speed, knobs);
+        await this.deliverInParts(sessionKey, outbound, key, row.kind as string, text, speed, knobs, stream);
         continue;
       }
       const send: OutboundSend = {
@@ -215,9 +237,15 @@ export class DeliveryPollers {
       }
       this.ctx.note('deliver-attempt', { session: sessionKey, key, poller: speed });
       const acked = await this.sendAndWait(send);
-      if (!acked) continue;
+      if (!acked) {
+        if (stream !== undefined && this.config.knobs.blockStreaming === 'drop-failed-block') await this.dropBlock(sessionKey, key, 'timeout');
+        continue;
+      }
       assert(this.inFlight.has(sessionKey), `${sessionKey} is delivered under its in-flight guard`);
-      if (this.mirror !== undefined && send.kind !== 'reaction') await this.mirror.mirrorDelivered(sessionKey, text, key);
+      if (this.mirror !== undefined && send.kind !== 'reaction') {
+        if (stream === undefined) await this.mirror.mirrorDelivered(sessionKey, text, key);
+        else if (stream.last) await this.mirror.mirrorDelivered(sessionKey, stream.reply, stream.stream);
+      }
       await this.markDelivered(sessionKey, key);
       this.ctx.note('delivered', { session: sessionKey, key });
     }
@@ -260,7 +288,7 @@ export class DeliveryPollers {
    * One row under the knob `delivery` (issue 48): its parts in order from the first not known taken, refusals handled
    * as the file's opening comment says. Returns when the row is delivered, given up, or left for a later poll.
    */
-  private async deliverInParts(sessionKey: string, outbound: SqlDatabase, row: string, kind: string, text: string, speed: 'fast' | 'slow', knobs: DeliveryKnobs): Promise<void> {
+  private async deliverInParts(sessionKey: string, outbound: SqlDatabase, row: string, kind: string, text: string, speed: 'fast' | 'slow', knobs: DeliveryKnobs, stream?: StreamOfRow): Promise<void> {
     const parts = chunkText(text, knobs.textLimit);
     assert(parts.length >= 1, `row ${row} has something to send`);
     const progressKey = `delivery-parts:${row}`;
@@ -282,6 +310,11 @@ export class DeliveryPollers {
         if (parts.length > 1) await retryBusy(this.ctx, () => outbound.run('INSERT INTO session_state(key, value, updated_at) VALUES (?, ?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at', [progressKey, String(taken), this.ctx.clock.nowMs()]));
         continue;
       }
+      // drop-failed-block (a sabotage): a block whose send failed is dropped, never sent again.
+      if (stream !== undefined && this.config.knobs.blockStreaming === 'drop-failed-block') {
+        await this.dropBlock(sessionKey, row, outcome.kind === 'timeout' ? 'timeout' : outcome.reason);
+        return;
+      }
       // No answer: the platform may have the part. The next poll sends it again (at least once).
       if (outcome.kind === 'timeout') return;
       this.ctx.note('send-refused', { session: sessionKey, key, reason: outcome.reason, retryAfterMs: outcome.retryAfterMs });
@@ -298,15 +331,45 @@ export class DeliveryPollers {
       }
       const permanent = outcome.reason === 'not-found' || (outcome.reason === 'not-ready' && knobs.mode === 'give-up-not-ready');
       if (!permanent) return;
-      if (knobs.mode !== 'give-up-silently') await this.recordGiveUp(sessionKey, row, text, outcome.reason);
+      // A block of a stream gives the whole reply up: the record holds the reply, and the stream's later rows are closed.
+      if (knobs.mode !== 'give-up-silently') await this.recordGiveUp(sessionKey, stream?.stream ?? row, stream?.reply ?? text, outcome.reason);
+      if (stream !== undefined) await retryBusy(this.ctx, () => outbound.run('INSERT OR IGNORE INTO session_state(key, value, updated_at) VALUES (?, ?, ?)', [`${streamGivenUpPrefix}${stream.stream}`, row, this.ctx.clock.nowMs()]));
       await this.markDelivered(sessionKey, row);
       this.ctx.note('delivery-given-up', { session: sessionKey, key: row, reason: outcome.reason, parts: parts.length, taken });
       return;
     }
     assert(this.inFlight.has(sessionKey), `${sessionKey} is delivered under its in-flight guard`);
-    if (this.mirror !== undefined && kind !== 'reaction') await this.mirror.mirrorDelivered(sessionKey, text, row);
+    // The delivery mirror copies a streamed reply whole, once its last row is delivered.
+    if (this.mirror !== undefined && kind !== 'reaction') {
+      if (stream === undefined) await this.mirror.mirrorDelivered(sessionKey, text, row);
+      else if (stream.last) await this.mirror.mirrorDelivered(sessionKey, stream.reply, stream.stream);
+    }
     await this.markDelivered(sessionKey, row);
     this.ctx.note('delivered', { session: sessionKey, key: row, parts: parts.length });
+  }
+
+  /**
+   * Whether a row of a stream may be sent now: not when the stream was given up (the row is closed: the give-up is
+   * recorded for the whole reply), nor while an earlier row of the stream is undelivered (it goes first: the user
+   * reads the blocks in order). A busy database leaves the row for the next poll.
+   */
+  private async streamMayGo(sessionKey: string, outbound: SqlDatabase, row: string, stream: StreamOfRow): Promise<boolean> {
+    const givenUp = await ignoreBusy(outbound.query('SELECT value FROM session_state WHERE key = ?', [`${streamGivenUpPrefix}${stream.stream}`]));
+    if (givenUp === undefined) return false;
+    if (givenUp.length > 0) {
+      await this.markDelivered(sessionKey, row);
+      this.ctx.note('stream-row-closed', { session: sessionKey, key: row, stream: stream.stream });
+      return false;
+    }
+    const prefix = `${stream.stream}:`;
+    const earlier = await ignoreBusy(outbound.query('SELECT COUNT(*) AS n FROM messages_out WHERE delivered = 0 AND substr(id, 1, ?) = ? AND seq < (SELECT seq FROM messages_out WHERE id = ?)', [prefix.length, prefix, row]));
+    return earlier !== undefined && Number(earlier[0]?.n ?? 0) === 0;
+  }
+
+  /** drop-failed-block (a sabotage): the block's send failed; the row is closed unshown and never sent again. */
+  private async dropBlock(sessionKey: string, row: string, reason: string): Promise<void> {
+    await this.markDelivered(sessionKey, row);
+    this.ctx.note('block-dropped', { session: sessionKey, key: row, reason });
   }
 
   /**

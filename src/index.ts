@@ -63,6 +63,7 @@ export { type DeliveryKnobs, type DeliveryMode, deliveryModes, sendAckTimeoutMs 
 export { type CronKnobs, type CronMode, cronModes } from './cron-knobs.ts';
 export { announceTimeoutMs } from './delivery.ts';
 export { type FallbackDeliveryMode, fallbackDeliveryModes } from './delivery-knobs.ts';
+export { type BlockStreamingMode, blockStreamingModes, streamBlocks, streamBlockMs } from './block-stream.ts';
 export { chunkText } from './chunk.ts';
 export { retryWaitMaxMs } from './host-sweep.ts';
 export { runnerName } from './runner.ts';

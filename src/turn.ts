@@ -13,7 +13,7 @@ import { type Batch, type BatchMember, claimOf, mergeTurn, newerMessageDue, rele
 import { effectiveQueueMode, type ModelConfig } from './config.ts';
 import { type EnvelopeFacts, envelopeFacts, envelopePrompt, envelopes, finishCutShortRewrite, isEnveloped, rewriteSubmittedTranscript, storesSubmitted } from './envelope.ts';
 import type { ModelEnvironment, OrphanMergeDecision, OrphanMergePolicy, OrphanMergeQuestion, RunTrigger } from './environment.ts';
-import { type LlmAnswer, type LlmContextMessage, LlmTransientError, type ProcessContext, type SqlDatabase, type ToolName } from './ports.ts';
+import { type LlmAnswer, type LlmContextMessage, LlmTransientError, type ProcessContext, type SqlDatabase, type SqlTransaction, type ToolName } from './ports.ts';
 import type { GatewayTranscriptAppend } from './gateway-append.ts';
 import type { HeartbeatFile } from './heartbeat-file.ts';
 import { type DbMessage, rotatedSessionId, type SessionDb } from './session-db.ts';
@@ -27,6 +27,7 @@ import type { ToolRpc } from './tool-rpc.ts';
 import type { ToolCallMessage } from './tool-server.ts';
 import { callDeadlineMs, deadlinedTools, effectsSettleAtMs, withinDeadline } from './tool-deadline.ts';
 import { abandonCall } from './tool-fence.ts';
+import { defaultStreamTextLimit, streamBlockMs, streamBlockRowId, streamBlocks, streamId, type StreamRowContent, streamRestRowId } from './block-stream.ts';
 
 export interface TurnDeps {
   ctx: ProcessContext;
@@ -247,6 +248,9 @@ async function runTurnWithAgent(
   // replaced (an aborted or failed run never gets here). The release's replacement is the run's own body
   // (rewrite-own-body, tests only); the fixed model's is the plain prompt it stored.
   if (durableFinal === undefined && storedFirst !== jsonlPrompt) await rewriteSubmittedPrompt(state, previousLeafId, storedFirst, config.knobs.promptEnvelope === 'rewrite-own-body' ? content : jsonlPrompt);
+  // Block streaming (block-stream.ts): the closing text streams in blocks once its row is durable; a resumed turn does
+  // not stream again, its final dispatch sends what the cut stream did not.
+  if (config.knobs.blockStreaming !== 'off' && durableFinal === undefined && batch.kind !== 'command') await streamResult(state, answer.result, answer.toolCalls.map((call) => call.id));
   await dispatchResult(state, answer.result, answer.toolCalls.map((call) => call.id));
   assert(recovered || (agent.messages.at(-1)?.role === 'assistant' && agent.messages.at(-1)?.toolCalls === null), `turn ${turnId} ends on its final assistant message`);
   return session.activeBranch().map((entry) => entry.id);
@@ -725,6 +729,75 @@ async function appendEntry(state: TurnState, message: TranscriptMessage, same: (
   assert(present || state.session.leaf?.turnId === state.turnId, `the entry turn ${state.turnId} appended is the leaf of ${state.session.path}`);
 }
 
+/** The user blocks of a closing text the final dispatch keeps: not a tool's repeat (`suppressed`), each text once. */
+function keptBodies(forUser: readonly string[], suppressed: ReadonlySet<number>): string[] {
+  // A block that repeats an earlier block of the same result (after whitespace normalisation) is one message.
+  return [...new Map(forUser.filter((_, index) => !suppressed.has(index)).map((body) => [normalizeWhitespace(body), body])).values()];
+}
+
+/** The bodies of the closing text's blocks for the user. */
+function userBodies(result: string): string[] {
+  return parseMessageBlocks(result)
+    .filter((block) => block.to === 'user')
+    .map((block) => block.body);
+}
+
+/** The text limit the blocks of a stream keep within: the platform's, else OpenClaw's default chunk limit. */
+function streamTextLimit(config: ModelConfig): number {
+  return config.knobs.delivery?.textLimit ?? defaultStreamTextLimit;
+}
+
+/**
+ * Block streaming (block-stream.ts): each kept body of the closing text streams in blocks, each written as an outbound
+ * row of its own (the gateway delivers it as any row), one every streamBlockMs. Idempotent: a block row already there
+ * is kept. A busy database ends the attempt; its retry resumes from the durable final row and sends the rest.
+ */
+async function streamResult(state: TurnState, result: string, callIds: readonly string[]): Promise<void> {
+  const { ctx, config } = state.deps;
+  if (result === errorResult) return;
+  const forUser = userBodies(result);
+  const kept = keptBodies(forUser, await suppressedBlocks(state, forUser, callIds));
+  const limit = streamTextLimit(config);
+  for (const body of kept) {
+    const stream = streamId(state.turnId, contentHash(normalizeWhitespace(body)));
+    const blocks = streamBlocks(body, limit);
+    for (let index = 0; index < blocks.length; index++) {
+      if (index > 0) {
+        await ctx.timers.sleep(streamBlockMs);
+        await state.deps.heartbeat.touch(state.sessionKey);
+      }
+      const content: StreamRowContent = { text: blocks[index] as string, stream, reply: body, last: index === blocks.length - 1 };
+      const nowMs = ctx.clock.nowMs();
+      await state.outbound.transaction((tx) => {
+        const seq = Number(tx.query('SELECT COALESCE(MAX(seq), 0) + 1 AS next FROM messages_out')[0]?.next ?? 1);
+        assert(Number.isSafeInteger(seq) && seq >= 1, `messages_out seq ${seq} of turn ${state.turnId} is not a positive integer`);
+        tx.run('INSERT OR IGNORE INTO messages_out(id, seq, in_reply_to, kind, content, source, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)', [streamBlockRowId(stream, index + 1), seq, state.turnId, 'chat', JSON.stringify(content), 'stream', nowMs]);
+      });
+      ctx.note('stream-block', { session: state.sessionKey, turn: state.turnId, stream, block: index + 1, blocks: blocks.length });
+    }
+  }
+}
+
+/**
+ * What the final dispatch writes of a kept body under block streaming: the whole body when none of it was streamed
+ * (or always, under `resend-final`), nothing when every block was, and the blocks a cut stream did not write, joined.
+ */
+function finalOfStream(tx: SqlTransaction, state: TurnState, body: string): { id: string; content: string; source: string; kind: 'whole' | 'deduplicated' | 'rest' } {
+  const { config } = state.deps;
+  const hash = contentHash(normalizeWhitespace(body));
+  const stream = streamId(state.turnId, hash);
+  const blocks = streamBlocks(body, streamTextLimit(config));
+  const prefix = `${stream}:`;
+  const rows = tx.query('SELECT id FROM messages_out WHERE substr(id, 1, ?) = ?', [prefix.length, prefix]).map((row) => row.id as string);
+  const streamed = blocks.filter((_, index) => rows.includes(streamBlockRowId(stream, index + 1))).length;
+  assert(blocks.slice(0, streamed).every((_, index) => rows.includes(streamBlockRowId(stream, index + 1))), `the streamed blocks of ${stream} are its first ${streamed}`);
+  const whole = { id: `${state.turnId}:result:${hash}`, content: JSON.stringify({ text: body }), source: 'result', kind: 'whole' as const };
+  if (streamed === 0 || config.knobs.blockStreaming === 'resend-final') return whole;
+  if (streamed >= blocks.length) return { ...whole, kind: 'deduplicated' };
+  const content: StreamRowContent = { text: blocks.slice(streamed).join('\n\n'), stream, reply: body, last: true };
+  return { id: streamRestRowId(stream), content: JSON.stringify(content), source: 'result', kind: 'rest' };
+}
+
 async function dispatchResult(state: TurnState, result: string, callIds: readonly string[]): Promise<void> {
   const { ctx, config } = state.deps;
   const blocks = parseMessageBlocks(result);
@@ -737,16 +810,23 @@ async function dispatchResult(state: TurnState, result: string, callIds: readonl
   // The await only when there is something to wait for: a turn with no such call keeps the await hops it had.
   if (gaveUp && effectsUnsettled(state)) await untilEffectsSettled(state);
   if (gaveUp) await writeErrorReplies(state.outbound, state.members, errorReply, 'runner', ctx.clock.nowMs());
-  // A block that repeats an earlier block of the same result (after whitespace normalisation) is one message.
-  const kept = gaveUp ? [] : [...new Map(forUser.filter((_, index) => !suppressed.has(index)).map((body) => [normalizeWhitespace(body), body])).values()];
+  const kept = gaveUp ? [] : keptBodies(forUser, suppressed);
   // PR #2531's third boundary (after each result event) clears the shared row; send-stale, the seed's bug, is the
   // shared row that only a completed turn clears (no cold-start clear, no result boundary).
   assert(kept.length <= forUser.length - suppressed.size, `turn ${state.turnId} keeps ${kept.length} of ${forUser.length} blocks with ${suppressed.size} suppressed`);
   const seedClears = sharedPayloadRow(config.bugs) && !config.bugs.has('send-stale');
+  const finals: string[] = [];
   await state.outbound.transaction((tx) => {
     for (const body of kept) {
       const seq = Number(tx.query('SELECT COALESCE(MAX(seq), 0) + 1 AS next FROM messages_out')[0]?.next ?? 1);
       assert(Number.isSafeInteger(seq) && seq >= 1, `messages_out seq ${seq} of turn ${state.turnId} is not a positive integer`);
+      if (config.knobs.blockStreaming !== 'off') {
+        const final = finalOfStream(tx, state, body);
+        finals.push(final.kind);
+        if (final.kind === 'deduplicated') continue;
+        tx.run('INSERT OR IGNORE INTO messages_out(id, seq, in_reply_to, kind, content, source, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)', [final.id, seq, state.turnId, 'chat', final.content, final.source, nowMs]);
+        continue;
+      }
       tx.run(
         'INSERT OR IGNORE INTO messages_out(id, seq, in_reply_to, kind, content, source, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
         [`${state.turnId}:result:${contentHash(normalizeWhitespace(body))}`, seq, state.turnId, 'chat', JSON.stringify({ text: body }), 'result', nowMs],
@@ -757,6 +837,7 @@ async function dispatchResult(state: TurnState, result: string, callIds: readonl
     tx.run('DELETE FROM session_state WHERE key = ?', [turnSendInvokedKey]);
     if (seedClears) tx.run('DELETE FROM session_state WHERE key = ?', [turnSentPayloadsKey]);
   });
+  if (finals.length > 0) ctx.note('stream-final', { session: state.sessionKey, turn: state.turnId, whole: finals.filter((kind) => kind === 'whole').length, deduplicated: finals.filter((kind) => kind === 'deduplicated').length, rest: finals.filter((kind) => kind === 'rest').length });
   ctx.note('result', {
     session: state.sessionKey,
     turn: state.turnId,

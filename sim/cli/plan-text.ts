@@ -115,6 +115,7 @@ function shapeText(plan: Plan): string[] {
   if (plan.pollOrder !== undefined) out.push(`poll order ${plan.pollOrder}`);
   if (plan.writeStalls !== undefined) out.push(`stalled writes ${plan.writeStalls.per1000}‰, ${formatMs(plan.writeStalls.msMin)} to ${formatMs(plan.writeStalls.msMax)}`);
   if (plan.toolRowIds !== undefined) out.push(`tool row ids ${plan.toolRowIds}`);
+  if (plan.blockStreaming !== undefined) out.push(`block streaming ${plan.blockStreaming}`);
   if (plan.secondWriters !== undefined) {
     const writers = plan.secondWriters;
     out.push(`delivery mirror ${writers.deliveryMirror}, gateway append ${writers.gatewayAppend}${writers.lockReclaim === undefined ? '' : `, lock reclaim ${writers.lockReclaim}`}`);

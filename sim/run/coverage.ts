@@ -92,8 +92,14 @@ export const overlapShapes = ['cron-retry-overlapped', 'cron-late-completion', '
  * (`announce-failed`), and one delivered by the direct send, its fallback (`delivered-by-fallback`).
  */
 export const fallbackShapes = ['announce-failed', 'delivered-by-fallback'] as const;
+/**
+ * Block streaming (issue 48 item 2): a block of a reply streamed as its own send (`blocks-streamed`), a final dispatch
+ * that left out a body its blocks had streamed (`final-deduplicated`), and one that sent only the rest of a stream a
+ * fault cut (`block-stream-cut`).
+ */
+export const blockStreamShapes = ['blocks-streamed', 'final-deduplicated', 'block-stream-cut'] as const;
 /** Other shapes of a run counted beside the faults (not fault types: the plan does not switch them on and off). */
-export const shapeTypes = ['failed-row', 'poison-hang', 'stream-cut', 'session-rotation', 'keyless-run', 'interrupt-abort', 'startup-wait', 'first-failure-end', 'agent-retry', ...taskShapes, ...clientShapes, ...compactionShapes, ...heartbeatRunShapes, ...windowShapes, ...skippedRowShapes, ...stallShapes, ...overlapShapes, ...fallbackShapes] as const;
+export const shapeTypes = ['failed-row', 'poison-hang', 'stream-cut', 'session-rotation', 'keyless-run', 'interrupt-abort', 'startup-wait', 'first-failure-end', 'agent-retry', ...taskShapes, ...clientShapes, ...compactionShapes, ...heartbeatRunShapes, ...windowShapes, ...skippedRowShapes, ...stallShapes, ...overlapShapes, ...fallbackShapes, ...blockStreamShapes] as const;
 export type ShapeType = (typeof shapeTypes)[number];
 /** The rows of the coverage table: fault types, then the shapes the system took. */
 export const coverageRows = [...faultTypes, ...secondWriterShapes, ...shapeTypes, ...envelopeShapes, ...platformShapes] as const;
@@ -276,6 +282,11 @@ export class FaultRecorder {
     for (const shape of this.envelope.observe(event)) this.coverage[shape][this.phase]++;
     for (const shape of this.stalls.observe(event)) this.coverage[shape][this.phase]++;
     for (const shape of overlapShapesOf(event)) this.coverage[shape][this.phase]++;
+    if (event.kind === 'model.stream-block') this.coverage['blocks-streamed'][this.phase]++;
+    if (event.kind === 'model.stream-final') {
+      if (Number(event.fields.deduplicated) > 0) this.coverage['final-deduplicated'][this.phase]++;
+      if (Number(event.fields.rest) > 0) this.coverage['block-stream-cut'][this.phase]++;
+    }
     if (event.kind === 'model.poll-skipped') {
       this.coverage['poll-skipped-rows'][this.phase]++;
       if (event.fields.beyondWindow === true) this.coverage['poll-window-filled'][this.phase]++;

@@ -1,7 +1,7 @@
 // A plan: everything one run of the model needs besides the seed. Workload (what users and commands do), faults
 // with their timing, and knobs. Scenarios generate plans with fast-check, so a failing plan shrinks; the seed
 // string encodes a plan exactly.
-import type { AgentCacheCoherence, BugId, CompactionCut, CronKnobs, FallbackDeliveryMode, DeliveryMirrorMode, DeliveryMode, GatewayAppendMode, HeartbeatRunKnobs, LockReclaimMode, ProcessingMode, PromptEnvelopeMode, PollOrder, QueueMode, RecurrenceMode, ToolDeadlineMode, AbandonedCallMode, ToolRowIds } from '../../src/index.ts';
+import type { AgentCacheCoherence, BlockStreamingMode, BugId, CompactionCut, CronKnobs, FallbackDeliveryMode, DeliveryMirrorMode, DeliveryMode, GatewayAppendMode, HeartbeatRunKnobs, LockReclaimMode, ProcessingMode, PromptEnvelopeMode, PollOrder, QueueMode, RecurrenceMode, ToolDeadlineMode, AbandonedCallMode, ToolRowIds } from '../../src/index.ts';
 
 export { type QueueMode, queueModes } from '../../src/index.ts';
 
@@ -280,6 +280,12 @@ export interface Plan {
    * `fresh-key` and `no-fallback` are for tests only.
    */
   fallbackDelivery?: FallbackDeliveryMode;
+  /**
+   * Block streaming of a reply (issue 48 item 2, src/block-stream.ts): absent, off; `on`, a chat turn's closing text
+   * streams in blocks, each its own send, and the final sends only what was not streamed; `resend-final` and
+   * `drop-failed-block` are tests' sabotages.
+   */
+  blockStreaming?: BlockStreamingMode;
   /** Faults stop at this time; afterwards the run goes on fault-free for settleMs (liveness). */
   faultPhaseMs: number;
   settleMs: number;
@@ -337,6 +343,7 @@ export function phaseOfTrace(event: { kind: string }): Phase | undefined {
     case 'model.tool-sent':
       return 'tool-send';
     case 'model.result':
+    case 'model.stream-block':
       return 'result-dispatch';
     case 'model.flush':
       return 'flush';
