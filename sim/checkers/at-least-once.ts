@@ -5,8 +5,8 @@
 // power losses), never from the sender's own records.
 //
 // Each showing is tied to the network message that carried it: the platform shows each send as it arrives and
-// acknowledges it at once, so the k-th `send` to arrive at an instant is the k-th showing of that instant and the k-th
-// `send.ack` the platform puts on the wire then. A repeat showing R (sent at s) of text the session was shown before
+// acknowledges it at once, so the k-th `send` to arrive at an instant is the k-th showing of that instant, and its
+// acknowledgement is the one the platform put on the wire right after it (in-flight.ts acksOfArrivals). A repeat showing R (sent at s) of text the session was shown before
 // is excused when
 //   - the network made it: R arrived as a `net.duplicate` (a replay of the very send that an earlier showing of the
 //     same text came from). Each replay excuses the one showing it carried, no other;
@@ -36,7 +36,7 @@
 // report.
 import type { TraceEvent } from '../kernel/trace.ts';
 import type { ShownFact } from '../world/ledger.ts';
-import { type NetSend, netFates, refusedArrivals, resendReason } from './in-flight.ts';
+import { acksOfArrivals, type NetSend, netFates, refusedArrivals, resendReason } from './in-flight.ts';
 import { normalized, type Observations, systemOf } from './observations.ts';
 
 /** How a showing reached the platform: the send that carried it, whether a replay, and the platform's ack of it. */
@@ -144,22 +144,22 @@ export function atLeastOnceRepeats(o: Observations): RepeatExcuse {
 
 /**
  * Ties each showing to the message that carried it and to the platform's acknowledgement: at each instant, the k-th
- * `send` arriving (delivered or replayed) is the k-th showing and has the k-th `send.ack` sent.
+ * `send` arriving (delivered or replayed) is the k-th showing; its acknowledgement is the one acksOfArrivals finds.
  */
 function carriers(o: Observations): Map<ShownFact, Carrier> {
   const sends = new Map<number, NetSend>();
-  const arrivals = new Map<number, { id: number; replay: boolean }[]>();
-  const acks = new Map<number, NetSend[]>();
+  const arrivals = new Map<number, { id: number; replay: boolean; step: number }[]>();
   // A send the platform refused shows nothing: it is no part of the count (in-flight.ts refusedArrivals).
   const refused = refusedArrivals(o.events);
+  // Each arrival's own acknowledgement (in-flight.ts acksOfArrivals: not the k-th of the instant).
+  const ackOf = acksOfArrivals(o.events);
   o.events.forEach((event: TraceEvent, step) => {
     const id = Number(event.fields.id);
     if (event.kind === 'net.send') {
       const send: NetSend = { id, step, timeMs: event.timeMs, from: String(event.fields.from), to: String(event.fields.to), kind: String(event.fields.kind) };
       sends.set(id, send);
-      if (send.kind === 'send.ack') push(acks, event.timeMs, send);
     } else if ((event.kind === 'net.deliver' || event.kind === 'net.duplicate') && sends.get(id)?.kind === 'send' && !refused.has(step)) {
-      push(arrivals, event.timeMs, { id, replay: event.kind === 'net.duplicate' });
+      push(arrivals, event.timeMs, { id, replay: event.kind === 'net.duplicate', step });
     }
   });
   const out = new Map<ShownFact, Carrier>();
@@ -177,7 +177,7 @@ function carriers(o: Observations): Map<ShownFact, Carrier> {
     facts.forEach((fact, k) => {
       const arrival = arrived[k];
       const send = arrival === undefined ? undefined : sends.get(arrival.id);
-      if (arrival !== undefined && send !== undefined) out.set(fact, { send, replay: arrival.replay, ack: acks.get(atMs)?.[k] });
+      if (arrival !== undefined && send !== undefined) out.set(fact, { send, replay: arrival.replay, ack: ackOf.get(arrival.step) });
     });
   }
   return out;

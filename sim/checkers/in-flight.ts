@@ -96,19 +96,63 @@ interface Attempt {
 }
 
 /**
+ * The platform's acknowledgement of each send that arrived (by the arrival's step). The platform handles an arrival
+ * at once: it shows the send (or drops it as a repeat of its key) and puts its `send.ack` on the wire before anything
+ * else happens, unless the answer is ambiguous (issue 48: a `send-ambiguous` fault follows the arrival): lost (no
+ * acknowledgement at all), or late by `lateMs` (the acknowledgement leaves then, on a timer, in the order the timers
+ * were set). So an acknowledgement is the arrival's when it follows it in the same instant with no other arrival and no
+ * fault in between, and a late one is the arrival's whose fault named its delay. (Pairing by count at an instant, as
+ * before, gave one send's acknowledgement to another that arrived in the same millisecond and whose answer was lost:
+ * block-streaming seed 1 run 1876, a block sent again after its wait timed out was called a send the gateway knew
+ * had landed.)
+ */
+export function acksOfArrivals(events: readonly TraceEvent[]): Map<number, NetSend> {
+  const out = new Map<number, NetSend>();
+  const lateAt = new Map<number, number[]>();
+  let open: { step: number; timeMs: number } | undefined;
+  const claimed = new Set<number>();
+  const kinds = new Map<number, string>();
+  events.forEach((event, step) => {
+    if (open !== undefined && event.timeMs !== open.timeMs) open = undefined;
+    if (event.kind === 'net.send') kinds.set(Number(event.fields.id), String(event.fields.kind));
+    if ((event.kind === 'net.deliver' || event.kind === 'net.duplicate') && event.fields.to === 'platform') {
+      // Another message reaching the platform (an inbound acknowledgement) gets no answer: it ends the window too.
+      open = kinds.get(Number(event.fields.id)) === 'send' ? { step, timeMs: event.timeMs } : undefined;
+      return;
+    }
+    if (event.kind === 'fault' && (event.fields.kind === 'send-ambiguous' || event.fields.kind === 'send-refused')) {
+      if (open !== undefined && event.fields.kind === 'send-ambiguous' && Number(event.fields.lateMs) > 0) push(lateAt, event.timeMs + Number(event.fields.lateMs), open.step);
+      open = undefined;
+      return;
+    }
+    if (event.kind !== 'net.send' || event.fields.from !== 'platform' || event.fields.kind !== 'send.ack') return;
+    const ack: NetSend = { id: Number(event.fields.id), step, timeMs: event.timeMs, from: 'platform', to: String(event.fields.to), kind: 'send.ack' };
+    if (open !== undefined) {
+      out.set(open.step, ack);
+      claimed.add(step);
+      open = undefined;
+      return;
+    }
+    const waiting = lateAt.get(event.timeMs);
+    const arrival = waiting?.shift();
+    if (arrival !== undefined && !claimed.has(step)) out.set(arrival, ack);
+  });
+  return out;
+}
+
+/**
  * Ties each send the platform received to its `net.send` and the platform's acknowledgement: at each instant, the
- * k-th `send` arriving (delivered or replayed) is the k-th attempt the ledger recorded then, and has the k-th
- * `send.ack` put on the wire then. Attempts of one network message (a replay, a connection's resend) are one attempt.
+ * k-th `send` arriving (delivered or replayed) is the k-th attempt the ledger recorded then; its acknowledgement is the
+ * one acksOfArrivals finds. Attempts of one network message (a replay, a connection's resend) are one attempt.
  */
 function attempts(o: Observations, fates: NetFates): Attempt[] {
-  const arrivals = new Map<number, number[]>();
-  const acks = new Map<number, NetSend[]>();
+  const arrivals = new Map<number, { id: number; step: number }[]>();
   const refused = refusedArrivals(o.events);
+  const ackOf = acksOfArrivals(o.events);
   o.events.forEach((event, step) => {
     const id = Number(event.fields.id);
-    if ((event.kind === 'net.deliver' || event.kind === 'net.duplicate') && fates.sends.get(id)?.kind === 'send' && !refused.has(step)) push(arrivals, event.timeMs, id);
+    if ((event.kind === 'net.deliver' || event.kind === 'net.duplicate') && fates.sends.get(id)?.kind === 'send' && !refused.has(step)) push(arrivals, event.timeMs, { id, step });
   });
-  for (const send of fates.sends.values()) if (send.kind === 'send.ack') push(acks, send.timeMs, send);
   const byInstant = new Map<number, SendAttemptFact[]>();
   for (const fact of o.ledger.sendAttempts) push(byInstant, fact.atMs, fact);
   const byId = new Map<number, Attempt>();
@@ -118,11 +162,12 @@ function attempts(o: Observations, fates: NetFates): Attempt[] {
     // attempt of the instant is judged.
     if (arrived.length !== facts.length) continue;
     facts.forEach((fact, k) => {
-      const send = fates.sends.get(arrived[k] ?? -1);
-      if (send === undefined) return;
+      const arrival = arrived[k];
+      const send = fates.sends.get(arrival?.id ?? -1);
+      if (send === undefined || arrival === undefined) return;
       const attempt = byId.get(send.id) ?? { send, fact, acks: [] };
       byId.set(send.id, attempt);
-      const ack = acks.get(atMs)?.[k];
+      const ack = ackOf.get(arrival.step);
       if (ack !== undefined) attempt.acks.push(ack);
     });
   }
