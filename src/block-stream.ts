@@ -22,9 +22,12 @@ import { assert } from './assert.ts';
  * `resend-final`, the final payload is sent whole after its blocks were streamed (OpenClaw before its content-aware
  * dedupe: openclaw/openclaw#70921, PR #61586, PR #12211); `drop-failed-block`, a block's send is made once and a failed
  * one is dropped while the final still counts it as streamed (OpenClaw 2026.7.1: the pipeline credits a block when the
- * dispatcher queued it, not when the platform took it; fixed by PR #145428).
+ * dispatcher queued it, not when the platform took it; fixed by PR #145428); `persist-at-end`, the blocks stream before
+ * the answer's assistant row is written, which comes at the end of the stream (pi's AgentSession appends the message
+ * at `message_end`, after OpenClaw's listeners have sent its blocks), so a turn cut mid-stream and answered anew leaves
+ * blocks the user saw with no row.
  */
-export const blockStreamingModes = ['off', 'on', 'resend-final', 'drop-failed-block'] as const;
+export const blockStreamingModes = ['off', 'on', 'resend-final', 'drop-failed-block', 'persist-at-end'] as const;
 export type BlockStreamingMode = (typeof blockStreamingModes)[number];
 
 /** OpenClaw's DEFAULT_BLOCK_STREAM_MIN: no block but the last is shorter. */

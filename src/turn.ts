@@ -231,6 +231,9 @@ async function runTurnWithAgent(
     await toolSend(state, answer, index);
   }
   await checkInterrupt('final');
+  // persist-at-end (a sabotage, pi's order): the closing text streams before its row is written (at message_end).
+  const streams = config.knobs.blockStreaming !== 'off' && durableFinal === undefined && batch.kind !== 'command';
+  if (streams && config.knobs.blockStreaming === 'persist-at-end') await streamResult(state, answer.result, answer.toolCalls.map((call) => call.id));
   // A partial stream under Hermes' gateway: the agent's recovery takes the streamed text as its final response and
   // appends no assistant message (conversation_loop's partial_stream_recovery), so the gateway's backfill writes it.
   const recovered = answer.streamCut === true && deps.gatewayAppend !== undefined;
@@ -250,7 +253,7 @@ async function runTurnWithAgent(
   if (durableFinal === undefined && storedFirst !== jsonlPrompt) await rewriteSubmittedPrompt(state, previousLeafId, storedFirst, config.knobs.promptEnvelope === 'rewrite-own-body' ? content : jsonlPrompt);
   // Block streaming (block-stream.ts): the closing text streams in blocks once its row is durable; a resumed turn does
   // not stream again, its final dispatch sends what the cut stream did not.
-  if (config.knobs.blockStreaming !== 'off' && durableFinal === undefined && batch.kind !== 'command') await streamResult(state, answer.result, answer.toolCalls.map((call) => call.id));
+  if (streams && config.knobs.blockStreaming !== 'persist-at-end') await streamResult(state, answer.result, answer.toolCalls.map((call) => call.id));
   await dispatchResult(state, answer.result, answer.toolCalls.map((call) => call.id));
   assert(recovered || (agent.messages.at(-1)?.role === 'assistant' && agent.messages.at(-1)?.toolCalls === null), `turn ${turnId} ends on its final assistant message`);
   return session.activeBranch().map((entry) => entry.id);

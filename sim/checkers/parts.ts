@@ -10,7 +10,8 @@
 //   exactly as the ledger has it;
 // - a part shown again (a showing equal to a part already read of the same text, that continues nothing) is a repeat:
 //   no showing of its own, judged by refusals.ts as a message shown twice (unless the world shows it unavoidable);
-// - parts of a text never completed are no showing: the reply was not shown whole (no-lost-reply judges its answer);
+// - parts of a text never completed are no showing: the reply was not shown whole (no-lost-reply judges its answer),
+//   but the user saw them (`unfinished`: replies.ts asks that their answer has its row, as a shown reply's has);
 // - a showing that is none of these stays a showing of its own (the attribution then finds what it is).
 // Only a showing of at least partTextMin characters (without whitespace) may open a text's parts: a text is split only
 // when it is longer than a platform's limit, and a splitter fills each part but the last to near that limit.
@@ -27,6 +28,8 @@ export interface PartsReading {
   repeats: { shown: ShownFact; text: string }[];
   /** The parts of each whole text read from parts (by the whole's showing), in showing order. */
   partsOf: Map<ShownFact, ShownFact[]>;
+  /** Texts whose first parts the user saw and that were never shown whole: the text, and the parts shown. */
+  unfinished: { text: string; parts: ShownFact[] }[];
 }
 
 /** Text without any whitespace: how parts are compared with the text they split. */
@@ -92,5 +95,5 @@ export function readShowings(shown: readonly ShownFact[], texts: readonly string
     }
     showings.push(fact);
   }
-  return { showings, repeats, partsOf };
+  return { showings, repeats, partsOf, unfinished: open.filter((candidate) => !candidate.done).map((candidate) => ({ text: candidate.text, parts: candidate.parts })) };
 }

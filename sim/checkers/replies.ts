@@ -16,7 +16,8 @@
 import type { AgentDbEvent } from './agent-db.ts';
 import { agentDbTranscriptsOf, type DbRow, familyBranch, familyEntries, familyRows, type JsonlEntry } from './durable.ts';
 import type { Attribution, LogicalAnswer, Slot } from './attribution.ts';
-import { cannedRepliesIn, normalized, type Observations, shownIn } from './observations.ts';
+import type { ShownFact } from '../world/ledger.ts';
+import { cannedRepliesIn, normalized, type Observations, partsIn, shownIn } from './observations.ts';
 import { later, type Place, Placement } from './placement.ts';
 import { givenUpVisibly, refusalNote } from './refusals.ts';
 import { placedViolation, type Violation } from './violation.ts';
@@ -24,6 +25,7 @@ import { placedViolation, type Violation } from './violation.ts';
 export function checkReplies(o: Observations, attributions: Map<string, Attribution>, out: Violation[], place = new Placement(o)): void {
   for (const attribution of attributions.values()) {
     checkShownRows(o, attribution, out, place);
+    checkUnfinishedRows(o, attribution, out, place);
     checkProducedRows(o, attribution, out, place);
     checkUnexplained(attribution, out, place);
     checkLost(o, attribution, out, place);
@@ -84,6 +86,26 @@ function checkShownRows(o: Observations, a: Attribution, out: Violation[], place
     const seen = place.showing(shown, `the user is shown "${shown.text}" (${what}); ${problem}`);
     const at = copies.length > 1 ? later(seen, extraCopyPlace(place, a.session, copies, `"${shown.text}" (${what})`)) : seen;
     out.push(placedViolation('one-assistant-row-per-visible-reply', `${a.session}: the user saw "${shown.text}" (${what} of the answer to ${subjectsText(slot.answer)}), but ${problem}`, at));
+  }
+}
+
+/**
+ * The first parts of a reply the user saw, though never the whole (a stream of blocks cut short, a reply in parts
+ * given up midway: parts.ts `unfinished`), are still something the user saw: the answer that produced the text has its
+ * assistant row in state.db and its entry on the JSONL active branch, as a reply shown whole has. (Which of them is
+ * exactly one is judged where the answer's other replies are shown, or not at all: no copy is counted here.)
+ */
+function checkUnfinishedRows(o: Observations, a: Attribution, out: Violation[], place: Placement): void {
+  const durable = durableOf(o, a.session);
+  for (const { text, parts } of partsIn(o, a.session).unfinished) {
+    const slots = a.answers.flatMap((answer) => answer.slots.filter((slot) => slot.text === text));
+    if (slots.length === 0) continue;
+    const held = (slot: Slot): boolean => (slot.toolCalls.length > 0 ? carriersOf(durable.rows, slot).length > 0 && carriersOf(durable.branch, slot).length > 0 : finalsOf(durable.rows, slot.answer).length > 0 && finalsOf(durable.branch, slot.answer).length > 0);
+    if (slots.some(held)) continue;
+    const slot = slots[0] as Slot;
+    const last = parts.at(-1) as ShownFact;
+    const problem = finalsOf(durable.rows, slot.answer).length === 0 ? 'state.db has no assistant row for it' : 'the JSONL active branch has no assistant entry for it';
+    out.push(placedViolation('one-assistant-row-per-visible-reply', `${a.session}: the user saw ${parts.length} part(s) of "${text.slice(0, 60)}…" (closing text of the answer to ${subjectsText(slot.answer)}, never shown whole), but ${problem}`, place.showing(last, `the user is shown part ${parts.length} of "${text.slice(0, 40)}…"; ${problem}`)));
   }
 }
 

@@ -36,6 +36,12 @@ describe('a reply shown in parts', () => {
     expect(readShowings(shown([parts[1] as string, parts[0] as string, parts[2] as string]), texts).showings.map((fact) => fact.text)).not.toContain(whole);
   });
 
+  it('keeps the first parts of a reply never shown whole as unfinished (seen, though no showing of it)', () => {
+    const reading = readShowings(shown(['on it', parts[0] as string, parts[1] as string]), texts);
+    expect(reading.unfinished.map((open) => [open.text, open.parts.map((fact) => fact.index)])).toEqual([[whole, [1, 2]]]);
+    expect(readShowings(shown(parts), texts).unfinished).toEqual([]);
+  });
+
   it('has a part shown again as a repeat, the reply still shown once', () => {
     const reading = readShowings(shown([parts[0] as string, parts[0] as string, parts[1] as string, parts[2] as string, parts[2] as string]), texts);
     expect(reading.showings.map((fact) => fact.text)).toEqual([whole]);
