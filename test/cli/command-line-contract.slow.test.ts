@@ -125,6 +125,9 @@ describe('JSON output', () => {
       'cron-retry-overlapped', 'cron-late-completion', 'cron-answer-reconciled', 'cron-handed-over', 'dependency-late-for-caller',
       // Issue 48 item 3: a task's output whose announce did not report delivery in time, and one the fallback delivered.
       'announce-failed', 'delivered-by-fallback',
+      // Issue 48 item 2, block streaming: a block streamed as its own send, a final that left out what streamed, a final
+      // that sent only the rest of a stream a fault cut.
+      'blocks-streamed', 'final-deduplicated', 'block-stream-cut',
       'envelope-rewritten', 'envelope-kill', 'envelope-met',
       // Issue 48 items 1 and 2: the platform's refusals, an ambiguous answer (of a whole message, of a part), a reply in
       // parts, a reply given up.
