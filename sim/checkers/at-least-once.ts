@@ -107,13 +107,21 @@ export function atLeastOnceRepeats(o: Observations): RepeatExcuse {
   const claimed = new Set<number>();
   const verdicts = new Map<ShownFact, boolean>();
   // The latest earlier send of this message that no excused repeat retried yet and that this one may retry.
+  // An earlier send is retried through the showing it gave first: its own arrival's, or the network's replay of it when
+  // that showed it first (its own arrival showed nothing: block-streaming seed 3 run 32, a block sent just before a
+  // gateway kill was shown only by the link's replay at the next kill, and the restarted gateway's resend was called a
+  // repeat with no reason, though the sender had been killed in between).
+  const firstShowingOfItsSend = (earlier: ShownFact, carrier: Carrier): boolean => !carrier.replay || showingsOfSend.get(carrier.send.id)?.[0] === earlier;
   const retried = (fact: ShownFact): Carrier | undefined => {
     const carrier = carrierOf.get(fact);
     if (carrier === undefined || carrier.replay) return undefined;
     return o.ledger.shown
       .filter((earlier) => sameMessage(earlier, fact))
-      .map((earlier) => carrierOf.get(earlier))
-      .filter((earlier): earlier is Carrier => earlier !== undefined && !earlier.replay && !claimed.has(earlier.send.id) && retries(carrier.send, earlier.send))
+      .flatMap((earlier) => {
+        const earlierCarrier = carrierOf.get(earlier);
+        return earlierCarrier !== undefined && firstShowingOfItsSend(earlier, earlierCarrier) ? [earlierCarrier] : [];
+      })
+      .filter((earlier) => !claimed.has(earlier.send.id) && retries(carrier.send, earlier.send))
       .at(-1);
   };
   const excused = (fact: ShownFact): boolean => {

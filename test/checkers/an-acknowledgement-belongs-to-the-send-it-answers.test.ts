@@ -61,4 +61,15 @@ describe("the platform's acknowledgement of a send", () => {
       expect(result.violations).toEqual([]);
     });
   });
+
+  it('excuses a resend after a restart when the first showing came from the link replaying the earlier send (frozen plan)', async () => {
+    // Block 4 of in:d1's stream left the gateway just before a kill; its own arrival showed nothing, the link replayed
+    // it at the next kill (3 min 11 s), and the restarted gateway sent it again (4 min 16 s): shown twice, the sender
+    // killed in between. at-least-once.ts retried only a send's own arrival, never its replay, so this was a duplicate.
+    await withFrozenPlan(sql, 'block-shown-by-a-link-replay-then-resent-after-a-restart', (result) => {
+      const block = result.ledger.shown.find((fact) => fact.text.startsWith('Part 8 of answer ac963c073'))?.text;
+      expect(result.ledger.shown.filter((fact) => fact.text === block)).toHaveLength(2);
+      expect(result.violations).toEqual([]);
+    });
+  });
 });
