@@ -328,7 +328,9 @@ class Gateway {
   private async runHeartbeatInGateway(sessionKey: string, run: HeartbeatRunKnobs, llm: LlmApi, acked: ReadonlySet<string>): Promise<WakeOutcome> {
     if (run.mode === 'openclaw') return this.runHeartbeatAsReleased(sessionKey, run, llm, acked);
     const inbound = await this.dbs.inboundDb(sessionKey);
-    const held = await ignoreBusy(inbound.query('SELECT id, content FROM messages_in WHERE process_after = ? ORDER BY seq LIMIT 1', [heldRowDueMs]));
+    // Its own held rows only (heartbeat prompts, kind 'system'): the cron executor holds task rows the same way
+    // (cron-executor.ts), and those are not the heartbeat's to run, nor due yet.
+    const held = await ignoreBusy(inbound.query("SELECT id, content FROM messages_in WHERE process_after = ? AND kind = 'system' ORDER BY seq LIMIT 1", [heldRowDueMs]));
     if (held === undefined) return 'skipped-busy';
     let row = held[0] === undefined ? undefined : { id: String(held[0].id), prompt: String(held[0].content) };
     if (row === undefined) {
