@@ -10,8 +10,9 @@
 // random subset of WebChat client sessions (with their socket drops), scheduled tasks, compaction, the prompt
 // envelope, the gateway's own heartbeat runs and Hermes' dashboard (a second writer of state.db, whose runs get
 // answers that name the history they were given), a platform that refuses sends and splits long replies into parts,
-// tool responses left pending in bursts, SQLite writes and fsyncs that stall, replies streamed in blocks, and a task
-// output's fallback path, so they meet each other and the faults above without flooding a run.
+// tool responses left pending in bursts, SQLite writes and fsyncs that stall, replies streamed in blocks, and tasks run
+// by the gateway's cron executor and delivered with a fallback path, so they meet each other and the faults above
+// without flooding a run.
 // And some runs have a quiet gap of 11-45 min, quiet or with the runner stalled past the sweep's 30 min ceiling or the
 // node host cut off (issue 44 item 4, `quietGap`), so each retention window of the model can close inside a run.
 import fc from 'fast-check';
@@ -31,6 +32,7 @@ import {
   heartbeatRunKnobs,
   killAtPhase,
   lateResponsesPlan,
+  cronKnobs,
   linkFault,
   modelKnobs,
   modelOutage,
@@ -93,7 +95,8 @@ export const shapeWeights = {
   lateResponses: 200,
   writeStalls: 200,
   blockStreaming: 200,
-  /** Of the runs with scheduled tasks: their output has a fallback path. */
+  /** Of the runs with scheduled tasks: the gateway's cron executor runs them, and their output has a fallback path. */
+  cron: 500,
   fallbackDelivery: 500,
 } as const;
 
@@ -131,9 +134,9 @@ function shapes(faultPhaseMs: number) {
     writeStalls: sometimes(shapeWeights.writeStalls, fc.record({ per1000: fc.integer({ min: 5, max: 100 }), msMin: fc.constant(1_000), msMax: fc.integer({ min: 2_000, max: 40_000 }) })),
     // Replies streamed in blocks, each its own send (issue 48 item 2).
     blockStreaming: sometimes(shapeWeights.blockStreaming, fc.constant('on' as const)),
-    // With scheduled tasks: the task output's fallback path (issue 48 item 3). (The gateway's cron executor, item 5, is
-    // not drawn yet: with it, a first chaos campaign failed context-holds-durable-turns at seed 1 run 23, docs/MODEL.md
-    // "Open findings on the fixed model".)
+    // With scheduled tasks: the gateway's cron executor, its retries overlapping the attempts they replace (issue 48
+    // item 5), and the task output's fallback path (item 3).
+    cron: sometimes(shapeWeights.cron, cronKnobs()),
     fallbackDelivery: sometimes(shapeWeights.fallbackDelivery, fc.constant('fixed' as const)),
   });
 }
@@ -165,6 +168,7 @@ function withShapes(plan: Plan, drawn: Shapes): Plan {
     ...(drawn.lateResponses === null ? {} : { lateResponses: drawn.lateResponses }),
     ...(drawn.writeStalls === null ? {} : { writeStalls: drawn.writeStalls }),
     ...(drawn.blockStreaming === null ? {} : { blockStreaming: drawn.blockStreaming }),
+    ...(drawn.tasks === null || drawn.cron === null ? {} : { cron: drawn.cron }),
     ...(drawn.tasks === null || drawn.fallbackDelivery === null ? {} : { fallbackDelivery: drawn.fallbackDelivery }),
   };
   return drawn.quietGap === null ? out : withQuietGap(out, drawn.quietGap);
