@@ -8,6 +8,7 @@
 //   that repeats a tool payload shares that payload's slot, so showing both is a duplicate and one is complete);
 // - subjects: what is owed a reply: messages that mention the agent, commands (exec completions), their starts, /clear;
 // - the system's canned texts: the error reply and `Session cleared.`.
+// - turns: the chat's requests to the LLM, with tools (a dashboard's plain request is another process's, no turn).
 //
 // The matching. Every showing is matched to exactly one of:
 //   (a) an open slot with its text, of an answer that had returned before it;
@@ -397,7 +398,11 @@ function assignCanned(
     for (const subject of answer.subjects) coveredAtMs.set(subject, Math.min(coveredAtMs.get(subject) ?? Infinity, wholeAtMs));
   }
   const coveredBy = (subject: Subject, atMs: number): boolean => (coveredAtMs.get(subjectKey(subject)) ?? Infinity) <= atMs;
-  const requests = o.ledger.requests.filter((request) => request.sessionKey === session);
+  // The chat's turns ask with tools; a plain request (no tools) is a dashboard's, another process sharing the session's
+  // store, whose answer goes to no chat: it ends no turn of the chat and moves none on (frozen
+  // reply-lost-under-busy-session-databases-send-heavy: a dashboard asked between a command start's last answered
+  // request and the error reply that ended its turn, and the start's answer was judged lost).
+  const requests = o.ledger.requests.filter((request) => request.sessionKey === session && !request.plain);
   // A request had failed by an instant when the API had returned its error by then, or when no answer ever came back
   // (it hung, or its caller died waiting). A request still in flight then, which fails only later, had not: the turn
   // asking it was still running (campaign seed 57, run 1381).
