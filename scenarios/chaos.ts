@@ -157,7 +157,8 @@ function sendHeavy(faultPhaseMs: number) {
     stockAnswerPer1000: fc.integer({ min: 800, max: 1000 }),
     repeatPer1000: fc.integer({ min: 0, max: 300 }),
     repeatOnlyPer1000: fc.integer({ min: 0, max: 200 }),
-    sqlBusyPer1000: fc.integer({ min: 300, max: 600 }),
+    // Busy at most 300 per 1000: above it a turn giving up can retry past answered-in-time's 30 minutes (BENCHMARKS.md).
+    sqlBusyPer1000: fc.integer({ min: 100, max: 300 }),
     users: fc.array(groupUserStep(faultPhaseMs, 4), { minLength: 4, maxLength: 10 }),
   });
 }

@@ -8,7 +8,6 @@
 //   that repeats a tool payload shares that payload's slot, so showing both is a duplicate and one is complete);
 // - subjects: what is owed a reply: messages that mention the agent, commands (exec completions), their starts, /clear;
 // - the system's canned texts: the error reply and `Session cleared.`.
-// - turns: the chat's requests to the LLM, with tools (a dashboard's plain request is another process's, no turn).
 //
 // The matching. Every showing is matched to exactly one of:
 //   (a) an open slot with its text, of an answer that had returned before it;
@@ -16,8 +15,8 @@
 //       taken up by then, asked about or written as a user row) and has no canned reply of its own yet: a
 //       /clear for `Session cleared.`; for the error reply, a subject whose turn shows, as of the showing, evidence
 //       that it gave up on it; an error reply also answers, as its mates, the other subjects of the turn it ended (that
-//       turn's last failed or unshown request, or, for a turn that never asked, its user row in state.db closed by the
-//       error reply's row);
+//       turn's last failed or unshown request, else the subject's own last request, answered, or, for a turn that never
+//       asked, its user row in state.db closed by the error reply's row);
 //   (c) nothing, only when it is a repeat its sender could not avoid (a key-less platform, at-least-once.ts).
 // A canned reply given up visibly (refused for good and the give-up recorded, refusals.ts cannedGiveUps) takes part as
 // a showing at the instant of its record, by rule (b), except that it may be matched to nothing: the user never saw it,
@@ -398,11 +397,7 @@ function assignCanned(
     for (const subject of answer.subjects) coveredAtMs.set(subject, Math.min(coveredAtMs.get(subject) ?? Infinity, wholeAtMs));
   }
   const coveredBy = (subject: Subject, atMs: number): boolean => (coveredAtMs.get(subjectKey(subject)) ?? Infinity) <= atMs;
-  // The chat's turns ask with tools; a plain request (no tools) is a dashboard's, another process sharing the session's
-  // store, whose answer goes to no chat: it ends no turn of the chat and moves none on (frozen
-  // reply-lost-under-busy-session-databases-send-heavy: a dashboard asked between a command start's last answered
-  // request and the error reply that ended its turn, and the start's answer was judged lost).
-  const requests = o.ledger.requests.filter((request) => request.sessionKey === session && !request.plain);
+  const requests = o.ledger.requests.filter((request) => request.sessionKey === session);
   // A request had failed by an instant when the API had returned its error by then, or when no answer ever came back
   // (it hung, or its caller died waiting). A request still in flight then, which fails only later, had not: the turn
   // asking it was still running (campaign seed 57, run 1381).
@@ -612,7 +607,16 @@ function assignCanned(
     // A turn that never asked the LLM (every attempt failed before the request, then it gave up) is known by its user
     // row alone, closed by this reply (chaos seed 1, run 272: one row carried an exec start and its finish, the turn
     // gave up unasked, and the start, left open, later took the error reply of a message).
-    const gaveUpRequest = (partlyShown || nothingShown) && answeredLast(subject) ? lastRequest : requests.filter((request) => request.atMs <= fact.atMs && failedBy(request, fact.atMs) && carries(request.prompt, subject)).at(-1);
+    // Else, for a subject no answer covered by then, its own last request, answered (the turn it gave up on: a request
+    // asked since by work outside the chat's lane, the gateway's cron executor or heartbeat run, is not the lane's turn;
+    // send-heavy chaos seed 8, run 200: an exec row's turn gave up after its tool messages went out, the executor asked
+    // for a task meanwhile, and the start carried with the command was left open, its answer called lost).
+    const ownLast = lastCarrying(subject, fact.atMs);
+    const gaveUpRequest =
+      (partlyShown || nothingShown) && answeredLast(subject)
+        ? lastRequest
+        : (requests.filter((request) => request.atMs <= fact.atMs && failedBy(request, fact.atMs) && carries(request.prompt, subject)).at(-1) ??
+          (ownLast?.outcome === 'answer' && !coveredBy(subject, fact.atMs) ? ownLast : undefined));
     const neverAsked = gaveUpRequest === undefined && !requests.some((request) => request.atMs <= fact.atMs && carries(request.prompt, subject));
     const carried = gaveUpRequest?.prompt ?? (neverAsked ? rowClosedByError(subject, fact.atMs)?.content : undefined);
     if (carried === undefined) continue;
