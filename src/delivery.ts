@@ -216,6 +216,12 @@ export class DeliveryPollers {
       if (stream !== undefined && !(await this.streamMayGo(sessionKey, outbound, key, stream))) continue;
       const bumped = await ignoreBusy(outbound.run('UPDATE messages_out SET attempts = attempts + 1 WHERE id = ? AND delivered = 0', [key]));
       if (bumped === undefined || bumped.changes === 0) continue;
+      // The bump may have waited (a stalled write): an acknowledgement that came meanwhile, of a send of the row before
+      // (a late one, or of the network's replay of it), says the platform has it; the row is not sent again.
+      if (this.lateAcked.has(key)) {
+        await this.markDelivered(sessionKey, key);
+        continue;
+      }
       const text = (JSON.parse(row.content as string) as { text: string }).text;
       assert(typeof text === 'string', `messages_out row ${key} holds {"text": ...}`);
       const knobs = this.config.knobs.delivery;
