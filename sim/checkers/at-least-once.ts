@@ -9,7 +9,9 @@
 // acknowledgement is the one the platform put on the wire right after it (in-flight.ts acksOfArrivals). A repeat showing R (sent at s) of text the session was shown before
 // is excused when
 //   - the network made it: R arrived as a `net.duplicate` (a replay of the very send that an earlier showing of the
-//     same text came from). Each replay excuses the one showing it carried, no other;
+//     same text came from). Each replay excuses the one showing it carried, no other. A replay of a send the platform
+//     refused (its own arrival showed nothing) is a copy only perhaps, when the session was shown the text before:
+//     that may have been the sender's resend of the row or another answer's message, so it is optional, as a resend;
 //   - or it is a retry of an earlier send F of that text and kind that no other excused repeat already retried (so a
 //     lost acknowledgement excuses one resend, not every later copy: after a retry was acknowledged, a third send is a
 //     bug), picking the latest such F that qualifies. F qualifies when the world shows the sender a reason to send
@@ -74,14 +76,22 @@ export function atLeastOnceRepeats(o: Observations): RepeatExcuse {
   }
   const sameMessage = (earlier: ShownFact, fact: ShownFact): boolean =>
     earlier.index < fact.index && earlier.sessionKey === fact.sessionKey && earlier.kind === fact.kind && normalized(earlier.text) === normalized(fact.text);
+  // A copy for certain: the network's replay of a send whose own arrival showed the same message.
   const replayed = (fact: ShownFact): boolean => {
     const carrier = carrierOf.get(fact);
     if (carrier === undefined || !carrier.replay) return false;
     const original = showingsOfSend.get(carrier.send.id)?.[0];
-    // The send's own arrival showed nothing (the platform refused it, issue 48) and the network's replay of it did: a
-    // copy the sender never made, a repeat when the session was shown the message before (by the sender's resend).
-    if (original === fact) return o.ledger.shown.some((earlier) => sameMessage(earlier, fact));
-    return original !== undefined && sameMessage(original, fact);
+    return original !== undefined && original !== fact && sameMessage(original, fact);
+  };
+  // A copy perhaps: the send's own arrival showed nothing (the platform refused it, issue 48) and the network's replay
+  // of it did, when the session was shown the message before. That may have been the sender's resend of the same row,
+  // or another answer's message of the same text (send-heavy chaos seed 10, run 1683: a file refused while the
+  // listener was not ready, another answer's file of that name shown, then the replay of the refused send, the first
+  // showing of its own row, taken for a repeat and its slot called lost), so it is optional, as a resend is.
+  const replayOfRefused = (fact: ShownFact): boolean => {
+    const carrier = carrierOf.get(fact);
+    if (carrier === undefined || !carrier.replay || showingsOfSend.get(carrier.send.id)?.[0] !== fact) return false;
+    return o.ledger.shown.some((earlier) => sameMessage(earlier, fact));
   };
   // Whether two sends of the same text are an at-least-once pair: the later one (in send order, whichever the platform
   // showed first) a resend the sender could not avoid after the earlier one, judged by every showing the earlier gave.
@@ -127,7 +137,7 @@ export function atLeastOnceRepeats(o: Observations): RepeatExcuse {
   const excused = (fact: ShownFact): boolean => {
     const known = verdicts.get(fact);
     if (known !== undefined) return known;
-    let verdict = replayed(fact);
+    let verdict = replayed(fact) || replayOfRefused(fact);
     if (!verdict) {
       const first = retried(fact);
       if (first !== undefined) claimed.add(first.send.id);
@@ -136,7 +146,7 @@ export function atLeastOnceRepeats(o: Observations): RepeatExcuse {
     verdicts.set(fact, verdict);
     return verdict;
   };
-  const mayRepeat = (fact: ShownFact): boolean => verdicts.get(fact) ?? (replayed(fact) || retried(fact) !== undefined);
+  const mayRepeat = (fact: ShownFact): boolean => verdicts.get(fact) ?? (replayed(fact) || replayOfRefused(fact) || retried(fact) !== undefined);
   const checkpoint = (): (() => void) => {
     const claims = new Set(claimed);
     const known = new Map(verdicts);
