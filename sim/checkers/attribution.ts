@@ -408,7 +408,15 @@ function assignCanned(
   const lastFailedBefore = (subject: Subject, atMs: number): boolean => failedBy(lastCarrying(subject, atMs), atMs);
   // The system gave up on a subject it never asked about in the whole run, or whose last request had failed by then (one
   // first asked later was still waiting for its turn).
-  const gaveUpOn = (subject: Subject, atMs: number): boolean => !requests.some((request) => carries(request.prompt, subject)) || lastFailedBefore(subject, atMs);
+  // A failed last request is no sign when an answered request carrying the subject went on after the instant (state.db
+  // got a row of its answer later: wentOnAfter): overlapping attempts, the cron executor's retry started while its
+  // first attempt still ran, whose answer came back as the retry failed and was used by the turn (send-heavy chaos
+  // seed 11, run 1046: a task occurrence took the error reply of a command's turn, and every later error reply of the
+  // session went one message too early).
+  const answeredAndWentOn = (subject: Subject, atMs: number): boolean =>
+    requests.some((request) => request.atMs <= atMs && request.outcome === 'answer' && (request.endedAtMs ?? Infinity) <= atMs && carries(request.prompt, subject) && wentOnAfter(request, atMs));
+  const gaveUpOn = (subject: Subject, atMs: number): boolean =>
+    !requests.some((request) => carries(request.prompt, subject)) || (lastFailedBefore(subject, atMs) && !answeredAndWentOn(subject, atMs));
   // A subject whose turn never finished: the last request carrying it was answered by then, and that answer's closing
   // text never became a final row of state.db. A run writes its final row before it dispatches the closing text, so a
   // turn that went on wrote it; one that gave up after its tool messages went out did not (chaos seed 603, run 14607:
