@@ -408,13 +408,27 @@ function assignCanned(
   const lastFailedBefore = (subject: Subject, atMs: number): boolean => failedBy(lastCarrying(subject, atMs), atMs);
   // The system gave up on a subject it never asked about in the whole run, or whose last request had failed by then (one
   // first asked later was still waiting for its turn).
-  // A failed last request is no sign when an answered request carrying the subject went on after the instant (state.db
+  // A failed last request is no sign when an attempt overlapping it answered and went on after the instant (state.db
   // got a row of its answer later: wentOnAfter): overlapping attempts, the cron executor's retry started while its
   // first attempt still ran, whose answer came back as the retry failed and was used by the turn (send-heavy chaos
   // seed 11, run 1046: a task occurrence took the error reply of a command's turn, and every later error reply of the
   // session went one message too early).
-  const answeredAndWentOn = (subject: Subject, atMs: number): boolean =>
-    requests.some((request) => request.atMs <= atMs && request.outcome === 'answer' && (request.endedAtMs ?? Infinity) <= atMs && carries(request.prompt, subject) && wentOnAfter(request, atMs));
+  // Only an attempt that overlapped the failed one (still in flight when that was asked) counts: a retry after an answer
+  // came back is its turn asking again, and a turn that then gave up still writes rows of the answer beside its error
+  // reply (Hermes persists a failed run's messages).
+  const answeredAndWentOn = (subject: Subject, atMs: number): boolean => {
+    const failed = lastCarrying(subject, atMs);
+    return requests.some(
+      (request) =>
+        request !== failed &&
+        request.atMs <= (failed?.atMs ?? -Infinity) &&
+        request.outcome === 'answer' &&
+        (request.endedAtMs ?? Infinity) >= (failed?.atMs ?? Infinity) &&
+        (request.endedAtMs ?? Infinity) <= atMs &&
+        carries(request.prompt, subject) &&
+        wentOnAfter(request, atMs),
+    );
+  };
   const gaveUpOn = (subject: Subject, atMs: number): boolean =>
     !requests.some((request) => carries(request.prompt, subject)) || (lastFailedBefore(subject, atMs) && !answeredAndWentOn(subject, atMs));
   // A subject whose turn never finished: the last request carrying it was answered by then, and that answer's closing
