@@ -389,7 +389,11 @@ function assignCanned(
   // A slot given up visibly (its reply refused for good and the give-up recorded, refusals.ts) counts as shown at the
   // record: the system concluded the reply visibly, and no error reply was owed for it (fixed-model chaos, seed 13 run
   // 1197: m5's answer, given up in a chat not found, took m6's error reply shown later).
-  const settledAtMs = (slot: Slot): number => slot.shownBy?.atMs ?? givenUpAtMs(o, session, slot.text) ?? Infinity;
+  // The earlier of the two: a give-up recorded before a later showing of the same text was credited to the slot (another
+  // answer's message of that text, shown after the chat was found again) settled it at the record (send-heavy chaos
+  // seed 12, run 25: m4's file, given up in a chat not found, was credited another answer's file shown two minutes
+  // later, so m4 stayed open and took m6's error reply, and m6's answer was called lost), as concludedAtMs reads it.
+  const settledAtMs = (slot: Slot): number => Math.min(slot.shownBy?.atMs ?? Infinity, givenUpAtMs(o, session, slot.text) ?? Infinity);
   const coveredAtMs = new Map<string, number>();
   for (const answer of answers) {
     if (answer.slots.length === 0 || answer.slots.some((slot) => settledAtMs(slot) === Infinity)) continue;
