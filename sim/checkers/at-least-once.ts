@@ -62,11 +62,17 @@ export interface RepeatExcuse {
   mayRepeat: (fact: ShownFact) => boolean;
   /** The verdicts and claims so far, to be put back (by the function returned) when a trial assignment is dropped. */
   checkpoint: () => () => void;
+  /** When the send a network replay carried left the sender (undefined for a showing no replay carried). */
+  replaySentAtMs: (fact: ShownFact) => number | undefined;
 }
 
 export function atLeastOnceRepeats(o: Observations): RepeatExcuse {
-  if (o.ledger.platformHonoursKeys) return { replayed: () => false, excused: () => false, mayRepeat: () => false, checkpoint: () => () => undefined };
+  if (o.ledger.platformHonoursKeys) return { replayed: () => false, excused: () => false, mayRepeat: () => false, checkpoint: () => () => undefined, replaySentAtMs: () => undefined };
   const carrierOf = carriers(o);
+  const replaySentAtMs = (fact: ShownFact): number | undefined => {
+    const carrier = carrierOf.get(fact);
+    return carrier?.replay === true ? carrier.send.timeMs : undefined;
+  };
   const fates = netFates(o.events);
   /** The showings each send gave (its own, then the network's replays of it), by send id. */
   const showingsOfSend = new Map<number, ShownFact[]>();
@@ -157,7 +163,7 @@ export function atLeastOnceRepeats(o: Observations): RepeatExcuse {
       for (const [fact, verdict] of known) verdicts.set(fact, verdict);
     };
   };
-  return { replayed, excused, mayRepeat, checkpoint };
+  return { replayed, excused, mayRepeat, checkpoint, replaySentAtMs };
 }
 
 /**

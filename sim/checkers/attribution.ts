@@ -170,8 +170,12 @@ function attribute(o: Observations, session: string, excused: RepeatExcuse): Att
   };
   for (const fact of showings) {
     const text = normalized(fact.text);
+    // A network replay carries what its send held when it left: only an answer returned by then can be its content
+    // (send-heavy chaos seed 13, run 691: the replay of a refused send of m12's tool message filled m13's slot of the
+    // same text, whose answer came back after that send, and m13's own showing went to an old closing text).
+    const madeByMs = excused.replaySentAtMs(fact) ?? fact.atMs;
     const open = answers
-      .filter((answer) => answer.first.returnedAtMs <= fact.atMs)
+      .filter((answer) => answer.first.returnedAtMs <= madeByMs)
       .flatMap((answer) => answer.slots.filter((slot) => slot.shownBy === null && slot.text === text));
     // Among slots the showing could fill: the one state.db shows most surely sent (a tool call with its result row, or
     // a closing text with its final row; then a tool call with its carrier row alone), then an answer still standing
