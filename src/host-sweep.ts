@@ -157,7 +157,12 @@ export class HostSweep {
       await retryBusy(this.ctx, () => inbound.run('UPDATE messages_in SET tries = tries + 1, process_after = ? WHERE id = ?', [nowMs + backoffMs, id]));
       this.ctx.note('claim-reset', { session, message: id, tries: tries + 1, backoffMs, reason });
     }
-    const cleared = await ignoreBusy(outbound.run("DELETE FROM processing_ack WHERE status = 'processing'"));
+    // Only the claims judged above: a write of the reset may stall for seconds (issue 48 item 4), and a runner started
+    // meanwhile may have claimed the row again; deleting that claim too left its turn, hung on a poison message, with no
+    // claim for the sweep to find stale, so it was never killed (send-heavy chaos seed 12, run 1320). nanoclaw's sweep
+    // does both writes synchronously, so nothing runs in between.
+    const judged = claims.map((claim) => `${String(claim.message_id)}@${Number(claim.status_changed)}`);
+    const cleared = await ignoreBusy(outbound.run(`DELETE FROM processing_ack WHERE status = 'processing' AND message_id || '@' || status_changed IN (${judged.map(() => '?').join(', ')})`, judged));
     if (cleared !== undefined && cleared.changes > 0) this.ctx.note('claims-cleared', { session, cleared: cleared.changes, reason });
   }
 
