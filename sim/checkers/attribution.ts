@@ -14,7 +14,7 @@
 //   (b) when its text is a canned one, a subject that arrived before it (a command or its start: that the system had
 //       taken up by then, asked about or written as a user row) and has no canned reply of its own yet: a
 //       /clear for `Session cleared.`; for the error reply, a subject whose turn shows, as of the showing, evidence
-//       that it gave up on it (the strongest: its turn's closing row in state.db is the error reply, rule R); an error reply also answers, as its mates, the other subjects of the turn it ended (that
+//       that it gave up on it; an error reply also answers, as its mates, the other subjects of the turn it ended (that
 //       turn's last failed or unshown request, else the subject's own last request, answered, or, for a turn that never
 //       asked, its user row in state.db closed by the error reply's row);
 //   (c) nothing, only when it is a repeat its sender could not avoid (a key-less platform, at-least-once.ts).
@@ -31,8 +31,7 @@
 // number filled per text does not depend on the choice: a later showing could fill every slot an earlier one could
 // (slots stay open once their answer returned), so the candidate sets are nested and every greedy choice fills as many;
 // the key only names whose slot it was, by the durable evidence of each: (sent, owed, in order, on the branch, latest).
-// For canned replies the key is (tier, class, evidence, mate, arrival): rules E, S, T, C and R in assignCanned (rule R
-// of the evidence: a turn closed in state.db with the error reply, first of all). Both
+// For canned replies the key is (tier, class, evidence, mate, arrival): rules E, S, T, C and R in assignCanned. Both
 // keys, term by term, are in docs/MODEL.md ("The attribution's rules"), each part with the test that fails without it.
 //
 // Stated exceptions to the greedy order (each because a later showing bears on an earlier choice):
@@ -499,16 +498,6 @@ function assignCanned(
     const blocks = readResultBlocks(closing.content);
     return blocks.length === 1 && normalized(blocks[0]?.body ?? '') === errorText ? user : undefined;
   };
-  // Rule R: the turn's closing row in state.db (the first assistant row with no tool call after the subject's user row,
-  // in the same session) is the error reply, written by the showing: its turn gave up, whatever it showed before.
-  const turnClosedByError = (candidate: Subject, atMs: number): boolean => {
-    const at = rows.findIndex((row) => row.role === 'user' && carries(row.content, candidate));
-    const user = rows[at];
-    const closing = user === undefined ? undefined : rows.slice(at + 1).find((row) => row.role === 'assistant' && row.toolCallIds.length === 0 && row.sessionId === user.sessionId);
-    if (closing === undefined || closing.timestamp > atMs) return false;
-    const blocks = readResultBlocks(closing.content);
-    return blocks.length === 1 && normalized(blocks[0]?.body ?? '') === errorText;
-  };
   // Each canned reply answers one subject of its own (primary). An error reply ends a turn, so it also answers the
   // other subjects the turn's last failed request carried (a turn may carry several, merged or batched), as their
   // mate; a later error reply of their own still takes such a subject over.
@@ -578,7 +567,6 @@ function assignCanned(
       // A /clear asks the LLM nothing: for an error reply, its evidence is state.db's row that closed its turn (1 when
       // it is the error reply, written by then); none of it (7) leaves it the reply no other subject can take.
       if (!clear && isClear(candidate)) return rowClosedByError(candidate, fact.atMs) !== undefined ? 1 : 7;
-      if (!clear && turnClosedByError(candidate, fact.atMs)) return -1;
       if (partlyShown && answeredLast(candidate)) return 0;
       if (gaveUpOn(candidate, fact.atMs)) return 1;
       if (movedOn(candidate)) return 2;
@@ -589,7 +577,7 @@ function assignCanned(
     // A subject answered whole by then takes an error reply only when its last request had failed by then (the turn
     // gave up after a write failed past the send), its turn never finished (3), or the session's last request carried it.
     const evidenceCovered = (candidate: Subject): number | undefined =>
-      !clear && !isClear(candidate) && turnClosedByError(candidate, fact.atMs) ? -1 : lastFailedBefore(candidate, fact.atMs) ? 1 : unfinished(candidate, fact.atMs) ? 3 : !clear && lastAskedBefore(fact.atMs, candidate) ? 5 : undefined;
+      lastFailedBefore(candidate, fact.atMs) ? 1 : unfinished(candidate, fact.atMs) ? 3 : !clear && lastAskedBefore(fact.atMs, candidate) ? 5 : undefined;
     // Rule T, the tier: a subject never asked about after the showing (settled) first, since crediting the reply to one
     // the LLM is asked about again says the system acted on a request it had called failed (failure-notice-final):
     // that is concluded only when no settled subject shows a sign that its turn gave up (chaos seed 401 run 8314: the
@@ -598,7 +586,6 @@ function assignCanned(
     // evidence (0-3) before a mere sign (4); a covered subject's failed last request (1), then its turn never finished
     // (3), before the session's last request carrying it (5).
     const tier = (covered: boolean, settled: boolean, strength: number): number => {
-      if (strength === -1) return 0;
       if (settled) return covered ? (strength === 1 ? 2 : 3) : strength <= 3 ? 0 : 1;
       return covered ? 6 : strength === 1 ? 4 : 5;
     };
