@@ -123,6 +123,12 @@ export interface TurnSentPayloads {
   turnId: string | null;
   payloads: string[];
   calls?: { id: string; text: string }[];
+  /**
+   * The calls of the answer whose final row the turn is about to commit, kept only when a superseded answer of the
+   * same prompt left durable calls beside them: a resumed turn replays every durable call, and judges its closing
+   * text by this answer's alone.
+   */
+  answer?: string[];
 }
 
 export const turnSentPayloadsKey = 'turn_sent_payloads';
@@ -152,5 +158,7 @@ export function parseTurnSentPayloads(value: string | undefined): TurnSentPayloa
   assert(parsed.turnId === null || typeof parsed.turnId === 'string', `turn_sent_payloads names its turn, not ${String(parsed.turnId)}`);
   if (parsed.calls === undefined) return { turnId: parsed.turnId, payloads: parsed.payloads };
   assert(Array.isArray(parsed.calls) && parsed.calls.every((call) => typeof call.id === 'string' && typeof call.text === 'string'), 'turn_sent_payloads names each call by id and text');
-  return { turnId: parsed.turnId, payloads: parsed.payloads, calls: parsed.calls };
+  if (parsed.answer === undefined) return { turnId: parsed.turnId, payloads: parsed.payloads, calls: parsed.calls };
+  assert(Array.isArray(parsed.answer) && parsed.answer.every((id) => typeof id === 'string'), 'turn_sent_payloads names its answer by call ids');
+  return { turnId: parsed.turnId, payloads: parsed.payloads, calls: parsed.calls, answer: parsed.answer };
 }

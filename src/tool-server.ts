@@ -160,7 +160,7 @@ async function handleToolCall(
       if (calls !== undefined && !calls.some((sent) => sent.id === call.callId)) calls.push({ id: call.callId, text: call.text });
       tx.run('INSERT OR REPLACE INTO session_state(key, value, updated_at) VALUES (?, ?, ?)', [
         key,
-        JSON.stringify(calls === undefined ? { turnId: call.turnId, payloads } : { turnId: call.turnId, payloads, calls }),
+        JSON.stringify(calls === undefined ? { turnId: call.turnId, payloads } : { turnId: call.turnId, payloads, calls, answer: record.answer }),
         nowMs,
       ]);
       return result.changes;

@@ -171,10 +171,11 @@ async function runTurnWithAgent(
   // would not be superseded by the new one: chaos seed 3 lost such an answer).
   const earlier = resuming ? [] : [...new Set(session.activeBranch().filter((entry) => entry.turnId === turnId && entry.message.role === 'user').flatMap((entry) => foldedBlock(entry.message.content)))];
   const folded = [...new Set([...earlier, ...unanswered.folded.filter((text) => !earlier.some((block) => block.includes(text)))])];
+  // Before it appends anything, the turn finishes the rewrite of the session's last enveloped prompt entry that a power
+  // loss or a kill cut short (envelope.ts finishCutShortRewrite), whether that prompt is its own (it resumes from its
+  // durable final row) or an earlier turn's that has not run again yet, so that what follows comes after the copies.
+  if (storesSubmitted(config.knobs.promptEnvelope)) await finishRewrite(deps, session, sessionKey);
   if (!resuming) await repairOrphanedTrailingUser(deps, session, sessionKey, turnId);
-  // Resuming from its durable final row, the turn first finishes the rewrite of its enveloped prompt entry that a power
-  // loss or a kill cut short (envelope.ts finishCutShortRewrite), so that its own entries follow the copies, in order.
-  else if (storesSubmitted(config.knobs.promptEnvelope)) await finishRewrite(deps, session, sessionKey, turnId);
   const agent = lookup.agent;
   if (lookup.reused) initCachedAgentForTurn(agent, built.history.length, config, ctx.clock.nowMs());
   assert(members.length > 0, `turn ${turnId} answers at least one message`);
@@ -237,6 +238,7 @@ async function runTurnWithAgent(
   // A partial stream under Hermes' gateway: the agent's recovery takes the streamed text as its final response and
   // appends no assistant message (conversation_loop's partial_stream_recovery), so the gateway's backfill writes it.
   const recovered = answer.streamCut === true && deps.gatewayAppend !== undefined;
+  if (durableFinal === undefined && options.giveUp !== true) await keepAnswerCalls(state, answer.toolCalls.map((call) => call.id));
   await persistFinal(state, answer.result, recovered);
   // /clear: the new session is durable before the reply says so (Hermes' reset_session commits before it answers). A
   // /clear given up on answers with the error reply and resets nothing: the user is told it failed (chaos seed 931).
@@ -254,7 +256,7 @@ async function runTurnWithAgent(
   // Block streaming (block-stream.ts): the closing text streams in blocks once its row is durable; a resumed turn does
   // not stream again, its final dispatch sends what the cut stream did not.
   if (streams && config.knobs.blockStreaming !== 'persist-at-end') await streamResult(state, answer.result, answer.toolCalls.map((call) => call.id));
-  await dispatchResult(state, answer.result, answer.toolCalls.map((call) => call.id));
+  await dispatchResult(state, answer.result, answer.toolCalls.map((call) => call.id), durableFinal !== undefined);
   assert(recovered || (agent.messages.at(-1)?.role === 'assistant' && agent.messages.at(-1)?.toolCalls === null), `turn ${turnId} ends on its final assistant message`);
   return session.activeBranch().map((entry) => entry.id);
 }
@@ -291,6 +293,28 @@ async function forgetEarlierAnswer(deps: TurnDeps, outbound: SqlDatabase, sessio
   assert(turnId.length > 0, 'forgetEarlierAnswer of an unnamed turn');
   await outbound.run('DELETE FROM session_state WHERE key = ?', [turnSentPayloadsKeyFor(turnId, false)]);
   deps.ctx.note('payloads-forgotten', { session: sessionKey, turn: turnId });
+}
+
+/**
+ * Before a new answer's final row is committed: when a superseded answer of the same prompt (an earlier attempt that
+ * failed after some of its calls) left durable calls in the turn's rows, the record names this answer's calls. A turn
+ * resuming from the final replays every durable call between its prompt and its final, the superseded answer's too,
+ * and without the names would judge this answer's closing text by a payload only the superseded answer sent (chaos
+ * with send-heavy runs, seed 1 run 52). The write lands before the final row, so a durable final has its names.
+ */
+async function keepAnswerCalls(state: TurnState, callIds: readonly string[]): Promise<void> {
+  const { bugs } = state.deps.config;
+  if (sharedPayloadRow(bugs) || bugs.has('send-flag')) return;
+  const own = new Set(callIds);
+  const superseded = durableToolCalls(state.own, undefined).filter((call) => !own.has(call.id));
+  if (superseded.length === 0) return;
+  const key = turnSentPayloadsKeyFor(state.turnId, false);
+  await state.outbound.transaction((tx) => {
+    const record = parseTurnSentPayloads(tx.query('SELECT value FROM session_state WHERE key = ?', [key])[0]?.value as string | undefined);
+    const value = { turnId: state.turnId, payloads: record.payloads, calls: record.calls ?? [], answer: [...callIds] };
+    tx.run('INSERT OR REPLACE INTO session_state(key, value, updated_at) VALUES (?, ?, ?)', [key, JSON.stringify(value), state.deps.ctx.clock.nowMs()]);
+  });
+  state.deps.ctx.note('answer-calls-kept', { session: state.sessionKey, turn: state.turnId, calls: callIds.length, superseded: superseded.length });
 }
 
 /** The batch's own messages, oldest first, one per line (what it took over from other turns is folded apart). */
@@ -370,8 +394,15 @@ async function submitter(deps: TurnDeps, inbound: SqlDatabase, sessionKey: strin
   return (plain) => envelopePrompt(facts, plain);
 }
 
-/** The rest of a cut-short rewrite of the turn's enveloped prompt entry, appended by its resumed attempt (envelope.ts). */
-async function finishRewrite(deps: TurnDeps, session: SessionManagerPort, sessionKey: string, turnId: string): Promise<void> {
+/**
+ * The rest of a cut-short rewrite of the last prompt entry on the branch (envelope.ts), appended by the next turn to
+ * run in the session: the turn that owns it resuming, or another one first (a claim reset's backoff let a later
+ * message run before it: chaos with send-heavy runs, seed 3 run 3,832, left eight entries off the branch).
+ */
+async function finishRewrite(deps: TurnDeps, session: SessionManagerPort, sessionKey: string): Promise<void> {
+  const users = session.activeBranch().filter((entry) => entry.message.role === 'user');
+  const turnId = users[users.length - 1]?.turnId;
+  if (turnId === undefined || turnId.length === 0) return;
   const finished = await finishCutShortRewrite(session, turnId);
   if (finished !== undefined && finished.copied > 0) deps.ctx.note('prompt-rewrite-finished', { session: sessionKey, turn: turnId, from: finished.from, to: finished.to, copied: finished.copied });
 }
@@ -801,11 +832,11 @@ function finalOfStream(tx: SqlTransaction, state: TurnState, body: string): { id
   return { id: streamRestRowId(stream), content: JSON.stringify(content), source: 'result', kind: 'rest' };
 }
 
-async function dispatchResult(state: TurnState, result: string, callIds: readonly string[]): Promise<void> {
+async function dispatchResult(state: TurnState, result: string, callIds: readonly string[], resumed: boolean): Promise<void> {
   const { ctx, config } = state.deps;
   const blocks = parseMessageBlocks(result);
   const forUser = blocks.filter((block) => block.to === 'user').map((block) => block.body);
-  const suppressed = await suppressedBlocks(state, forUser, callIds);
+  const suppressed = await suppressedBlocks(state, forUser, callIds, resumed);
   const nowMs = ctx.clock.nowMs();
   // A turn that gave up tells each message that woke the agent (rows keyed by the message, as the host's are).
   const gaveUp = result === errorResult;
@@ -851,8 +882,11 @@ async function dispatchResult(state: TurnState, result: string, callIds: readonl
   });
 }
 
-/** Which result blocks repeat what a tool call of this answer (its call ids) already sent this turn. */
-async function suppressedBlocks(state: TurnState, bodies: readonly string[], callIds: readonly string[]): Promise<Set<number>> {
+/**
+ * Which result blocks repeat what a tool call of this answer (its call ids) already sent this turn. A resumed turn's
+ * call ids are every durable call of its prompt; the record's `answer`, when kept, names the final's own.
+ */
+async function suppressedBlocks(state: TurnState, bodies: readonly string[], callIds: readonly string[], resumed = false): Promise<Set<number>> {
   const { bugs } = state.deps.config;
   const suppressed = new Set<number>();
   if (bugs.has('send-dup')) return suppressed; // seed 001 (send-dup): the closing text is always dispatched.
@@ -868,7 +902,7 @@ async function suppressedBlocks(state: TurnState, bodies: readonly string[], cal
   const record = parseTurnSentPayloads(rows.find((row) => row.key === payloadKey)?.value as string | undefined);
   // The fixed record counts only the payloads this answer's own calls sent: a superseded answer's call, repeated late
   // (the link replays it after the turn re-formed with a new prompt), says nothing about the new answer's text.
-  const ownCalls = new Set(callIds);
+  const ownCalls = new Set(resumed && record.answer !== undefined ? record.answer : callIds);
   const payloads = record.calls === undefined ? record.payloads : record.calls.filter((call) => ownCalls.has(call.id)).map((call) => call.text);
   assert(payloads.every((payload) => typeof payload === 'string'), `turn ${state.turnId}'s sent payloads are texts`);
   bodies.forEach((body, index) => {

@@ -498,6 +498,14 @@ function assignCanned(
     const blocks = readResultBlocks(closing.content);
     return blocks.length === 1 && normalized(blocks[0]?.body ?? '') === errorText ? user : undefined;
   };
+  // A turn that gives up writes its error reply's row in state.db after its user row, before the reply can be seen:
+  // a subject with no user row there by the showing had no turn that could have ended with it. The gateway's
+  // heartbeat run and cron executor ask the LLM outside the chat's lane, before any turn of theirs wrote a row, so the
+  // session's last request may be theirs when another turn's error reply is shown (chaos with send-heavy runs, seed
+  // 14 run 350 and seed 13 run 807: the reply went to the subject they asked about, whose action came later).
+  // (Observations of a system that keeps no state.db for the session, as some checker tests build, have no such rows.)
+  const keepsStateDb = (o.durable.families.get(session)?.length ?? 0) > 0;
+  const userRowBy = (candidate: Subject, atMs: number): boolean => !keepsStateDb || rows.some((row) => row.role === 'user' && row.timestamp <= atMs && carries(row.content, candidate));
   // Each canned reply answers one subject of its own (primary). An error reply ends a turn, so it also answers the
   // other subjects the turn's last failed request carried (a turn may carry several, merged or batched), as their
   // mate; a later error reply of their own still takes such a subject over.
@@ -522,7 +530,7 @@ function assignCanned(
     }
     const clear = normalized(fact.text) === normalized(cannedRepliesIn(o)[1]);
     // A `Session cleared.` answers a /clear; an error reply any subject, a /clear too (its reset failed: chaos seed 931).
-    const candidates = subjects.filter((subject) => (!clear || isClear(subject)) && subjectAtMs(subject) <= fact.atMs && takenUpBy(subject, fact.atMs) && !primary.has(subjectKey(subject)));
+    const candidates = subjects.filter((subject) => (!clear || isClear(subject)) && subjectAtMs(subject) <= fact.atMs && takenUpBy(subject, fact.atMs) && !primary.has(subjectKey(subject)) && (clear || isClear(subject) || userRowBy(subject, fact.atMs)));
     // The session's last request before the showing, and its answer: the turn a reply of the session most likely
     // ended (a request still in flight then is a later turn's, asked while the reply was on its way).
     const lastRequest = requests.filter((request) => askedBy(request, fact.atMs)).at(-1);

@@ -23,11 +23,14 @@ const errorReply = 'Sorry, something went wrong. Please try again.';
  * The durable state: the key's family (its first session from 500 ms, and one session a rotation began at each of
  * `resets`) and, when `closedWith` is given, the /clear's user row at 1.5 s and the row that closed its turn at 4.9 s.
  */
-function withFamily(o: Observations, resets: readonly number[], closedWith?: string): Observations {
+function withFamily(o: Observations, resets: readonly number[], closedWith?: string, m2Row = false): Observations {
   const spans: SessionSpan[] = [{ sessionId: session, startedAtMs: 500, endedAtMs: resets[0] ?? null, endReason: resets.length > 0 ? 'session_reset' : null }];
   for (const [index, atMs] of resets.entries()) spans.push({ sessionId: `${session}~${index}`, startedAtMs: atMs, endedAtMs: resets[index + 1] ?? null, endReason: index + 1 < resets.length ? 'session_reset' : null });
   const row = (id: number, timestamp: number, role: string, content: string): DbRow => ({ id, sessionKey: session, sessionId: session, timestamp, role, content, toolCallIds: [], toolCallId: null });
   const rows = closedWith === undefined ? [] : [row(1, 1_500, 'user', '/clear <d1>'), row(2, 4_900, 'assistant', `<message to="user">${closedWith}</message>`)];
+  // m2's turn writes its user row before it asks (a turn that gives up on m2 has written it by its error reply).
+  if (m2Row) rows.push(row(3, 3_500, 'user', 'can you check the calendar? <m2>'));
+  rows.sort((a, b) => a.timestamp - b.timestamp || a.id - b.id);
   return { ...o, durable: { ...o.durable, rows, families: new Map([[session, spans]]) } };
 }
 
@@ -89,7 +92,7 @@ describe('a /clear told it failed', () => {
   it('takes the error reply only when no other subject can if state.db does not show its turn closed with it', () => {
     for (const closedWith of [undefined, 'Session cleared.']) {
       const { history, notice } = clearGivenUp(true);
-      const attribution = attributeAll(withFamily(history.observations(), [], closedWith)).get(session);
+      const attribution = attributeAll(withFamily(history.observations(), [], closedWith, true)).get(session);
       expect(attribution?.cannedFor.get('<m2>')).toBe(notice.shown);
       expect(attribution?.cannedFor.has('<d1>')).toBe(false);
     }
