@@ -13,6 +13,8 @@
 // tool responses left pending in bursts, SQLite writes and fsyncs that stall, replies streamed in blocks, and tasks run
 // by the gateway's cron executor and delivered with a fallback path, so they meet each other and the faults above
 // without flooding a run.
+// One run in five is send-heavy (`sendHeavy`: mid-turn sends and stock answers likely, busy session databases, more
+// user messages), where a stale send record meets a later answer of the same text (the send-stale hunt, issue 44 item 2).
 // And some runs have a quiet gap of 11-45 min, quiet or with the runner stalled past the sweep's 30 min ceiling or the
 // node host cut off (issue 44 item 4, `quietGap`), so each retention window of the model can close inside a run.
 import fc from 'fast-check';
@@ -98,6 +100,7 @@ export const shapeWeights = {
   /** Of the runs with scheduled tasks: the gateway's cron executor runs them, and their output has a fallback path. */
   cron: 500,
   fallbackDelivery: 500,
+  sendHeavy: 200,
 } as const;
 
 /** `arbitrary` in `per1000` of the runs, else null (what shrinking goes to). */
@@ -138,6 +141,25 @@ function shapes(faultPhaseMs: number) {
     // item 5), and the task output's fallback path (item 3).
     cron: sometimes(shapeWeights.cron, cronKnobs()),
     fallbackDelivery: sometimes(shapeWeights.fallbackDelivery, fc.constant('fixed' as const)),
+    // A send-heavy run (issue 44 item 2, the stale-send hunt): the LLM sends mid-turn often and several times a turn,
+    // answers mostly in stock phrases (some of them the interim texts it sends) and seldom repeats what it sent, the
+    // session databases are often busy (a write that ignores a busy database, as a payload record's clear does, is
+    // skipped) and users write more. A send's record left behind then meets a later answer of the same text.
+    sendHeavy: sometimes(shapeWeights.sendHeavy, sendHeavy(faultPhaseMs)),
+  });
+}
+
+/** The knobs of a send-heavy run (see shapes). */
+function sendHeavy(faultPhaseMs: number) {
+  return fc.record({
+    toolCallPer1000: fc.integer({ min: 500, max: 1000 }),
+    toolCallsMax: fc.integer({ min: 3, max: 4 }),
+    stockAnswerPer1000: fc.integer({ min: 800, max: 1000 }),
+    repeatPer1000: fc.integer({ min: 0, max: 300 }),
+    repeatOnlyPer1000: fc.integer({ min: 0, max: 200 }),
+    // Busy at most 300 per 1000: above it a turn giving up can retry past answered-in-time's 30 minutes (BENCHMARKS.md).
+    sqlBusyPer1000: fc.integer({ min: 100, max: 300 }),
+    users: fc.array(groupUserStep(faultPhaseMs, 4), { minLength: 4, maxLength: 10 }),
   });
 }
 
@@ -153,7 +175,24 @@ type Shapes = ReturnType<typeof shapes> extends fc.Arbitrary<infer T> ? T : neve
 const clientDropPer1000Max = 20;
 
 /** The plan with the run's shapes switched on (each absent when off, as in a plan without it). */
-function withShapes(plan: Plan, drawn: Shapes): Plan {
+function withShapes(base: Plan, drawn: Shapes): Plan {
+  const heavy = drawn.sendHeavy;
+  const plan: Plan =
+    heavy === null
+      ? base
+      : {
+          ...base,
+          workload: byTime([...base.workload, ...heavy.users]),
+          faultKnobs: { ...base.faultKnobs, sqlBusyPer1000: heavy.sqlBusyPer1000 },
+          model: {
+            ...base.model,
+            toolCallPer1000: heavy.toolCallPer1000,
+            toolCallsMax: heavy.toolCallsMax,
+            stockAnswerPer1000: heavy.stockAnswerPer1000,
+            repeatPer1000: heavy.repeatPer1000,
+            repeatOnlyPer1000: heavy.repeatOnlyPer1000,
+          },
+        };
   const out: Plan = {
     ...plan,
     ...(drawn.clients === null ? {} : { faultKnobs: { ...plan.faultKnobs, dropPer1000: Math.min(plan.faultKnobs.dropPer1000, clientDropPer1000Max) } }),
