@@ -80,8 +80,11 @@ export function atLeastOnceRepeats(o: Observations): RepeatExcuse {
     const carrier = carrierOf.get(fact);
     if (carrier !== undefined) push(showingsOfSend, carrier.send.id, fact);
   }
+  // Each showing's text normalised once: the comparisons below go over every earlier showing (quadratic in a run).
+  const normalizedText = new Map(o.ledger.shown.map((fact) => [fact, normalized(fact.text)]));
+  const textOf = (fact: ShownFact): string => normalizedText.get(fact) ?? normalized(fact.text);
   const sameMessage = (earlier: ShownFact, fact: ShownFact): boolean =>
-    earlier.index < fact.index && earlier.sessionKey === fact.sessionKey && earlier.kind === fact.kind && normalized(earlier.text) === normalized(fact.text);
+    earlier.index < fact.index && earlier.sessionKey === fact.sessionKey && earlier.kind === fact.kind && textOf(earlier) === textOf(fact);
   // A copy for certain: the network's replay of a send whose own arrival showed the same message.
   const replayed = (fact: ShownFact): boolean => {
     const carrier = carrierOf.get(fact);

@@ -13,8 +13,8 @@
 //   (a) an open slot with its text, of an answer that had returned before it;
 //   (b) when its text is a canned one, a subject that arrived before it (a command or its start: that the system had
 //       taken up by then, asked about or written as a user row) and has no canned reply of its own yet: a
-//       /clear for `Session cleared.`; for the error reply, a subject whose turn shows, as of the showing, evidence
-//       that it gave up on it; an error reply also answers, as its mates, the other subjects of the turn it ended (that
+//       /clear for `Session cleared.`; for the error reply, a subject with a user row in state.db by then (a turn that
+//       gives up writes it first) whose turn shows, as of the showing, evidence that it gave up on it; an error reply also answers, as its mates, the other subjects of the turn it ended (that
 //       turn's last failed or unshown request, else the subject's own last request, answered, or, for a turn that never
 //       asked, its user row in state.db closed by the error reply's row);
 //   (c) nothing, only when it is a repeat its sender could not avoid (a key-less platform, at-least-once.ts).

@@ -433,7 +433,6 @@ class StallShapes {
   /** For a deadline that fired, which stalled databases it raced (by the session it names, or its database). */
   private racedBy(event: TraceEvent): ((path: string) => boolean) | undefined {
     const fields = event.fields;
-    const inSession = (session: string) => (path: string) => path.startsWith(`/data/sessions/${encodeURIComponent(session)}/`);
     switch (event.kind) {
       case 'sql.busy':
         return fields.cause === 'stalled-writer' ? (path) => path === fields.path : undefined;
@@ -449,6 +448,12 @@ class StallShapes {
         return undefined;
     }
   }
+}
+
+/** Whether a path is one of the session's databases (a closure made only for the events that name a session). */
+function inSession(session: string): (path: string) => boolean {
+  const prefix = `/data/sessions/${encodeURIComponent(session)}/`;
+  return (path) => path.startsWith(prefix);
 }
 
 /** The coverage row of each refusal the platform marks. */
