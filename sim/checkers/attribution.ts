@@ -39,7 +39,8 @@
 //      (leavesLaterShowingsSlots), nor a weak one (of a superseded answer, or not surely sent): it is taken for the
 //      repeat it may be;
 //   2. while a canned reply that is no possible repeat finds no subject (or only a /clear, tier 7), the latest possible
-//      repeat of its text before it that took a subject yields it and the replies are assigned again (the two trial
+//      repeat of its text before it that took a subject, or reply of its text given up visibly (no excuse needed),
+//      yields it and the replies are assigned again (the two trial
 //      loops in attribute), keeping a trial only when it leaves fewer replies lacking;
 //   3. answers are marked given up only after the assignment (markGivenUp), from the error replies that ended their
 //      subjects.
@@ -245,7 +246,8 @@ function attribute(o: Observations, session: string, excused: RepeatExcuse): Att
     if (lacking === undefined) break;
     const took = new Set(assigned.cannedFirst.values());
     const yielding = canned.filter((fact) => fact.index < lacking.shown.index && normalized(fact.text) === normalized(lacking.shown.text) && optional(fact) && took.has(fact)).at(-1);
-    if (yielding === undefined || !excused.excused(yielding)) break;
+    // A reply given up visibly yields without an excuse: the user never saw it, so it may answer no one.
+    if (yielding === undefined || (!givenUpReplies.has(yielding) && !excused.excused(yielding))) break;
     yielded.add(yielding);
     canned = canned.filter((fact) => fact !== yielding);
     cannedUnexplained = [];
@@ -525,7 +527,7 @@ function assignCanned(
   let yieldFailed = false;
   for (const fact of shown) {
     if (yields.has(fact)) {
-      if (!takenForRepeat(fact)) yieldFailed = true;
+      if (!givenUpReplies.has(fact) && !takenForRepeat(fact)) yieldFailed = true;
       continue;
     }
     const clear = normalized(fact.text) === normalized(cannedRepliesIn(o)[1]);

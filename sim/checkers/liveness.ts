@@ -13,7 +13,9 @@
 //   it was first asked about (answerWithinMs, 30 min; below), and, if it arrived before the faults stopped, within
 //   the system's longest wait
 //   between tries (the system description's retryWaitMaxMs: a try that failed as the faults stopped waits that long
-//   before the next) and afterHealMs (2 min) more, whichever comes first: a stall or churn during the faults counts,
+//   before the next) and afterHealMs (2 min) more, extended while the session goes on showing the user something at
+//   least every afterHealMs (a backlog drains one turn after another: send-heavy chaos seed 3, run 5,748, a dozen
+//   Hermes turns back to back after the last back-off), whichever comes first: a stall or churn during the faults counts,
 //   not only a message never answered. Chaos seed 903, run 717 (stop 34): an LLM request made in an outage failed 2 s
 //   after the faults stopped, the turn waited its fifth back-off (80 s), and the eleven turns queued behind it
 //   (Hermes runs one at a time) took 39 s more: answered 122 s after the faults stopped, by a system doing as it
@@ -73,10 +75,17 @@ export const progressBounds = {
 
 /**
  * When a subject that arrived at `arrivedAt` and was first asked about at `askedAt` (its arrival if it was not) must
- * have been answered by, for a system whose longest retry wait is given.
+ * have been answered by, for a system whose longest retry wait is given. The bound after the heal is extended while
+ * the session goes on showing the user something (`shownAtMs`, the session's showings in time order) at least once
+ * every afterHealMs: a session runs one turn at a time, and a backlog the faults left drains one turn after another.
  */
-export function answerDeadlineMs(arrivedAt: number, askedAt: number, faultPhaseMs: number, retryWaitMaxMs: number, down: readonly Interval[] = []): number {
-  return Math.min(afterWorkingTime(Math.max(arrivedAt, askedAt), progressBounds.answerWithinMs, down), Math.max(arrivedAt, faultPhaseMs) + retryWaitMaxMs + progressBounds.afterHealMs);
+export function answerDeadlineMs(arrivedAt: number, askedAt: number, faultPhaseMs: number, retryWaitMaxMs: number, down: readonly Interval[] = [], shownAtMs: readonly number[] = []): number {
+  let afterHeal = Math.max(arrivedAt, faultPhaseMs) + retryWaitMaxMs + progressBounds.afterHealMs;
+  for (const atMs of shownAtMs) {
+    if (atMs > afterHeal) break;
+    afterHeal = Math.max(afterHeal, atMs + progressBounds.afterHealMs);
+  }
+  return Math.min(afterWorkingTime(Math.max(arrivedAt, askedAt), progressBounds.answerWithinMs, down), afterHeal);
 }
 
 /** A span of simulated time, [fromMs, toMs). */
@@ -142,19 +151,21 @@ function downWithin(fromMs: number, toMs: number, down: readonly Interval[]): nu
 
 function checkAnsweredInTime(o: Observations, attributions: Map<string, Attribution>, out: Violation[]): void {
   const down = worldDowntime(o);
+  const shownAtMs = new Map<string, number[]>();
+  for (const fact of o.ledger.shown) shownAtMs.set(fact.sessionKey, [...(shownAtMs.get(fact.sessionKey) ?? []), fact.atMs]);
   for (const time of answerTimes(o, attributions)) {
     // A subject never answered is every-inbound-answered's.
     const answeredAtMs = time.answeredAtMs;
     if (answeredAtMs === undefined) continue;
     const askedAtMs =
       o.ledger.requests.find((request) => request.sessionKey === time.session && request.atMs >= time.arrivedAtMs && request.atMs <= answeredAtMs && carries(request.prompt, time.subject))?.atMs ?? time.arrivedAtMs;
-    const deadline = answerDeadlineMs(time.arrivedAtMs, askedAtMs, o.faultPhaseMs, systemOf(o).retryWaitMaxMs, down);
+    const deadline = answerDeadlineMs(time.arrivedAtMs, askedAtMs, o.faultPhaseMs, systemOf(o).retryWaitMaxMs, down, shownAtMs.get(time.session) ?? []);
     if (answeredAtMs <= deadline) continue;
     const excusedMs = downWithin(Math.max(time.arrivedAtMs, askedAtMs), deadline, down);
     const what = 'marker' in time.subject ? `message ${time.subject.marker}` : `command ${time.subject.runId}`;
     out.push({
       invariant: 'answered-in-time',
-      message: `${time.session}: ${what} arrived at ${time.arrivedAtMs} ms${askedAtMs > time.arrivedAtMs ? `, was first asked about at ${askedAtMs} ms` : ''} and was first answered at ${time.answeredAtMs} ms, after its deadline ${deadline} ms (${progressBounds.answerWithinMs} ms after ${askedAtMs > time.arrivedAtMs ? 'it was first asked about' : 'arrival'}${excusedMs > 0 ? ` not counting ${excusedMs} ms when the world kept a process of the system down` : ''}, or the system's longest retry wait ${systemOf(o).retryWaitMaxMs} ms and ${progressBounds.afterHealMs} ms more after the faults stopped at ${o.faultPhaseMs} ms)`,
+      message: `${time.session}: ${what} arrived at ${time.arrivedAtMs} ms${askedAtMs > time.arrivedAtMs ? `, was first asked about at ${askedAtMs} ms` : ''} and was first answered at ${time.answeredAtMs} ms, after its deadline ${deadline} ms (${progressBounds.answerWithinMs} ms after ${askedAtMs > time.arrivedAtMs ? 'it was first asked about' : 'arrival'}${excusedMs > 0 ? ` not counting ${excusedMs} ms when the world kept a process of the system down` : ''}, or the system's longest retry wait ${systemOf(o).retryWaitMaxMs} ms and ${progressBounds.afterHealMs} ms more after the faults stopped at ${o.faultPhaseMs} ms, extended while the session showed something at least every ${progressBounds.afterHealMs} ms)`,
       step: stepAt(o, deadline),
       timeMs: deadline,
       class: classOf('answered-in-time'),
