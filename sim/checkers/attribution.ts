@@ -436,7 +436,7 @@ function assignCanned(
         (request.endedAtMs ?? Infinity) >= (failed?.atMs ?? Infinity) &&
         (request.endedAtMs ?? Infinity) <= atMs &&
         carries(request.prompt, subject) &&
-        wentOnAfter(request, atMs),
+        (wentOnAfter(request, atMs) || finishedWith(request)),
     );
   };
   const gaveUpOn = (subject: Subject, atMs: number): boolean =>
@@ -468,6 +468,15 @@ function assignCanned(
         row.timestamp > atMs &&
         ((row.role === 'assistant' && row.toolCallIds.length === 0 && row.content === answer.result) || (row.role === 'tool' && row.toolCallId !== null && calls.has(row.toolCallId))),
     );
+  };
+  // An answer its turn finished with: state.db holds its closing text as a final row (a turn that gives up writes the
+  // error reply as its final row, and only its tool rows beside it). For the overlapping attempts above: the cron
+  // executor's first attempt answered as its retry failed, and the turn wrote the answer's final row a moment before
+  // another turn's error reply was shown (send-heavy chaos seed 2, run 17,215: the task occurrence took m0's error
+  // reply, and each later one went one message too early, until m20's answer was called lost).
+  const finishedWith = (request: LlmRequestFact): boolean => {
+    const answer = request.answer === null ? undefined : o.ledger.answers[request.answer];
+    return answer !== undefined && finalTexts.has(answer.result);
   };
   const signOfFailure = (subject: Subject, atMs: number): boolean => {
     if (gaveUpOn(subject, atMs)) return true;
