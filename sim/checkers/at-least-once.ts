@@ -18,7 +18,8 @@
 //     the later of the two (in send order: the platform may show a resend first) again (in-flight.ts resendReason):
 //     the sender was killed in between (a new incarnation cannot know what the old one sent), or its wait for the
 //     acknowledgement timed out (the later send left at least the system's sendAckTimeoutMs after the earlier), or the
-//     network dropped the platform's acknowledgement of the earlier before the later left; and the sender could not
+//     network dropped the platform's acknowledgement of the earlier before the later left, or the platform refused an
+//     arrival of the earlier (a network copy's too) and the refusal reached the sender first; and the sender could not
 //     know the earlier had landed: no acknowledgement of it (of its showing, while the sender still waited for it,
 //     within sendAckTimeoutMs of the send; or of a replay of it) reached the sender before the later send, or the
 //     sender was killed after the last one that did. A resend soon after the first,

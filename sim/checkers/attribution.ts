@@ -163,11 +163,16 @@ function attribute(o: Observations, session: string, excused: RepeatExcuse): Att
   const showings = shownIn(o, session).filter((fact) => !excused.replayed(fact));
   // A canned reply given up visibly needs no subject either (it told the user nothing).
   const optional = (fact: ShownFact): boolean => givenUpReplies.has(fact) || ((slotTexts.has(normalized(fact.text)) || cannedTexts.includes(normalized(fact.text))) && excused.mayRepeat(fact));
+  // The slots counted for the later showings are the ones state.db shows some sign of (a carrier, a result or a final
+  // row): a later showing that could take only a slot with none (say of an answer given up, whose carrier a power loss
+  // took) would be called a row-less showing, so the possible repeat is the one taken for a repeat (send-heavy chaos seed 1, run
+  // 7,899: a gateway's resend of an older result row after a power loss took a task occurrence's call of the same text,
+  // and that call's own showing went to an earlier occurrence's given-up call with no carrier row).
   const leavesLaterShowingsSlots = (fact: ShownFact, taken: Slot): boolean => {
     const text = normalized(fact.text);
     const left = answers.flatMap((answer) => answer.slots).filter((slot) => slot !== taken && slot.shownBy === null && slot.text === text);
     const later = showings.filter((other) => other.index > fact.index && !optional(other) && normalized(other.text) === text);
-    return later.every((other, k) => left.filter((slot) => slot.answer.first.returnedAtMs <= other.atMs).length > k);
+    return later.every((other, k) => left.filter((slot) => slot.answer.first.returnedAtMs <= other.atMs && evidence(slot, other.atMs) < 2).length > k);
   };
   for (const fact of showings) {
     const text = normalized(fact.text);

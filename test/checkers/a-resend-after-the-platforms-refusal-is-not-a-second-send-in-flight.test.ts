@@ -6,11 +6,12 @@
 // the first; the network also replayed the first send 52 s later (dropped by the platform as a repeat of its key),
 // which put that send among the platform's attempts, and the resend was judged a second send while the first was in
 // flight. A send
-// whose refusal reached the sender before the new send left is over. Without the refusal in the ledger the same run
-// is judged as before.
+// whose refusal reached the sender before the new send left is over. Without the refusal the same run
+// is judged as before (the refusal hidden from the trace and the ledger).
 import { describe, expect, it } from 'vitest';
 import { checkSendsInFlight } from '../../sim/checkers/in-flight.ts';
 import type { Violation } from '../../sim/checkers/violation.ts';
+import type { TraceEvent } from '../../sim/kernel/trace.ts';
 import { loadSqlJs } from '../../sim/kernel/sqlite.ts';
 import type { RunResult } from '../../sim/run/harness.ts';
 import { withFrozenPlan } from '../model/support.ts';
@@ -19,8 +20,10 @@ import { ledgerWith, observationsOf } from './support.ts';
 const sql = await loadSqlJs();
 const session = 'agent:main:chat:0';
 
+/** The checker's verdict; without refusals, the world's record of each (the ledger's and the trace's fault) is hidden. */
 function inFlight(result: RunResult, withRefusals: boolean): Violation[] {
-  const o = observationsOf(result, session, (seen) => (withRefusals ? seen : { ...seen, ledger: ledgerWith(seen.ledger, { sendRefusals: [] }) }));
+  const hidden = (event: TraceEvent): TraceEvent => (event.kind === 'fault' && event.fields.kind === 'send-refused' ? { ...event, fields: { ...event.fields, kind: 'hidden' } } : event);
+  const o = observationsOf(result, session, (seen) => (withRefusals ? seen : { ...seen, events: seen.events.map(hidden), ledger: ledgerWith(seen.ledger, { sendRefusals: [] }) }));
   const out: Violation[] = [];
   checkSendsInFlight(o, out);
   return out;
