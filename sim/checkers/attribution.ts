@@ -38,10 +38,10 @@
 //   1. a possible key-less repeat takes no slot that a later showing that is no repeat would then lack
 //      (leavesLaterShowingsSlots), nor a weak one (of a superseded answer, or not surely sent): it is taken for the
 //      repeat it may be;
-//   2. while a canned reply that is no possible repeat finds no subject (or only a /clear, tier 7), the latest possible
-//      repeat of its text before it that took a subject, or reply of its text given up visibly (no excuse needed),
-//      yields it and the replies are assigned again (the two trial
-//      loops in attribute), keeping a trial only when it leaves fewer replies lacking;
+//   2. while a canned reply that is no possible repeat finds no subject (or only a /clear, tier 7, or only a subject
+//      the LLM was asked about again after it, tiers 4 to 6), the latest possible repeat of its text before it that
+//      took a subject, or reply of its text given up visibly (no excuse needed), yields it and the replies are assigned
+//      again (the two trial loops in attribute), keeping a trial only when it leaves fewer replies lacking;
 //   3. answers are marked given up only after the assignment (markGivenUp), from the error replies that ended their
 //      subjects.
 import type { LlmAnswerFact, LlmRequestFact, ShownFact } from '../world/ledger.ts';
@@ -258,25 +258,32 @@ function attribute(o: Observations, session: string, excused: RepeatExcuse): Att
     cannedUnexplained = [];
     assigned = assignCanned(o, session, answers, canned, cannedUnexplained, takenForRepeat, finalTexts, rows);
   }
-  // A reply that is no possible resend and is still left over, or that only a /clear could take (the last resort,
-  // tier 7), is lacking too: the latest possible resend of its text before it that took a subject is taken for the
-  // repeat it may be, and the replies are assigned again from the start, the excuse asked in showing order; the trial
-  // is kept when it lacks fewer, and dropped with its claims when it does not or the resend is no repeat after all.
+  // A reply that is no possible resend and is still left over, that only a /clear could take (the last resort, tier 7),
+  // or that went to a subject the LLM was asked about again after it (tiers 4 to 6: as far as its showing tells, that
+  // turn had not given up) is lacking too: the latest possible resend of its text before it that took a subject is
+  // taken for the repeat it may be, and the replies are assigned again from the start, the excuse asked in showing
+  // order; the trial is kept when it lacks fewer, and dropped with its claims when it does not or the resend is no
+  // repeat after all.
   // Chaos seed 969, run 13189: after a power loss the new gateway resent m2's error reply, which took m1; m1's own
   // reply then found only the /clear m3, and m3's `Session cleared.` was left over. fuzz --all seed 820, compaction
   // run 43: two resends after lost acknowledgements took m8 and m9, never asked during an LLM outage, and m8's and
   // m9's own replies found only the /clear (one resend yielding is enough: the other reply is then taken for a repeat).
-  // A trial must answer as many subjects as before (a /clear left with no reply at all would be a loss), and lack
-  // fewer: fewer replies left over (each a duplicate), else as many and fewer last resorts.
+  // Send-heavy chaos seed 3, run 15,953: a batch of six messages gave up; after a power loss the new gateway resent the
+  // first error reply and the link replayed it, the resend took m1 on the first tier, each later reply went one message
+  // too early, and the last went to m8, whose own turn was still asking.
+  // A trial must answer as many subjects as before, not counting those answered by a reply asked about again (a /clear
+  // left with no reply at all would be a loss), and lack fewer: fewer replies left over (each a duplicate), else as
+  // many and fewer last resorts, else fewer replies to subjects asked about again.
   const lacks = (assignment: CannedAssignment, left: readonly Unexplained[]): number[] => [
-    -assignment.cannedFor.size,
+    -[...assignment.cannedFor.values()].filter((fact) => !assignment.askedAgain.includes(fact)).length,
     left.filter((entry) => !optional(entry.shown)).length,
     assignment.lastResort.filter((fact) => !optional(fact)).length,
+    assignment.askedAgain.filter((fact) => !optional(fact)).length,
   ];
   const fewerLacking = (trial: number[], now: number[]): boolean => (trial[0] ?? 0) <= (now[0] ?? 0) && lessThan(trial.slice(1), now.slice(1));
   for (let improved = true; improved; ) {
     improved = false;
-    const lacking = [...cannedUnexplained.map((entry) => entry.shown), ...assigned.lastResort].filter((fact) => !optional(fact)).sort((a, b) => a.index - b.index);
+    const lacking = [...cannedUnexplained.map((entry) => entry.shown), ...assigned.lastResort, ...assigned.askedAgain].filter((fact) => !optional(fact)).sort((a, b) => a.index - b.index);
     for (const fact of lacking) {
       // A reply took a subject as its first or as its own (a mate's own reply takes it over).
       const took = new Set([...assigned.cannedFirst.values(), ...assigned.cannedFor.values()]);
@@ -322,6 +329,8 @@ interface CannedAssignment {
   endedBy: Map<string, ShownFact[]>;
   /** The error replies a /clear took as the last resort (tier 7: no other subject could take them). */
   lastResort: ShownFact[];
+  /** The error replies taken by a subject the LLM was asked about again after the showing (tiers 4 to 6). */
+  askedAgain: ShownFact[];
   /** Whether a reply taken for a repeat (`yields`) was no repeat the excuse allowed. */
   yieldFailed: boolean;
 }
@@ -527,6 +536,7 @@ function assignCanned(
   // mate; a later error reply of their own still takes such a subject over.
   const primary = new Map<string, ShownFact>();
   const lastResort: ShownFact[] = [];
+  const askedAgain: ShownFact[] = [];
   const mates = new Map<string, ShownFact>();
   const cannedFirst = new Map<string, ShownFact>();
   // Every canned reply that ended a turn carrying a subject: its own, and each error reply whose turn's last failed
@@ -650,6 +660,7 @@ function assignCanned(
     }
     primary.set(subjectKey(subject), fact);
     if (tierOf === 7) lastResort.push(fact);
+    else if (tierOf >= 4) askedAgain.push(fact);
     if (!cannedFirst.has(subjectKey(subject))) cannedFirst.set(subjectKey(subject), fact);
     mates.delete(subjectKey(subject));
     ended(subjectKey(subject), fact);
@@ -684,7 +695,7 @@ function assignCanned(
     }
   }
   const cannedFor = new Map<string, ShownFact>([...mates, ...primary]);
-  return { cannedFor, cannedFirst, endedBy, lastResort, yieldFailed };
+  return { cannedFor, cannedFirst, endedBy, lastResort, askedAgain, yieldFailed };
 }
 
 function logicalAnswers(o: Observations, session: string): LogicalAnswer[] {
