@@ -9,10 +9,9 @@ import { describe, expect, it } from 'vitest';
 import { checkPartRepeats } from '../../sim/checkers/refusals.ts';
 import { Placement } from '../../sim/checkers/placement.ts';
 import type { Violation } from '../../sim/checkers/violation.ts';
-import type { TraceEvent } from '../../sim/kernel/trace.ts';
 import { loadSqlJs } from '../../sim/kernel/sqlite.ts';
 import { withFrozenPlan } from '../model/support.ts';
-import { ledgerWith, observationsOf } from './support.ts';
+import { observationsOf, withoutRefusals } from './support.ts';
 
 const sql = await loadSqlJs();
 const session = 'agent:main:chat:2';
@@ -30,8 +29,7 @@ describe("a resend after the platform refused a network copy of the send", () =>
       expect(events[(refused?.index ?? 0) - 1]?.kind).toBe('net.duplicate');
       expect(result.ledger.shown.filter((fact) => fact.sessionKey === session && fact.text.startsWith('Part 1 of answer a0d16c560'))).toHaveLength(2);
       const judge = (hide: boolean): Violation[] => {
-        const hidden = (event: TraceEvent): TraceEvent => (event.kind === 'fault' && event.fields.kind === 'send-refused' ? { ...event, fields: { ...event.fields, kind: 'hidden' } } : event);
-        const o = observationsOf(result, session, (seen) => (hide ? { ...seen, events: seen.events.map(hidden), ledger: ledgerWith(seen.ledger, { sendRefusals: [] }) } : seen));
+        const o = observationsOf(result, session, (seen) => (hide ? withoutRefusals(seen) : seen));
         const out: Violation[] = [];
         checkPartRepeats(o, out, new Placement(o));
         return out;

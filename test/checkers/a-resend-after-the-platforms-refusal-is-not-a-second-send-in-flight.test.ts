@@ -11,19 +11,17 @@
 import { describe, expect, it } from 'vitest';
 import { checkSendsInFlight } from '../../sim/checkers/in-flight.ts';
 import type { Violation } from '../../sim/checkers/violation.ts';
-import type { TraceEvent } from '../../sim/kernel/trace.ts';
 import { loadSqlJs } from '../../sim/kernel/sqlite.ts';
 import type { RunResult } from '../../sim/run/harness.ts';
 import { withFrozenPlan } from '../model/support.ts';
-import { ledgerWith, observationsOf } from './support.ts';
+import { observationsOf, withoutRefusals } from './support.ts';
 
 const sql = await loadSqlJs();
 const session = 'agent:main:chat:0';
 
 /** The checker's verdict; without refusals, the world's record of each (the ledger's and the trace's fault) is hidden. */
 function inFlight(result: RunResult, withRefusals: boolean): Violation[] {
-  const hidden = (event: TraceEvent): TraceEvent => (event.kind === 'fault' && event.fields.kind === 'send-refused' ? { ...event, fields: { ...event.fields, kind: 'hidden' } } : event);
-  const o = observationsOf(result, session, (seen) => (withRefusals ? seen : { ...seen, events: seen.events.map(hidden), ledger: ledgerWith(seen.ledger, { sendRefusals: [] }) }));
+  const o = observationsOf(result, session, (seen) => (withRefusals ? seen : withoutRefusals(seen)));
   const out: Violation[] = [];
   checkSendsInFlight(o, out);
   return out;

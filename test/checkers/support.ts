@@ -15,6 +15,7 @@ import { kernelFacts, type Observations } from '../../sim/checkers/observations.
 import type { Violation } from '../../sim/checkers/violation.ts';
 import { modelDescription, type RunResult } from '../../sim/run/harness.ts';
 import type { Simulation } from '../../sim/kernel/simulation.ts';
+import type { TraceEvent } from '../../sim/kernel/trace.ts';
 import type { ScriptedAnswer, World } from '../../sim/world/index.ts';
 import type { FaultStep, Plan } from '../../sim/run/plan.ts';
 import { forMessage, handPlan, reply, type RunInput, user } from '../model/support.ts';
@@ -236,6 +237,15 @@ export function observationsWithGiveUps(result: RunResult, session: string, with
 /** The ledger with some of its facts replaced (the ledger is a class; its other fields and methods kept). */
 export function ledgerWith(ledger: RunResult['ledger'], facts: Partial<RunResult['ledger']>): RunResult['ledger'] {
   return Object.assign(Object.create(Object.getPrototypeOf(ledger) as object) as RunResult['ledger'], ledger, facts);
+}
+
+/**
+ * The observations with the platform's refusals hidden (a sabotage): the ledger's record of each and the trace's
+ * `send-refused` fault events, which become events of a kind no checker reads.
+ */
+export function withoutRefusals(o: Observations): Observations {
+  const hidden = (event: TraceEvent): TraceEvent => (event.kind === 'fault' && event.fields.kind === 'send-refused' ? { ...event, fields: { ...event.fields, kind: 'hidden' } } : event);
+  return { ...o, events: o.events.map(hidden), ledger: ledgerWith(o.ledger, { sendRefusals: [] }) };
 }
 
 /** The liveness invariants' verdicts on the observations (the attribution made from them). */
