@@ -222,7 +222,7 @@ export function failureJson(failure: FuzzFailure): Record<string, unknown> {
     shrinkRunsMax: failure.shrinkRunsMax,
     // Whose code failed: the real code that ran, and (with real code) whether docs/MODEL.md documents the finding.
     realCode: code,
-    ...(first !== undefined && ranRealCode(code) ? { finding: matchFinding(first, code, failure.result.sim.trace.events) } : {}),
+    ...(first !== undefined && ranRealCode(code) ? { finding: matchFinding(first, code, failure.result.sim.trace.events, failure.result.violations) } : {}),
   };
 }
 

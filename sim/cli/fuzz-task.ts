@@ -140,7 +140,7 @@ export function documentedViolations(result: RunResult, invariant: string | unde
   const found: DocumentedViolation[] = [];
   for (const violation of result.violations) {
     if (invariant !== undefined && violation.invariant !== invariant) continue;
-    const match = matchFinding(violation, code, result.sim.trace.events);
+    const match = matchFinding(violation, code, result.sim.trace.events, result.violations);
     if (match.status === 'new') return undefined;
     if (!found.some((seen) => seen.invariant === violation.invariant && seen.section === match.section)) found.push({ invariant: violation.invariant, section: match.section });
   }

@@ -82,13 +82,21 @@ export interface DocumentedFinding {
   section: string;
   /** The finding in a few words. */
   summary: string;
-  /** Whose code it is about: an OpenClaw part in any of these releases, or the pi SessionManager. */
-  code: { openclawPart: string; releases: readonly string[] } | { sessionManager: 'pi' };
+  /**
+   * Whose code it is about: an OpenClaw part in any of these releases, a setting of a release's behaviour around its
+   * parts that the run applied (sim/real/openclaw/surroundings.ts, by its id), or the pi SessionManager.
+   */
+  code: { openclawPart: string; releases: readonly string[] } | { openclawSetting: string; releases: readonly string[] } | { sessionManager: 'pi' };
   invariants: readonly string[];
-  /** What else the violation or the run must show (a fault, a subject) for the finding to be this one. */
-  shows?: { message?: RegExp; fault?: string };
+  /**
+   * What else the violation or the run must show for the finding to be this one: its message, a fault of the run, a
+   * process the run restarted, or that the message it names (`[m<n>]`) is one a no-double-ingestion violation of the
+   * same run names, with text this pattern matches (the violation follows from that message taken twice).
+   */
+  shows?: { message?: RegExp; fault?: string; restarted?: string; messageIngestedTwice?: RegExp };
 }
 
+// The first finding that matches is the one named: the narrower ones come first.
 export const documentedFindings: readonly DocumentedFinding[] = [
   {
     section: 'Node exec events, real',
@@ -105,6 +113,14 @@ export const documentedFindings: readonly DocumentedFinding[] = [
     code: { openclawPart: 'mirror-append', releases: ['2026.4.24'] },
     invariants: ['transcript-consistent'],
     shows: { message: /entries are off the active branch/ },
+  },
+  {
+    section: 'Around the real parts',
+    summary: "chat.send's dedupe map is in the gateway's memory (2026.7.1, 2026.7.35): a WebChat message resent after a gateway restart, under the key of its first send, is taken again",
+    code: { openclawSetting: 'chat-dedupe-in-memory', releases: ['2026.7.1', '2026.7.35'] },
+    // The message in two user rows or entries; its answer, asked twice with the same prompt, stored and shown twice.
+    invariants: ['no-double-ingestion', 'one-assistant-row-per-visible-reply', 'no-duplicate-visible-reply'],
+    shows: { restarted: 'gateway', messageIngestedTwice: /\(delivery wc-/ },
   },
   {
     section: 'The session-file repair, real',
@@ -125,14 +141,32 @@ export const documentedFindings: readonly DocumentedFinding[] = [
 /** How a violation of a run with real code stands against docs/MODEL.md: a documented finding, or new. */
 export type FindingMatch = { status: 'documented'; section: string; summary: string } | { status: 'new' };
 
-export function matchFinding(violation: Violation, code: CodeUnderTest, events: readonly TraceEvent[]): FindingMatch {
+/**
+ * Match one violation of a run against the documented findings; `violations` are all of the run's (a finding may
+ * follow from another violation of the same run: shows.messageIngestedTwice).
+ */
+export function matchFinding(violation: Violation, code: CodeUnderTest, events: readonly TraceEvent[], violations: readonly Violation[] = [violation]): FindingMatch {
   const faults = new Set(events.filter((event) => event.kind === 'fault').map((event) => String(event.fields.kind)));
+  const restarted = new Set(events.filter((event) => event.kind === 'proc.restart').map((event) => String(event.fields.name)));
+  const ran = (finding: DocumentedFinding): boolean => {
+    if ('sessionManager' in finding.code) return code.sessionManager === 'pi';
+    if (code.openclaw === null || !finding.code.releases.includes(code.openclaw.release)) return false;
+    if ('openclawPart' in finding.code) return code.openclaw.parts.includes(finding.code.openclawPart);
+    const setting = finding.code.openclawSetting;
+    return code.openclawAround?.applied.some((applied) => applied.id === setting) ?? false;
+  };
+  // The message a violation names, and whether a no-double-ingestion violation of the run names it, matching `pattern`.
+  const ingestedTwice = (pattern: RegExp): boolean => {
+    const named = /\[m\d+\]/.exec(violation.message)?.[0];
+    return named !== undefined && violations.some((other) => other.invariant === 'no-double-ingestion' && other.message.includes(named) && pattern.test(other.message));
+  };
   const found = documentedFindings.find((finding) => {
-    if (!finding.invariants.includes(violation.invariant)) return false;
-    const ran = 'sessionManager' in finding.code ? code.sessionManager === 'pi' : code.openclaw !== null && finding.code.releases.includes(code.openclaw.release) && code.openclaw.parts.includes(finding.code.openclawPart);
-    if (!ran) return false;
-    if (finding.shows?.message !== undefined && !finding.shows.message.test(violation.message)) return false;
-    return finding.shows?.fault === undefined || faults.has(finding.shows.fault);
+    if (!finding.invariants.includes(violation.invariant) || !ran(finding)) return false;
+    const shows = finding.shows ?? {};
+    if (shows.message !== undefined && !shows.message.test(violation.message)) return false;
+    if (shows.restarted !== undefined && !restarted.has(shows.restarted)) return false;
+    if (shows.messageIngestedTwice !== undefined && !ingestedTwice(shows.messageIngestedTwice)) return false;
+    return shows.fault === undefined || faults.has(shows.fault);
   });
   return found === undefined ? { status: 'new' } : { status: 'documented', section: found.section, summary: found.summary };
 }

@@ -42,7 +42,7 @@ export function runJson(seed: string, result: RunResult): Record<string, unknown
       class: violation.class,
       message: violation.message,
       step: violation.step,
-      ...(real ? { finding: matchFinding(violation, code, result.sim.trace.events) } : {}),
+      ...(real ? { finding: matchFinding(violation, code, result.sim.trace.events, result.violations) } : {}),
     })),
     steps: eventCount(result),
     simTimeMs: result.simTimeMs,
@@ -61,7 +61,7 @@ export function runText(seed: string, result: RunResult): string {
   if (first !== undefined) {
     for (const violation of result.violations.slice(0, 5)) lines.push(`${pc.red(violation.invariant)} (${violation.class}, step #${violation.step}): ${oneLine(violation.message)}`);
     if (result.violations.length > 5) lines.push(`... and ${result.violations.length - 5} more violations`);
-    if (real) lines.push(...findingLines(result.violations.map((violation) => matchFinding(violation, code, result.sim.trace.events))));
+    if (real) lines.push(...findingLines(result.violations.map((violation) => matchFinding(violation, code, result.sim.trace.events, result.violations))));
     lines.push('', pc.bold('plan'), ...planText(result.spec.plan));
     lines.push('', pc.bold(`timeline (${decisiveMark} marks step #${first.step}, where ${first.invariant} shows)`), ...timeline(result.sim.trace.events, first));
   }

@@ -94,7 +94,7 @@ function violationsHtml(result: RunResult, events: readonly TraceEvent[]): strin
   };
   const code = codeUnderTest(result.realCode);
   // With real code in the run, each violation says whether docs/MODEL.md documents it as a finding about that code.
-  const finding = (violation: Violation): string => (ranRealCode(code) ? `<div class="meta finding">${escapeHtml(findingText(matchFinding(violation, code, events)))}</div>\n` : '');
+  const finding = (violation: Violation): string => (ranRealCode(code) ? `<div class="meta finding">${escapeHtml(findingText(matchFinding(violation, code, events, result.violations)))}</div>\n` : '');
   const show = (violation: Violation): string => `<button class="show-step" data-step="${violation.step}">show on the timeline</button>`;
   const card = `<div class="violation" data-invariant="${escapeHtml(first.invariant)}" data-step="${first.step}">
 <div><span class="name">${escapeHtml(first.invariant)}</span> <span class="tag">${escapeHtml(first.class)}</span> ${show(first)}</div>

@@ -38,6 +38,26 @@ describe('the documented findings about real code', () => {
     expect(matchFinding(lost, pi, [])).toEqual({ status: 'new' });
   });
 
+  it("match a finding of a release's setting around its parts only where the run applied it", () => {
+    // 2026.7.1's chat.send dedupe in memory: a WebChat message taken twice across a gateway restart, and what follows.
+    const bare = codeUnderTest({ openclaw: { release: '2026.7.1', parts: ['system-events', 'heartbeat-wake', 'node-events'] }, sessionManager: 'model', custom: [] }, []);
+    const around = bare.openclawAround ?? { revision: 1, applied: [], defences: [] };
+    const applied = { ...bare, openclawAround: { ...around, applied: [...around.applied, { id: 'chat-dedupe-in-memory', name: 'chat.send dedupe in memory', variant: '' }] } };
+    const restart = [{ index: 0, timeMs: 5, kind: 'proc.restart', fields: { name: 'gateway', incarnation: 2 } } as unknown as TraceEvent];
+    const twice = violation('no-double-ingestion', 'agent:main:chat:0: message [m7] (delivery wc-b602169c15e2) is in 2 user rows of state.db');
+    const stored = violation('one-assistant-row-per-visible-reply', 'agent:main:chat:0: state.db holds the closing text of the answer to [m7] 2 times');
+    const all = [twice, stored];
+    expect(matchFinding(twice, applied, restart, all)).toMatchObject({ status: 'documented', section: 'Around the real parts' });
+    expect(matchFinding(stored, applied, restart, all)).toMatchObject({ status: 'documented', section: 'Around the real parts' });
+    // Not without the setting applied, without a gateway restart, for a platform's delivery, or for another message.
+    expect(matchFinding(twice, bare, restart, all)).toEqual({ status: 'new' });
+    expect(matchFinding(twice, applied, [], all)).toEqual({ status: 'new' });
+    const platform = violation('no-double-ingestion', 'agent:main:chat:0: message [m7] (delivery tg-1) is in 2 user rows of state.db');
+    expect(matchFinding(stored, applied, restart, [platform, stored])).toEqual({ status: 'new' });
+    const other = violation('one-assistant-row-per-visible-reply', 'agent:main:chat:0: state.db holds the closing text of the answer to [m8] 2 times');
+    expect(matchFinding(other, applied, restart, [...all, other])).toEqual({ status: 'new' });
+  });
+
   it('say in words what ran, and that nothing real ran in a model run', () => {
     expect(codeUnderTest({ sessionManager: 'model', custom: [] }, []).text).toBe("gatesim's model only, no real code");
     const text = codeUnderTest({ openclaw: { release: '2026.7.1', parts: ['node-events'] }, sessionManager: 'pi', custom: ['runner'] }, ['./my-setup.ts']).text;
