@@ -102,6 +102,8 @@ export type CompiledPackageFile =
       outer: (scope: object) => (this: unknown, exports: unknown, require: unknown, module: unknown, filename: string, dirname: string, importMeta: unknown) => void;
     };
 export function compilePackageFile(hostPath: string): CompiledPackageFile;
+/** esbuild's rewrite of an ES module to CommonJS under `options`, through the on-disk cache (package-loader.mjs). */
+export function rewrittenToCommonJs(body: string, options: object): string;
 export function requireBuiltin(world: InstanceWorld, specifier: string): unknown;
 /** The host's exports of a shared pure package's file (json5), or undefined. */
 export function sharedPackageExports(hostPath: string): unknown;

@@ -60,6 +60,7 @@ export {
   compilePackageFile,
   resolvePackage,
   resolvePackageFile,
+  rewrittenToCommonJs,
   sharedPackageExports,
   workspaceHostPath,
   workspaceVirtualPath,

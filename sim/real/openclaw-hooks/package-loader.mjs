@@ -11,7 +11,9 @@
 import { lstatSync, readFileSync } from 'node:fs';
 import * as realFs from 'node:fs';
 import * as realPath from 'node:path';
+import { createHash } from 'node:crypto';
 import { createRequire } from 'node:module';
+import { threadId } from 'node:worker_threads';
 import { loaderBaseline, loaderBeforeRound2 } from './compile.mjs';
 import { types as realTypes } from 'node:util';
 import { compileFunction } from 'node:vm';
@@ -367,6 +369,54 @@ function esbuildOf() {
   return esbuild;
 }
 
+/**
+ * esbuild's rewrite of an ES module file to CommonJS, kept on disk between processes (issue 46: a process that loads a
+ * release, each worker thread and each release of a bisect, rewrote its ES module files afresh, about a quarter of a
+ * bisect's CPU). The rewrite is a pure function of esbuild's version, the options and the source, so the entry is
+ * named by a SHA-256 of the three and holds the code's own SHA-256, checked on every read: an entry that is missing,
+ * unreadable or not what it says is rewritten afresh (and written again). The folder is the openclaw/ workspace's
+ * node_modules/.cache/gatesim-esbuild/ (removed with the workspace's packages), or the folder `GATESIM_ESBUILD_CACHE`
+ * names (`off`: none); where it cannot be written, every process rewrites as before. Written to a file of its own,
+ * then renamed into place, so a reader never sees half an entry.
+ */
+export function rewrittenToCommonJs(body, options) {
+  const rewrite = () => esbuildOf().transformSync(body, options).code;
+  const dir = rewriteCacheDir();
+  if (dir === undefined) return rewrite();
+  const key = sha256(JSON.stringify([esbuildOf().version, options, body]));
+  const file = `${dir}/${key}.js`;
+  try {
+    const text = readFileSync(file, 'utf8');
+    const newline = text.indexOf('\n');
+    const code = text.slice(newline + 1);
+    if (newline > 0 && text.slice(0, newline) === `// ${key} ${sha256(code)}`) return code;
+  } catch {
+    // Not there yet (or unreadable): rewritten below.
+  }
+  const code = rewrite();
+  try {
+    realFs.mkdirSync(dir, { recursive: true });
+    const temporary = `${file}.${process.pid}.${threadId}.tmp`;
+    realFs.writeFileSync(temporary, `// ${key} ${sha256(code)}\n${code}`);
+    realFs.renameSync(temporary, file);
+  } catch {
+    // A folder that cannot be written: the next process rewrites this file again.
+  }
+  return code;
+}
+
+/** The folder of rewritten files: `GATESIM_ESBUILD_CACHE` (a folder, or `off`), else the workspace's, once it is installed. */
+function rewriteCacheDir() {
+  const chosen = process.env.GATESIM_ESBUILD_CACHE;
+  if (chosen === 'off') return undefined;
+  if (chosen !== undefined && chosen !== '') return chosen;
+  return hostKind(`${workspaceRootDir}/node_modules`) === 'directory' ? `${workspaceRootDir}/node_modules/.cache/gatesim-esbuild` : undefined;
+}
+
+function sha256(text) {
+  return createHash('sha256').update(text).digest('hex');
+}
+
 const packageFiles = new Map();
 
 /**
@@ -453,7 +503,7 @@ export function compilePackageFile(hostPath) {
         let body = source.startsWith('#!') ? `//${source.slice(2)}` : source;
         if (format === 'module') {
           body = `"use strict";${esbuildHelpers(
-            esbuildOf().transformSync(body, {
+            rewrittenToCommonJs(body, {
               format: 'cjs',
               platform: 'node',
               target: 'node20',
@@ -461,7 +511,7 @@ export function compilePackageFile(hostPath) {
               supported: { 'dynamic-import': false },
               define: { 'import.meta': '__gatesimImportMeta' },
               logLevel: 'silent',
-            }).code,
+            }),
           )}`;
         }
         // An ES module has no __filename or __dirname of its own (pi-coding-agent's dist/config.js declares them as
