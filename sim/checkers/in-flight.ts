@@ -94,7 +94,9 @@ export function resendReason(o: Observations, fates: NetFates, first: NetSend, r
   // counts; at-least-once.ts leaves out a late acknowledgement of the send's own showing before it asks.
   const waitEndsMs = onlyWithinWait ? first.timeMs + systemOf(o).sendAckTimeoutMs : Infinity;
   const knownAtSteps = ownAcks.flatMap((ack) =>
-    (fates.arrivedAtSteps.get(ack.id) ?? []).filter((step) => step < resend.step && (o.events[step]?.timeMs ?? Infinity) < waitEndsMs && !(onlyWithinWait && killedWithin(first.step, step))),
+    (fates.arrivedAtSteps.get(ack.id) ?? [])
+      .map((step) => heardAtStep(o, resend, step))
+      .filter((step) => step < resend.step && (o.events[step]?.timeMs ?? Infinity) < waitEndsMs && !(onlyWithinWait && killedWithin(first.step, step))),
   );
   if (knownAtSteps.length > 0 && !killedBetween(Math.max(...knownAtSteps))) return 'known';
   if (killedBetween(first.step)) return 'restart';
@@ -108,6 +110,22 @@ export function resendReason(o: Observations, fates: NetFates, first: NetSend, r
   const refusals = (fates.refusalsOf.get(first.id) ?? []).filter((id) => fates.sends.get(id)?.to === resend.from);
   if (refusals.some((id) => (fates.arrivedAtSteps.get(id) ?? []).some((step) => step < resend.step))) return 'refused';
   return undefined;
+}
+
+/**
+ * When a message that arrived at `step` reached the process of `resend`: at once, unless the world held that
+ * incarnation stopped then (a stall, the kernel's stop and cont). A stopped process hears it when it goes on, and in
+ * that instant its timers that fell due run before its I/O (Node's event loop runs the timers phase before the poll
+ * phase), so it tells the process only from a later instant: the cont's step when the resend came after the cont's
+ * instant, else never before the resend (Infinity). Chaos seed 4, run 1,727 (the 20,000-run campaign on 157e17c): the
+ * gateway stalled 15.6 s with a task's announce in flight, the acknowledgement came 0.7 s into the stall, and as the
+ * gateway went on the announce's deadline had passed: it sent the direct fallback in that millisecond.
+ */
+function heardAtStep(o: Observations, resend: NetSend, step: number): number {
+  const held = o.kernel.filter((fact) => fact.process === resend.from && (fact.kind === 'stop' || fact.kind === 'cont') && fact.step < step).at(-1);
+  if (held?.kind !== 'stop') return step;
+  const cont = o.kernel.find((fact) => fact.kind === 'cont' && fact.process === resend.from && fact.incarnation === held.incarnation && fact.step > step);
+  return cont !== undefined && cont.timeMs < resend.timeMs ? cont.step : Infinity;
 }
 
 /** A send attempt the platform saw, tied to the message that carried it and to every acknowledgement of it. */

@@ -77,6 +77,12 @@ export class KeylessHistory {
     this.ledger.answerReturned(request, { toolCalls, result: `<message to="user">${closing}</message>` }, atMs);
   }
 
+  /** The world holds the gateway stopped (a stall) from `atMs` until `untilMs`. */
+  stallGateway(atMs: number, untilMs: number): void {
+    this.record(atMs, 'proc.stop', { name: gateway, incarnation: this.incarnation });
+    this.record(untilMs, 'proc.cont', { name: gateway, incarnation: this.incarnation });
+  }
+
   /** SIGKILL of the gateway, restarted `restartAfterMs` later. */
   killGateway(atMs: number, restartAfterMs: number): void {
     this.record(atMs, 'proc.kill', { name: gateway, incarnation: this.incarnation });
