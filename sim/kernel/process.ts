@@ -54,6 +54,20 @@ export class Incarnation {
     this.killHooks.push(hook);
   }
 
+  /** Releases called at this incarnation's death, each until its wait forgets it (holdUntilDeath). */
+  private readonly releases = new Set<() => void>();
+
+  /**
+   * Call `release` at this incarnation's death unless the returned function is called first. A wait that a shared
+   * object keeps (a database's change waiters) lets go of its resume with it, and with the resume the whole state of
+   * the dead incarnation (issue 46), while what the wait does at its time stays the same (a dead owner's event is
+   * fenced).
+   */
+  holdUntilDeath(release: () => void): () => void {
+    this.releases.add(release);
+    return () => this.releases.delete(release);
+  }
+
   /** Called by the process table only. */
   die(): void {
     assert(this.alive, `incarnation ${this.name}#${this.id} killed twice`);
@@ -62,6 +76,8 @@ export class Incarnation {
     this.deferred.length = 0;
     for (const hook of this.killHooks) hook();
     this.killHooks.length = 0;
+    for (const release of this.releases) release();
+    this.releases.clear();
   }
 
   /**
@@ -234,6 +250,7 @@ export class ProcessTable implements Fence {
     this.live.delete(name);
     this.trace.record('proc.kill', { name, incarnation: incarnation.id });
     incarnation.die();
+    this.scheduler.releaseOwner(incarnation.id);
     return true;
   }
 
@@ -295,5 +312,6 @@ export class ProcessTable implements Fence {
     });
     this.live.delete(incarnation.name);
     incarnation.die();
+    this.scheduler.releaseOwner(incarnation.id);
   }
 }

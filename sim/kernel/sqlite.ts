@@ -459,14 +459,22 @@ export class SimSqlite {
       return engine;
     });
     const startMs = clock.nowMs();
-    return owner.suspend<void>((resume) => {
+    return owner.suspend<void>((resumeOnce) => {
+      // The databases' change waiters outlive the owner: at its death they let go of its resume (holdUntilDeath).
+      let resume: ((value: undefined) => void) | undefined = resumeOnce;
+      const forget = owner.holdUntilDeath(() => {
+        resume = undefined;
+      });
       let woken = false;
       const wake = (): void => {
         if (woken) return;
         woken = true;
         const nowMs = clock.nowMs();
         const polls = Math.max(1, Math.ceil((nowMs - startMs) / intervalMs));
-        scheduler.scheduleAt(startMs + polls * intervalMs, () => resume(undefined), owner.id);
+        scheduler.scheduleAt(startMs + polls * intervalMs, () => {
+          forget();
+          resume?.(undefined);
+        }, owner.id);
       };
       if (engines.some((engine, index) => engine.dataVersion !== (watch[index] as WatchedDatabase).version)) {
         wake();
