@@ -15,16 +15,23 @@ import { KeylessHistory, session } from './keyless-history.ts';
 const sql = await loadSqlJs();
 const errorReply = 'Sorry, something went wrong. Please try again.';
 
+/**
+ * m1 and m2 are one turn, which gives up with an error reply for each; m3's turn's first request fails too, and that
+ * turn asks again later (each case says when).
+ */
+function twoTurnsFailed(): KeylessHistory {
+  const h = new KeylessHistory();
+  h.userTypes(1_000, 'm1', 'can you check the calendar?');
+  h.userTypes(1_050, 'm2', 'and the weather?');
+  h.userTypes(1_100, 'm3', 'what is on tomorrow?');
+  h.ledger.requestFailed(h.ledger.requestReceived(session, 'can you check the calendar? <m1>\nand the weather? <m2>', 1_200), 1_300);
+  h.ledger.requestFailed(h.ledger.requestReceived(session, 'what is on tomorrow? <m3>', 1_400), 1_500);
+  return h;
+}
+
 describe('an error reply resent after a power loss, before a subject asked about again', () => {
   it('takes the resend for the repeat, so the last error reply finds its own message and not the one still asking', () => {
-    const h = new KeylessHistory();
-    h.userTypes(1_000, 'm1', 'can you check the calendar?');
-    h.userTypes(1_050, 'm2', 'and the weather?');
-    h.userTypes(1_100, 'm3', 'what is on tomorrow?');
-    // m1 and m2 are one turn, which gives up with an error reply for each.
-    h.ledger.requestFailed(h.ledger.requestReceived(session, 'can you check the calendar? <m1>\nand the weather? <m2>', 1_200), 1_300);
-    // m3's turn: its first request fails too, but the turn asks again (after the error replies) and is answered.
-    h.ledger.requestFailed(h.ledger.requestReceived(session, 'what is on tomorrow? <m3>', 1_400), 1_500);
+    const h = twoTurnsFailed();
     // m1's error reply leaves the gateway, which loses power before the platform shows it and acknowledges.
     const sent = h.gatewaySends(2_000);
     h.killGateway(2_100, 1_000);
@@ -50,12 +57,7 @@ describe('an error reply resent after a power loss, before a subject asked about
   it('keeps a reply on a subject asked about again when no earlier reply could be a resend', () => {
     // The same turns, every send acknowledged and no power loss: three error replies for three messages, m3's turn
     // asking again after its own. Nothing can yield, so the third reply stays m3's (failure-notice-final judges it).
-    const h = new KeylessHistory();
-    h.userTypes(1_000, 'm1', 'can you check the calendar?');
-    h.userTypes(1_050, 'm2', 'and the weather?');
-    h.userTypes(1_100, 'm3', 'what is on tomorrow?');
-    h.ledger.requestFailed(h.ledger.requestReceived(session, 'can you check the calendar? <m1>\nand the weather? <m2>', 1_200), 1_300);
-    h.ledger.requestFailed(h.ledger.requestReceived(session, 'what is on tomorrow? <m3>', 1_400), 1_500);
+    const h = twoTurnsFailed();
     const one = h.sendsAndShows(2_000, errorReply);
     const two = h.sendsAndShows(3_000, errorReply);
     const three = h.sendsAndShows(4_000, errorReply);
